@@ -1,0 +1,2 @@
+# libxrayfdr: common pieces (see lib/fdr/Build.mk for the format library)
+LIB_SRCS += lib/log.c lib/util/u64map.c

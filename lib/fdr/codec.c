@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Encoding and decoding of single records, and their names. */
+#include <errno.h>
+#include <string.h>
+
+#include "codec.h"
+#include "records.h"
+
+void xrayfdr_encode_file_header(void *buf, const struct xrayfdr_file_header *h)
+{
+	uint8_t *p = buf;
+	bool be = h->big_endian;
+	uint32_t bits = 0;
+
+	if (h->constant_tsc)
+		bits |= HDR_BIT_CONSTANT_TSC;
+	if (h->nonstop_tsc)
+		bits |= HDR_BIT_NONSTOP_TSC;
+	memset(p, 0, XRAYFDR_FILE_HEADER_SIZE);
+	put16(p + HDR_OFF_VERSION, h->version, be);
+	put16(p + HDR_OFF_TYPE, h->type, be);
+	put32(p + HDR_OFF_BITS, bits, be);
+	put64(p + HDR_OFF_FREQUENCY, h->cycle_frequency, be);
+	put64(p + HDR_OFF_BUFFER_SIZE, h->buffer_size, be);
+}
+
+void fdr_decode_file_header(const uint8_t *p, bool be,
+			    struct xrayfdr_file_header *h)
+{
+	uint32_t bits = get32(p + HDR_OFF_BITS, be);
+
+	h->version = get16(p + HDR_OFF_VERSION, be);
+	h->type = get16(p + HDR_OFF_TYPE, be);
+	h->constant_tsc = bits & HDR_BIT_CONSTANT_TSC;
+	h->nonstop_tsc = bits & HDR_BIT_NONSTOP_TSC;
+	h->big_endian = be;
+	h->cycle_frequency = get64(p + HDR_OFF_FREQUENCY, be);
+	h->buffer_size = get64(p + HDR_OFF_BUFFER_SIZE, be);
+}
+
+void xrayfdr_encode_function(void *buf, bool big_endian,
+			     enum xrayfdr_func_kind kind, int32_t func_id,
+			     uint32_t tsc_delta)
+{
+	fdr_put_function(buf, big_endian, kind, (uint32_t)func_id, tsc_delta);
+}
+
+int xrayfdr_encode_metadata(void *buf, bool big_endian, unsigned int version,
+			    const struct xrayfdr_metadata *md)
+{
+	uint8_t *p = buf;
+	uint8_t *body = p + MD_OFF_BODY;
+	bool be = big_endian;
+
+	if (md->kind >= XRAYFDR_MD_KIND_COUNT || version < XRAYFDR_FDR_VERSION_MIN ||
+	    version > XRAYFDR_FDR_VERSION_MAX) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	memset(p, 0, XRAYFDR_METADATA_RECORD_SIZE);
+	p[0] = fdr_md_first_byte(md->kind, be);
+	switch (md->kind) {
+	case XRAYFDR_MD_NEW_BUFFER:
+		put32(body, (uint32_t)md->tid, be);
+		break;
+	case XRAYFDR_MD_END_OF_BUFFER:
+		break;
+	case XRAYFDR_MD_NEW_CPU_ID:
+		put16(body, md->cpu, be);
+		put64(p + MD_OFF_NEW_CPU_TSC, md->tsc, be);
+		break;
+	case XRAYFDR_MD_TSC_WRAP:
+		put64(body, md->tsc, be);
+		break;
+	case XRAYFDR_MD_WALLTIME_MARKER:
+		put64(body, md->seconds, be);
+		put32(p + MD_OFF_WALL_MICROS, md->micros, be);
+		break;
+	case XRAYFDR_MD_CUSTOM_EVENT_MARKER:
+		put32(body, (uint32_t)md->event_size, be);
+		if (version >= 5) {
+			put32(p + MD_OFF_EVENT_SECOND, (uint32_t)md->tsc_delta, be);
+		} else {
+			put64(p + MD_OFF_EVENT_SECOND, md->tsc, be);
+			if (version == 4)
+				put16(p + MD_OFF_CUSTOM_V4_CPU, md->cpu, be);
+		}
+		break;
+	case XRAYFDR_MD_CALL_ARGUMENT:
+		put64(body, md->arg, be);
+		break;
+	case XRAYFDR_MD_BUFFER_EXTENTS:
+		put64(body, md->extents, be);
+		break;
+	case XRAYFDR_MD_TYPED_EVENT_MARKER:
+		put32(body, (uint32_t)md->event_size, be);
+		put32(p + MD_OFF_EVENT_SECOND, (uint32_t)md->tsc_delta, be);
+		put16(p + MD_OFF_TYPED_TYPE, md->event_type, be);
+		break;
+	case XRAYFDR_MD_PID:
+		put32(body, (uint32_t)md->pid, be);
+		break;
+	}
+	return 0;
+}
+
+void fdr_decode_metadata(const uint8_t *p, bool be, unsigned int version,
+			 struct xrayfdr_metadata *md)
+{
+	const uint8_t *body = p + MD_OFF_BODY;
+
+	memset(md, 0, sizeof(*md));
+	md->kind = (uint8_t)fdr_md_kind(p[0], be);
+	switch (md->kind) {
+	case XRAYFDR_MD_NEW_BUFFER:
+		md->tid = (int32_t)get32(body, be);
+		break;
+	case XRAYFDR_MD_NEW_CPU_ID:
+		md->cpu = get16(body, be);
+		md->tsc = get64(p + MD_OFF_NEW_CPU_TSC, be);
+		break;
+	case XRAYFDR_MD_TSC_WRAP:
+		md->tsc = get64(body, be);
+		break;
+	case XRAYFDR_MD_WALLTIME_MARKER:
+		md->seconds = get64(body, be);
+		md->micros = get32(p + MD_OFF_WALL_MICROS, be);
+		break;
+	case XRAYFDR_MD_CUSTOM_EVENT_MARKER:
+		md->event_size = (int32_t)get32(body, be);
+		if (version >= 5) {
+			md->tsc_delta = (int32_t)get32(p + MD_OFF_EVENT_SECOND, be);
+		} else {
+			md->tsc = get64(p + MD_OFF_EVENT_SECOND, be);
+			if (version == 4)
+				md->cpu = get16(p + MD_OFF_CUSTOM_V4_CPU, be);
+		}
+		break;
+	case XRAYFDR_MD_CALL_ARGUMENT:
+		md->arg = get64(body, be);
+		break;
+	case XRAYFDR_MD_BUFFER_EXTENTS:
+		md->extents = get64(body, be);
+		break;
+	case XRAYFDR_MD_TYPED_EVENT_MARKER:
+		md->event_size = (int32_t)get32(body, be);
+		md->tsc_delta = (int32_t)get32(p + MD_OFF_EVENT_SECOND, be);
+		md->event_type = get16(p + MD_OFF_TYPED_TYPE, be);
+		break;
+	case XRAYFDR_MD_PID:
+		md->pid = (int32_t)get32(body, be);
+		break;
+	default: /* END_OF_BUFFER has no fields; unknown kinds are the caller's */
+		break;
+	}
+}
+
+const char *xrayfdr_md_kind_name(unsigned int kind)
+{
+	static const char *const names[XRAYFDR_MD_KIND_COUNT] = {
+		[XRAYFDR_MD_NEW_BUFFER] = "NewBuffer",
+		[XRAYFDR_MD_END_OF_BUFFER] = "EndOfBuffer",
+		[XRAYFDR_MD_NEW_CPU_ID] = "NewCPUId",
+		[XRAYFDR_MD_TSC_WRAP] = "TSCWrap",
+		[XRAYFDR_MD_WALLTIME_MARKER] = "WallTimeMarker",
+		[XRAYFDR_MD_CUSTOM_EVENT_MARKER] = "CustomEventMarker",
+		[XRAYFDR_MD_CALL_ARGUMENT] = "CallArgument",
+		[XRAYFDR_MD_BUFFER_EXTENTS] = "BufferExtents",
+		[XRAYFDR_MD_TYPED_EVENT_MARKER] = "TypedEventMarker",
+		[XRAYFDR_MD_PID] = "Pid",
+	};
+
+	return kind < XRAYFDR_MD_KIND_COUNT ? names[kind] : "?";
+}
+
+const char *xrayfdr_func_kind_name(unsigned int kind)
+{
+	static const char *const names[] = {
+		[XRAYFDR_FUNC_ENTRY] = "Function Entry",
+		[XRAYFDR_FUNC_EXIT] = "Function Exit",
+		[XRAYFDR_FUNC_TAIL_EXIT] = "Function Tail Exit",
+		[XRAYFDR_FUNC_ENTRY_ARGS] = "Function Entry Args",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+const char *xrayfdr_event_kind_name(unsigned int kind)
+{
+	static const char *const names[] = {
+		[XRAYFDR_EV_ENTRY] = "function-enter",
+		[XRAYFDR_EV_EXIT] = "function-exit",
+		[XRAYFDR_EV_TAIL_EXIT] = "function-tail-exit",
+		[XRAYFDR_EV_ENTRY_ARGS] = "function-enter-arg",
+		[XRAYFDR_EV_CUSTOM] = "custom-event",
+		[XRAYFDR_EV_TYPED] = "typed-event",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * On-disk encoding of XRay log records, shared by the encoders, the writer,
+ * the reader and the runtime's hot path.
+ *
+ * Every field is placed with explicit shifts into bytes in the file's byte
+ * order; nothing relies on C bitfields or struct layout, whose bit order is
+ * the compiler's choice.  Little endian packs the first byte's bitfields from
+ * the least significant bit, big endian from the most significant bit, as
+ * the XRay runtime's bitfields come out on those machines.
+ */
+#ifndef XRAYFDR_LIB_FDR_RECORDS_H
+#define XRAYFDR_LIB_FDR_RECORDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <xrayfdr/fdr.h>
+
+/* Field offsets inside a 16-byte metadata record (byte 0 is the kind). */
+enum {
+	MD_OFF_BODY = 1,
+	MD_OFF_NEW_CPU_TSC = 3,     /* after the 16-bit CPU id */
+	MD_OFF_WALL_MICROS = 9,     /* after the 64-bit seconds */
+	MD_OFF_EVENT_SECOND = 5,    /* TSC (v1-4) or delta (v5) after size */
+	MD_OFF_CUSTOM_V4_CPU = 13,  /* after the 64-bit TSC */
+	MD_OFF_TYPED_TYPE = 9,      /* after size and delta */
+};
+
+_Static_assert(XRAYFDR_FILE_HEADER_SIZE == 32, "file header is 32 bytes");
+_Static_assert(XRAYFDR_FUNCTION_RECORD_SIZE == 8, "function record is 8 bytes");
+_Static_assert(XRAYFDR_METADATA_RECORD_SIZE == 16, "metadata record is 16 bytes");
+_Static_assert(XRAYFDR_BASIC_RECORD_SIZE == 32, "basic record is 32 bytes");
+_Static_assert(MD_OFF_CUSTOM_V4_CPU + 2 <= XRAYFDR_METADATA_RECORD_SIZE,
+	       "custom event v4 fields fit the record");
+_Static_assert(MD_OFF_WALL_MICROS + 4 <= XRAYFDR_METADATA_RECORD_SIZE,
+	       "wall time fields fit the record");
+
+/* Offsets in the 32-byte file header. */
+enum {
+	HDR_OFF_VERSION = 0,
+	HDR_OFF_TYPE = 2,
+	HDR_OFF_BITS = 4,
+	HDR_OFF_FREQUENCY = 8,
+	HDR_OFF_BUFFER_SIZE = 16,
+};
+#define HDR_BIT_CONSTANT_TSC 0x1u
+#define HDR_BIT_NONSTOP_TSC 0x2u
+
+/* Offsets in a 32-byte basic-mode record. */
+enum {
+	BASIC_OFF_RECORD_TYPE = 0, /* u16: 0 function, 1 argument payload */
+	BASIC_OFF_CPU = 2,         /* u8 */
+	BASIC_OFF_KIND = 3,        /* u8 */
+	BASIC_OFF_FUNC_ID = 4,     /* s32 */
+	BASIC_OFF_TSC = 8,         /* u64 */
+	BASIC_OFF_TID = 16,        /* u32 */
+	BASIC_OFF_PID = 20,        /* u32 */
+	/* the argument payload reuses 4.. for func id, tid, pid, then arg */
+	BASIC_OFF_ARG_FUNC_ID = 4,
+	BASIC_OFF_ARG_TID = 8,
+	BASIC_OFF_ARG_PID = 12,
+	BASIC_OFF_ARG_VALUE = 16,
+};
+#define BASIC_RECORD_FUNCTION 0
+#define BASIC_RECORD_ARG_PAYLOAD 1
+_Static_assert(BASIC_OFF_ARG_VALUE + 8 <= XRAYFDR_BASIC_RECORD_SIZE,
+	       "basic argument payload fits its record");
+
+static inline void put16(uint8_t *p, uint16_t v, bool be)
+{
+	if (be) {
+		p[0] = (uint8_t)(v >> 8);
+		p[1] = (uint8_t)v;
+	} else {
+		p[0] = (uint8_t)v;
+		p[1] = (uint8_t)(v >> 8);
+	}
+}
+
+static inline void put32(uint8_t *p, uint32_t v, bool be)
+{
+	for (int i = 0; i < 4; i++)
+		p[be ? 3 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void put64(uint8_t *p, uint64_t v, bool be)
+{
+	for (int i = 0; i < 8; i++)
+		p[be ? 7 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint16_t get16(const uint8_t *p, bool be)
+{
+	return be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+}
+
+static inline uint32_t get32(const uint8_t *p, bool be)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < 4; i++)
+		v |= (uint32_t)p[be ? 3 - i : i] << (8 * i);
+	return v;
+}
+
+static inline uint64_t get64(const uint8_t *p, bool be)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)p[be ? 7 - i : i] << (8 * i);
+	return v;
+}
+
+/*
+ * The first byte of every FDR record: bit "discriminant" (1 = metadata),
+ * then the 7-bit metadata kind or the 3-bit function action.
+ */
+static inline bool fdr_is_metadata(uint8_t first, bool be)
+{
+	return be ? (first & 0x80) != 0 : (first & 0x01) != 0;
+}
+
+static inline unsigned int fdr_md_kind(uint8_t first, bool be)
+{
+	return be ? first & 0x7fu : first >> 1;
+}
+
+static inline uint8_t fdr_md_first_byte(unsigned int kind, bool be)
+{
+	return be ? (uint8_t)(0x80u | (kind & 0x7fu)) :
+		    (uint8_t)(0x01u | (kind & 0x7fu) << 1);
+}
+
+/*
+ * The first 32-bit word of a function record.  Little endian: bit 0 the
+ * discriminant (0), bits 1-3 the action, bits 4-31 the function id.  Big
+ * endian: the same fields from the most significant bit down.
+ */
+static inline uint32_t fdr_function_word(unsigned int kind, uint32_t func_id,
+					 bool be)
+{
+	func_id &= XRAYFDR_FUNC_ID_MASK;
+	return be ? (uint32_t)(kind & 7u) << 28 | func_id :
+		    func_id << 4 | (uint32_t)(kind & 7u) << 1;
+}
+
+static inline unsigned int fdr_function_kind(uint32_t word, bool be)
+{
+	return be ? (word >> 28) & 7u : (word >> 1) & 7u;
+}
+
+static inline uint32_t fdr_function_id(uint32_t word, bool be)
+{
+	return be ? word & XRAYFDR_FUNC_ID_MASK : word >> 4;
+}
+
+/*
+ * The whole little-endian function record as one 64-bit word, for writers
+ * on little-endian machines that store it with a single instruction.
+ */
+static inline uint64_t fdr_function_record_le(unsigned int kind,
+					      uint32_t func_id,
+					      uint32_t tsc_delta)
+{
+	return (uint64_t)tsc_delta << 32 | fdr_function_word(kind, func_id, false);
+}
+
+static inline void fdr_put_function(uint8_t *p, bool be, unsigned int kind,
+				    uint32_t func_id, uint32_t tsc_delta)
+{
+	put32(p, fdr_function_word(kind, func_id, be), be);
+	put32(p + 4, tsc_delta, be);
+}
+
+#endif /* XRAYFDR_LIB_FDR_RECORDS_H */

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "xrayfdr.h"
+
+void tool_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "xrayfdr %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned int shift = 0;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && shift)
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+void print_escaped(FILE *out, const void *data, size_t len, size_t max)
+{
+	const unsigned char *p = data;
+	size_t n = len < max ? len : max;
+
+	fputc('"', out);
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '"' || p[i] == '\\')
+			fprintf(out, "\\%c", p[i]);
+		else if (p[i] >= 0x20 && p[i] < 0x7f)
+			fputc(p[i], out);
+		else
+			fprintf(out, "\\x%02x", p[i]);
+	}
+	fputc('"', out);
+	if (n < len)
+		fprintf(out, "...(%zu more bytes)", len - n);
+}
+
+void print_hex(FILE *out, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	fputc('"', out);
+	for (size_t i = 0; i < len; i++)
+		fprintf(out, "%02x", p[i]);
+	fputc('"', out);
+}
+
+const char *option_name(const struct option *opts, int val)
+{
+	for (; opts->name; opts++)
+		if (opts->val == val)
+			return opts->name;
+	return "?";
+}

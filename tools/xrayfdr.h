@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Shared by the subcommands of the xrayfdr tool. */
+#ifndef XRAYFDR_TOOLS_XRAYFDR_H
+#define XRAYFDR_TOOLS_XRAYFDR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses every subcommand uses. */
+enum {
+	EXIT_OK = 0,
+	EXIT_INVALID = 1, /* the input is invalid, or a check failed */
+	EXIT_USAGE = 2,   /* bad command line, or an I/O error */
+};
+
+struct command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+	void (*usage)(FILE *out);
+};
+
+extern const struct command cmd_dump;
+extern const struct command cmd_synth;
+
+/* Print "xrayfdr CMD: message" to stderr. */
+__attribute__((format(printf, 2, 3)))
+void tool_error(const char *cmd, const char *fmt, ...);
+
+/* Parse "123", "64K", "16M", "1G" (powers of 1024).  Return 0 or -EINVAL. */
+int parse_size(const char *s, uint64_t *out);
+/* Parse an unsigned integer in [min, max].  Return 0 or -EINVAL. */
+int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+struct option;
+/* The long name of the option whose val is @val, for messages. */
+const char *option_name(const struct option *opts, int val);
+
+/* Print @len bytes as a C-like quoted string, at most @max bytes. */
+void print_escaped(FILE *out, const void *data, size_t len, size_t max);
+/* Print @len bytes as a JSON string of hex digits. */
+void print_hex(FILE *out, const void *data, size_t len);
+
+#endif
