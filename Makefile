@@ -62,6 +62,8 @@ XRAYFDR_BIN := $(BUILD)/bin/xrayfdr
 
 .PHONY: all lib tools check demo deps fuzz install clean help
 .DEFAULT_GOAL := all
+# Keep intermediate objects of chained rules (the sanitizer tree).
+.SECONDARY:
 
 all: lib tools
 

@@ -1,1 +1,46 @@
-# Tests: filled in below
+# Tests.  Unit tests and the library under them are built with ASan and
+# UBSan in a tree of their own ($(BUILD)/san); the fuzz targets with clang's
+# libFuzzer in $(BUILD)/fuzz.
+
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+UNIT_TESTS := u64map codec writer reader
+UNIT_SUPPORT := tests/unit/testutil.c
+
+SAN_LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/san/%.o)
+UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/unit/test_%)
+
+$(BUILD)/san/%.o: %.c
+	$(call msg,CC-SAN,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(XRAYFDR_CFLAGS) $(CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/unit/test_%: $(BUILD)/san/tests/unit/test_%.o \
+		$(UNIT_SUPPORT:%.c=$(BUILD)/san/%.o) $(SAN_LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ -lcmocka -lpthread
+
+# Fuzz targets: one per parser, seeded with logs from `xrayfdr synth`.
+FUZZ_TARGETS := fuzz_reader
+FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-g -O1 -std=c11 -D_GNU_SOURCE -Ilib/include -DXRAYFDR_VERSION='"fuzz"'
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard lib/*.h lib/*/*.h lib/include/xrayfdr/*.h)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRCS)
+
+$(BUILD)/fuzz/corpus.stamp: $(XRAYFDR_BIN) tests/fuzz/make-corpus.sh
+	$(call msg,CORPUS,$(BUILD)/fuzz/corpus)
+	$(Q)BUILD=$(BUILD) tests/fuzz/make-corpus.sh
+	$(Q)touch $@
+
+fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/corpus.stamp
+	$(Q)BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-fuzz.sh $(FUZZ_TARGETS)
+
+CHECK_DEPS += $(UNIT_BINS) $(FUZZ_BINS) $(BUILD)/fuzz/corpus.stamp
+CHECK_SUITES += $(foreach t,$(UNIT_TESTS),unit/$(t):$(BUILD)/tests/unit/test_$(t))
+CHECK_SUITES += oracle/llvm-xray:tests/oracle/test_llvm_xray.py
+CHECK_SUITES += fuzz:tests/fuzz/run-fuzz.sh

@@ -236,7 +236,7 @@ static int synth_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	XRAYFDR_OPTS(xrayfdr_writer_opts, wopts,
-		     .type = s.basic ? XRAYFDR_FILE_BASIC : XRAYFDR_FILE_FDR,
+		     .basic = s.basic,
 		     .version = (unsigned int)version, .big_endian = big_endian,
 		     .constant_tsc = true, .nonstop_tsc = true,
 		     .cycle_frequency = FREQUENCY, .buffer_size = buffer_size);

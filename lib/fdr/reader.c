@@ -535,14 +535,7 @@ static int fdr_apply_metadata(struct xrayfdr_reader *r, uint64_t off,
 			    v);
 
 	switch (r->state) {
-	case ST_BUFFER_START:
-		if (v >= 2 && md->kind != XRAYFDR_MD_BUFFER_EXTENTS)
-			return fail(r, -EBADMSG, off, name, "buffer-start",
-				    "a buffer must begin with BufferExtents in version %u logs",
-				    v);
-		if (v == 1 && md->kind != XRAYFDR_MD_NEW_BUFFER)
-			return fail(r, -EBADMSG, off, name, "buffer-start",
-				    "a buffer must begin with NewBuffer in version 1 logs");
+	case ST_BUFFER_START: /* checked by fdr_step() */
 		break;
 	case ST_NEW_BUFFER:
 		if (md->kind != XRAYFDR_MD_NEW_BUFFER)
@@ -732,6 +725,15 @@ static int fdr_step(struct xrayfdr_reader *r)
 	if (ret)
 		return io_error(r, ret);
 
+	if (r->state == ST_BUFFER_START) {
+		unsigned int want = r->hdr.version >= 2 ? XRAYFDR_MD_BUFFER_EXTENTS :
+							  XRAYFDR_MD_NEW_BUFFER;
+
+		if (p[0] != fdr_md_first_byte(want, r->be))
+			return fail(r, -EBADMSG, off, "buffer", "buffer-start",
+				    "a buffer must begin with %s in version %u logs; found byte 0x%02x",
+				    xrayfdr_md_kind_name(want), r->hdr.version, p[0]);
+	}
 	if (fdr_is_metadata(p[0], r->be)) {
 		unsigned int kind = fdr_md_kind(p[0], r->be);
 
@@ -839,6 +841,7 @@ static int basic_step(struct xrayfdr_reader *r)
 	if (ret == -ENODATA) {
 		if (!avail)
 			return 0;
+		r->pos += avail; /* in keep-going mode, skip the fragment */
 		return fail(r, -EBADMSG, off, "basic record", "truncated",
 			    "the last %zu bytes are not a whole 32-byte record",
 			    avail);
@@ -916,15 +919,15 @@ static int next_record(struct xrayfdr_reader *r)
 			break;
 		}
 		if (ret == RESYNC) {
-			/* basic records were consumed: nothing more to skip */
-			if (!r->basic) {
-				ret = resync(r, off);
-				if (ret) {
-					io_error(r, ret);
-					break;
-				}
-			} else {
-				r->stats.skipped_bytes += XRAYFDR_BASIC_RECORD_SIZE;
+			/* A bad basic record was consumed whole: skip just it. */
+			if (r->basic) {
+				r->stats.skipped_bytes += r->pos - off;
+				continue;
+			}
+			ret = resync(r, off);
+			if (ret) {
+				io_error(r, ret);
+				break;
 			}
 			continue;
 		}

@@ -68,9 +68,9 @@ static int emit_direct(struct xrayfdr_writer *w, const void *data, size_t len)
 
 static int out_flush(struct xrayfdr_writer *w)
 {
-	int ret = 0;
+	int ret = w->error;
 
-	if (w->out_len)
+	if (w->out_len && !ret)
 		ret = emit_direct(w, w->out, w->out_len);
 	w->out_len = 0;
 	return ret;
@@ -449,18 +449,16 @@ static struct xrayfdr_writer *writer_create(const struct xrayfdr_writer_opts *op
 		memcpy(&o, opts, sz < sizeof(o) ? sz : sizeof(o));
 	}
 	errno = EINVAL;
-	if (o.type != XRAYFDR_FILE_FDR && o.type != XRAYFDR_FILE_BASIC)
-		return NULL;
 	if (!o.version)
-		o.version = o.type == XRAYFDR_FILE_FDR ? XRAYFDR_FDR_VERSION_DEFAULT :
-							 XRAYFDR_BASIC_VERSION_DEFAULT;
-	if (o.type == XRAYFDR_FILE_FDR &&
+		o.version = o.basic ? XRAYFDR_BASIC_VERSION_DEFAULT :
+				      XRAYFDR_FDR_VERSION_DEFAULT;
+	if (!o.basic &&
 	    (o.version < XRAYFDR_FDR_VERSION_MIN || o.version > XRAYFDR_FDR_VERSION_MAX))
 		return NULL;
-	if (o.type == XRAYFDR_FILE_BASIC &&
+	if (o.basic &&
 	    (o.version < XRAYFDR_BASIC_VERSION_MIN || o.version > XRAYFDR_BASIC_VERSION_MAX))
 		return NULL;
-	if (o.type == XRAYFDR_FILE_BASIC)
+	if (o.basic)
 		o.buffer_size = 0;
 	else if (!o.buffer_size)
 		o.buffer_size = DEFAULT_BUFFER_SIZE;
@@ -472,13 +470,13 @@ static struct xrayfdr_writer *writer_create(const struct xrayfdr_writer_opts *op
 		return NULL;
 	w->fd = -1;
 	w->be = o.big_endian;
-	w->basic = o.type == XRAYFDR_FILE_BASIC;
+	w->basic = o.basic;
 	w->buffer_size = (size_t)o.buffer_size;
 	w->preamble = (o.version >= 3 ? 4 : 3) * MD;
 	w->reserve = o.version == 1 ? MD : 0;
 	w->hdr = (struct xrayfdr_file_header){
 		.version = (uint16_t)o.version,
-		.type = (uint16_t)o.type,
+		.type = o.basic ? XRAYFDR_FILE_BASIC : XRAYFDR_FILE_FDR,
 		.constant_tsc = o.constant_tsc,
 		.nonstop_tsc = o.nonstop_tsc,
 		.big_endian = o.big_endian,

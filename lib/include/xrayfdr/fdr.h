@@ -294,7 +294,7 @@ typedef int (*xrayfdr_write_fn)(void *ctx, const void *data, size_t size);
 
 struct xrayfdr_writer_opts {
 	size_t sz;
-	unsigned int type;        /* enum xrayfdr_file_type; default FDR */
+	bool basic;               /* basic-mode log instead of FDR */
 	unsigned int version;     /* 0: FDR 5, basic 3 */
 	bool big_endian;
 	bool constant_tsc;

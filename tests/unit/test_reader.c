@@ -1,0 +1,907 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The reader: round trips through the writer in every version and byte
+ * order, truncation at every byte, each grammar rule with its offset,
+ * keep-going recovery, and streaming from files and pipes with bounded
+ * memory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+/*
+ * A tiny file builder for hand-made (often invalid) logs.
+ */
+struct fb {
+	uint8_t data[8192];
+	size_t len;
+	bool be;
+	unsigned int version;
+};
+
+static void fb_header(struct fb *f, unsigned int version, uint16_t type,
+		      uint64_t buffer_size)
+{
+	struct xrayfdr_file_header h = {
+		.version = (uint16_t)version, .type = type, .constant_tsc = true,
+		.nonstop_tsc = true, .big_endian = f->be, .cycle_frequency = 1000,
+		.buffer_size = buffer_size,
+	};
+
+	f->version = version >= 1 && version <= 5 ? version : 5;
+	f->len = 0;
+	xrayfdr_encode_file_header(f->data, &h);
+	f->len = 32;
+}
+
+static size_t fb_md(struct fb *f, struct xrayfdr_metadata md)
+{
+	size_t at = f->len;
+
+	assert_int_equal(xrayfdr_encode_metadata(f->data + f->len, f->be, f->version, &md), 0);
+	f->len += 16;
+	return at;
+}
+
+static size_t fb_fn(struct fb *f, unsigned int kind, int32_t id, uint32_t delta)
+{
+	size_t at = f->len;
+
+	xrayfdr_encode_function(f->data + f->len, f->be, kind, id, delta);
+	f->len += 8;
+	return at;
+}
+
+static void fb_raw(struct fb *f, const void *p, size_t n)
+{
+	memcpy(f->data + f->len, p, n);
+	f->len += n;
+}
+
+#define MD(...) ((struct xrayfdr_metadata){ __VA_ARGS__ })
+
+/* A buffer preamble: [extents] NewBuffer WallTime [Pid] NewCPUId. */
+static size_t fb_preamble(struct fb *f, uint64_t extents, int32_t tid)
+{
+	size_t ext_at = 0;
+
+	if (f->version >= 2)
+		ext_at = fb_md(f, MD(.kind = XRAYFDR_MD_BUFFER_EXTENTS, .extents = extents));
+	fb_md(f, MD(.kind = XRAYFDR_MD_NEW_BUFFER, .tid = tid));
+	fb_md(f, MD(.kind = XRAYFDR_MD_WALLTIME_MARKER, .seconds = 1, .micros = 2));
+	if (f->version >= 3)
+		fb_md(f, MD(.kind = XRAYFDR_MD_PID, .pid = 9));
+	fb_md(f, MD(.kind = XRAYFDR_MD_NEW_CPU_ID, .cpu = 1, .tsc = 100));
+	return ext_at;
+}
+
+/* Patch a buffer's extents to cover everything up to the end. */
+static void fb_close(struct fb *f, size_t ext_at)
+{
+	struct xrayfdr_metadata md = { .kind = XRAYFDR_MD_BUFFER_EXTENTS,
+				       .extents = f->len - ext_at - 16 };
+
+	xrayfdr_encode_metadata(f->data + ext_at, f->be, f->version, &md);
+}
+
+static void expect_error(const struct fb *f, const char *rule, size_t offset,
+			 int err)
+{
+	struct read_result res;
+
+	read_all(f->data, f->len, 0, NULL, &res);
+	if (res.ret != err || strcmp(res.rule, rule) || res.offset != offset)
+		print_error("want %s at %zu (%d), got %s at %llu (%d)\n", rule,
+			    offset, err, res.rule, (unsigned long long)res.offset,
+			    res.ret);
+	assert_int_equal(res.ret, err);
+	assert_string_equal(res.rule, rule);
+	assert_int_equal(res.offset, offset);
+}
+
+static void expect_warning(const struct fb *f, const char *rule)
+{
+	struct read_result res;
+
+	read_all(f->data, f->len, 0, NULL, &res);
+	assert_int_equal(res.ret, 0);
+	assert_int_equal(res.warnings_seen, 1);
+	assert_string_equal(res.last_warning_rule, rule);
+}
+
+/*
+ * Round trips.
+ */
+
+/* What the reader can give back of an event written in a given format. */
+static void expected_form(struct xrayfdr_event *e, bool basic, unsigned int version)
+{
+	if (!basic && version < 3)
+		e->pid = 0; /* no Pid record before version 3 */
+	e->wall_sec = 0;
+	e->wall_usec = 0;
+	e->offset = 0;
+}
+
+/* Compare per thread: the file groups each thread's events in buffers. */
+static void assert_same_per_thread(const struct event_list *want,
+				   const struct event_list *got, bool basic,
+				   unsigned int version)
+{
+	assert_int_equal(want->n, got->n);
+	for (size_t i = 0; i < want->n; i++) {
+		struct xrayfdr_event w = want->ev[i];
+		size_t j, seen = 0, rank = 0;
+
+		/* w is the rank-th event of its thread in @want */
+		for (j = 0; j < i; j++)
+			if (want->ev[j].tid == w.tid)
+				rank++;
+		for (j = 0; j < got->n; j++) {
+			if (got->ev[j].tid != w.tid)
+				continue;
+			if (seen++ == rank)
+				break;
+		}
+		assert_true(j < got->n);
+		struct xrayfdr_event g = got->ev[j];
+
+		expected_form(&w, basic, version);
+		expected_form(&g, basic, version);
+		assert_event_equal(&w, &g);
+	}
+}
+
+static void round_trip(bool basic, unsigned int version, bool be,
+		       uint64_t buffer_size)
+{
+	struct gen_opts g = {
+		.threads = 4, .count = 3000, .args = true, .custom = !basic,
+		.typed = !basic && version >= 2, .wraps = true, .backwards = true,
+		.seed = version * 2 + be,
+	};
+	struct event_list in = { 0 }, out = { 0 };
+	struct membuf m = { 0 };
+	struct read_result res;
+	XRAYFDR_OPTS(xrayfdr_writer_opts, o, .basic = basic, .version = version,
+		     .big_endian = be, .buffer_size = buffer_size);
+
+	gen_events(&g, &in);
+	if (basic)
+		for (size_t i = 0; i < in.n; i++)
+			in.ev[i].cpu %= 256;
+	write_events(&o, &in, &m);
+	read_all(m.data, m.len, 0, &out, &res);
+	if (res.ret)
+		print_error("read back: %s\n", res.rule);
+	assert_int_equal(res.ret, 0);
+	assert_int_equal(res.stats.warnings, 0);
+	assert_int_equal(res.stats.bytes, m.len);
+	assert_same_per_thread(&in, &out, basic, version);
+	event_list_free(&in);
+	event_list_free(&out);
+	membuf_free(&m);
+}
+
+static void test_round_trip_fdr(void **state)
+{
+	(void)state;
+	for (unsigned int v = 1; v <= 5; v++)
+		for (int be = 0; be <= 1; be++)
+			round_trip(false, v, be, v == 1 ? 512 : 256);
+}
+
+static void test_round_trip_basic(void **state)
+{
+	(void)state;
+	for (unsigned int v = 1; v <= 3; v++)
+		for (int be = 0; be <= 1; be++)
+			round_trip(true, v, be, 0);
+}
+
+/* The raw records tile the file: offsets follow on, sizes add up. */
+static void test_records_tile_file(void **state)
+{
+	struct gen_opts g = { .threads = 3, .count = 500, .args = true, .custom = true,
+			      .typed = true, .wraps = true, .seed = 3 };
+	struct event_list in = { 0 };
+
+	(void)state;
+	gen_events(&g, &in);
+	for (unsigned int v = 1; v <= 5; v += 4) {
+		struct membuf m = { 0 };
+		XRAYFDR_OPTS(xrayfdr_writer_opts, o, .version = v, .buffer_size = 1024);
+		struct xrayfdr_reader *r;
+		const struct xrayfdr_record *rec;
+		uint64_t at = 32;
+		int ret;
+
+		if (v == 1)
+			for (size_t i = 0; i < in.n; i++)
+				if (in.ev[i].kind == XRAYFDR_EV_TYPED)
+					in.ev[i].kind = XRAYFDR_EV_CUSTOM;
+		write_events(&o, &in, &m);
+		r = xrayfdr_reader_new_mem(m.data, m.len, "tile", NULL);
+		while ((ret = xrayfdr_reader_next_record(r, &rec)) == 1) {
+			assert_int_equal(rec->offset, at);
+			at += rec->size;
+		}
+		assert_int_equal(ret, 0);
+		assert_int_equal(at, m.len);
+		xrayfdr_reader_free(r);
+		membuf_free(&m);
+	}
+	event_list_free(&in);
+}
+
+/*
+ * Truncation at every byte: never a crash, never an invented event, and
+ * the documented rule.
+ */
+static void truncate_everywhere(bool basic, unsigned int version, bool be)
+{
+	struct gen_opts g = { .threads = 2, .count = 120, .args = true,
+			      .custom = !basic, .typed = !basic && version >= 2,
+			      .wraps = true, .seed = 11 };
+	struct event_list in = { 0 }, full = { 0 };
+	struct membuf m = { 0 };
+	struct read_result res;
+	XRAYFDR_OPTS(xrayfdr_writer_opts, o, .basic = basic, .version = version,
+		     .big_endian = be, .buffer_size = 256);
+
+	gen_events(&g, &in);
+	write_events(&o, &in, &m);
+	read_all(m.data, m.len, 0, &full, &res);
+	assert_int_equal(res.ret, 0);
+
+	for (unsigned int keep = 0; keep <= 1; keep++) {
+		for (size_t len = 0; len < m.len; len++) {
+			struct event_list part = { 0 };
+			uint8_t *copy = malloc(len ? len : 1);
+
+			/* a copy of exactly len bytes, so ASan sees any over-read */
+			memcpy(copy, m.data, len);
+			read_all(copy, len, keep ? XRAYFDR_READ_KEEP_GOING : 0, &part, &res);
+			if (len < 32) {
+				assert_int_equal(res.ret, -EBADMSG);
+				assert_string_equal(res.rule, "header-short");
+			} else if (res.ret) {
+				assert_false(keep);
+				assert_int_equal(res.ret, -EBADMSG);
+				if (strcmp(res.rule, "truncated") &&
+				    strcmp(res.rule, "preamble-incomplete"))
+					fail_msg("length %zu: rule %s", len, res.rule);
+				assert_true(res.offset <= len);
+			}
+			assert_true(part.n <= full.n);
+			for (size_t i = 0; i < part.n; i++) {
+				struct xrayfdr_event a = part.ev[i], b = full.ev[i];
+
+				if (i + 1 == part.n && a.kind == XRAYFDR_EV_ENTRY_ARGS) {
+					/* cut between its arguments */
+					assert_true(a.nargs <= b.nargs);
+					b.nargs = a.nargs;
+				}
+				assert_event_equal(&a, &b);
+			}
+			event_list_free(&part);
+			free(copy);
+		}
+	}
+	event_list_free(&in);
+	event_list_free(&full);
+	membuf_free(&m);
+}
+
+static void test_truncation_v5(void **state)
+{
+	(void)state;
+	truncate_everywhere(false, 5, false);
+	truncate_everywhere(false, 4, true);
+}
+
+static void test_truncation_v1(void **state)
+{
+	(void)state;
+	truncate_everywhere(false, 1, false);
+}
+
+static void test_truncation_basic(void **state)
+{
+	(void)state;
+	truncate_everywhere(true, 3, true);
+}
+
+/*
+ * The grammar, one rule at a time.
+ */
+static void test_header_errors(void **state)
+{
+	struct fb f = { 0 };
+
+	(void)state;
+	f.len = 10;
+	expect_error(&f, "header-short", 0, -EBADMSG);
+	fb_header(&f, 0, XRAYFDR_FILE_FDR, 0);
+	expect_error(&f, "header-version", 0, -ENOTSUP);
+	fb_header(&f, 6, XRAYFDR_FILE_FDR, 0);
+	expect_error(&f, "header-version", 0, -ENOTSUP);
+	fb_header(&f, 4, XRAYFDR_FILE_BASIC, 0);
+	expect_error(&f, "header-version", 0, -ENOTSUP);
+	fb_header(&f, 1, 7, 0);
+	expect_error(&f, "header-type", 0, -ENOTSUP);
+	/* a header alone is an empty, valid log */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	expect_error(&f, "", 0, 0);
+}
+
+static void test_buffer_start_and_preamble(void **state)
+{
+	struct fb f = { 0 };
+	size_t at, ext;
+
+	(void)state;
+	/* v5 buffers start with BufferExtents */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	fb_md(&f, MD(.kind = XRAYFDR_MD_NEW_BUFFER, .tid = 1));
+	expect_error(&f, "buffer-start", 32, -EBADMSG);
+	/* v1 buffers start with NewBuffer */
+	fb_header(&f, 1, XRAYFDR_FILE_FDR, 4096);
+	fb_md(&f, MD(.kind = XRAYFDR_MD_BUFFER_EXTENTS, .extents = 16));
+	expect_error(&f, "buffer-start", 32, -EBADMSG);
+	/* WallTimeMarker before NewBuffer */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_md(&f, MD(.kind = XRAYFDR_MD_BUFFER_EXTENTS));
+	at = fb_md(&f, MD(.kind = XRAYFDR_MD_WALLTIME_MARKER));
+	fb_close(&f, ext);
+	expect_error(&f, "preamble-order", at, -EBADMSG);
+	/* NewCPUId without a WallTimeMarker */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_md(&f, MD(.kind = XRAYFDR_MD_BUFFER_EXTENTS));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_NEW_BUFFER, .tid = 1));
+	at = fb_md(&f, MD(.kind = XRAYFDR_MD_NEW_CPU_ID));
+	fb_close(&f, ext);
+	expect_error(&f, "preamble-order", at, -EBADMSG);
+	/* a function record before NewCPUId */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_md(&f, MD(.kind = XRAYFDR_MD_BUFFER_EXTENTS));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_NEW_BUFFER, .tid = 1));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_WALLTIME_MARKER));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_PID, .pid = 3));
+	at = fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 0);
+	fb_close(&f, ext);
+	expect_error(&f, "preamble-order", at, -EBADMSG);
+	/* the extents end before the preamble does */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_md(&f, MD(.kind = XRAYFDR_MD_BUFFER_EXTENTS));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_NEW_BUFFER, .tid = 1));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_WALLTIME_MARKER));
+	fb_close(&f, ext);
+	expect_error(&f, "preamble-incomplete", f.len, -EBADMSG);
+	/* Pid is optional */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_md(&f, MD(.kind = XRAYFDR_MD_BUFFER_EXTENTS));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_NEW_BUFFER, .tid = 1));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_WALLTIME_MARKER));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_NEW_CPU_ID));
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 0);
+	fb_close(&f, ext);
+	expect_error(&f, "", 0, 0);
+}
+
+static void test_body_rules(void **state)
+{
+	struct fb f = { 0 };
+	size_t at, ext;
+
+	(void)state;
+	/* EndOfBuffer is gone from version 2 on */
+	for (unsigned int v = 2; v <= 5; v += 3) {
+		fb_header(&f, v, XRAYFDR_FILE_FDR, 4096);
+		ext = fb_preamble(&f, 0, 1);
+		at = fb_md(&f, MD(.kind = XRAYFDR_MD_END_OF_BUFFER));
+		fb_close(&f, ext);
+		expect_error(&f, "eob-version", at, -EBADMSG);
+	}
+	/* CallArgument only after an entry with arguments */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_preamble(&f, 0, 1);
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY_ARGS, 1, 0);
+	fb_md(&f, MD(.kind = XRAYFDR_MD_CALL_ARGUMENT, .arg = 1));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_CALL_ARGUMENT, .arg = 2));
+	fb_fn(&f, XRAYFDR_FUNC_EXIT, 1, 0);
+	at = fb_md(&f, MD(.kind = XRAYFDR_MD_CALL_ARGUMENT, .arg = 3));
+	fb_close(&f, ext);
+	expect_error(&f, "call-argument", at, -EBADMSG);
+	/* preamble records inside a body */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_preamble(&f, 0, 1);
+	at = fb_md(&f, MD(.kind = XRAYFDR_MD_NEW_BUFFER, .tid = 2));
+	fb_close(&f, ext);
+	expect_error(&f, "misplaced-record", at, -EBADMSG);
+	/* unknown kinds and actions */
+	for (unsigned int kind = 10; kind < 128; kind += 117) {
+		uint8_t raw[16] = { (uint8_t)(1 | kind << 1) };
+
+		fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+		ext = fb_preamble(&f, 0, 1);
+		at = f.len;
+		fb_raw(&f, raw, sizeof(raw));
+		fb_close(&f, ext);
+		expect_error(&f, "unknown-kind", at, -EBADMSG);
+	}
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_preamble(&f, 0, 1);
+	at = f.len;
+	fb_raw(&f, (uint8_t[8]){ 5 << 1 }, 8);
+	fb_close(&f, ext);
+	expect_error(&f, "function-kind", at, -EBADMSG);
+}
+
+static void test_lying_sizes(void **state)
+{
+	struct fb f = { 0 };
+	size_t at, ext;
+
+	(void)state;
+	/* extents cut a record in two */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	fb_md(&f, MD(.kind = XRAYFDR_MD_BUFFER_EXTENTS, .extents = 10));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_NEW_BUFFER, .tid = 2));
+	expect_error(&f, "extents-cross", 48, -EBADMSG);
+	/* extents promise more than the file holds */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	fb_preamble(&f, 1ull << 62, 1);
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 0);
+	expect_error(&f, "truncated", f.len, -EBADMSG);
+	/* negative, oversized and overflowing event payloads */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_preamble(&f, 0, 1);
+	at = fb_md(&f, MD(.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER, .event_size = -1));
+	fb_close(&f, ext);
+	expect_error(&f, "event-size", at, -EBADMSG);
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_preamble(&f, 0, 1);
+	at = fb_md(&f, MD(.kind = XRAYFDR_MD_TYPED_EVENT_MARKER, .event_size = 0x7fffffff));
+	fb_close(&f, ext);
+	expect_error(&f, "event-size", at, -EBADMSG); /* beyond max_payload */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_preamble(&f, 0, 1);
+	at = fb_md(&f, MD(.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER, .event_size = 20));
+	fb_raw(&f, "0123456789", 10);
+	fb_close(&f, ext);
+	expect_error(&f, "extents-cross", at, -EBADMSG);
+	/* v1: a record across the buffer_size boundary */
+	fb_header(&f, 1, XRAYFDR_FILE_FDR, 60);
+	fb_preamble(&f, 0, 1);
+	at = fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 0);
+	fb_fn(&f, XRAYFDR_FUNC_EXIT, 1, 0);
+	expect_error(&f, "v1-boundary", at + 8, -EBADMSG);
+}
+
+static void test_warnings(void **state)
+{
+	struct fb f = { 0 };
+	size_t ext;
+	struct read_result res;
+
+	(void)state;
+	/* a Pid record in a version that predates it */
+	fb_header(&f, 2, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_md(&f, MD(.kind = XRAYFDR_MD_BUFFER_EXTENTS));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_NEW_BUFFER, .tid = 1));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_WALLTIME_MARKER));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_PID, .pid = 3));
+	fb_md(&f, MD(.kind = XRAYFDR_MD_NEW_CPU_ID));
+	fb_close(&f, ext);
+	expect_warning(&f, "pid-version");
+	/* extents larger than the header's buffer_size */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 64);
+	ext = fb_preamble(&f, 0, 1);
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 0);
+	fb_close(&f, ext);
+	expect_warning(&f, "extents-size");
+	/* an empty event payload */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_preamble(&f, 0, 1);
+	fb_md(&f, MD(.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER, .event_size = 0));
+	fb_close(&f, ext);
+	expect_warning(&f, "event-size");
+	/* an exit with no entry; an unwound exit is fine */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_preamble(&f, 0, 1);
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 0);
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 2, 0);
+	fb_fn(&f, XRAYFDR_FUNC_EXIT, 1, 0);     /* 2 was unwound */
+	fb_fn(&f, XRAYFDR_FUNC_TAIL_EXIT, 3, 0); /* never entered */
+	fb_close(&f, ext);
+	expect_warning(&f, "exit-without-entry");
+	read_all(f.data, f.len, 0, NULL, &res);
+	assert_int_equal(res.stats.unmatched_exits, 1);
+	read_all(f.data, f.len, XRAYFDR_READ_NO_CALL_CHECK, NULL, &res);
+	assert_int_equal(res.stats.warnings, 0);
+}
+
+static void test_basic_rules(void **state)
+{
+	struct fb f = { 0 };
+	uint8_t rec[32];
+
+	(void)state;
+	fb_header(&f, 3, XRAYFDR_FILE_BASIC, 0);
+	memset(rec, 0, sizeof(rec));
+	rec[0] = 2;
+	fb_raw(&f, rec, 32);
+	expect_error(&f, "basic-record-type", 32, -EBADMSG);
+	fb_header(&f, 3, XRAYFDR_FILE_BASIC, 0);
+	memset(rec, 0, sizeof(rec));
+	rec[3] = 4; /* action 4 */
+	fb_raw(&f, rec, 32);
+	expect_error(&f, "function-kind", 32, -EBADMSG);
+	/* an argument payload after a plain entry */
+	fb_header(&f, 3, XRAYFDR_FILE_BASIC, 0);
+	memset(rec, 0, sizeof(rec));
+	fb_raw(&f, rec, 32);
+	rec[0] = 1;
+	fb_raw(&f, rec, 32);
+	expect_error(&f, "call-argument", 64, -EBADMSG);
+	/* ... or for another function */
+	fb_header(&f, 3, XRAYFDR_FILE_BASIC, 0);
+	memset(rec, 0, sizeof(rec));
+	rec[3] = XRAYFDR_FUNC_ENTRY_ARGS;
+	rec[4] = 5;
+	fb_raw(&f, rec, 32);
+	memset(rec, 0, sizeof(rec));
+	rec[0] = 1;
+	rec[4] = 6;
+	fb_raw(&f, rec, 32);
+	expect_error(&f, "call-argument", 64, -EBADMSG);
+	/* a partial record */
+	fb_header(&f, 3, XRAYFDR_FILE_BASIC, 0);
+	memset(rec, 0, sizeof(rec));
+	fb_raw(&f, rec, 32);
+	fb_raw(&f, rec, 1);
+	expect_error(&f, "truncated", 64, -EBADMSG);
+}
+
+/*
+ * Keep-going: report, skip the damaged buffer, keep the rest.
+ */
+static void test_keep_going(void **state)
+{
+	struct fb f = { 0 };
+	struct read_result res;
+	struct event_list evs = { 0 };
+	size_t ext, bad, second_end;
+
+	(void)state;
+	for (unsigned int v = 1; v <= 5; v += 4) {
+		uint64_t bs = 256;
+
+		fb_header(&f, v, XRAYFDR_FILE_FDR, bs);
+		for (int32_t tid = 1; tid <= 3; tid++) {
+			size_t start = f.len;
+
+			ext = fb_preamble(&f, 0, tid);
+			fb_fn(&f, XRAYFDR_FUNC_ENTRY, tid, 1);
+			if (tid == 2) {
+				bad = f.len;
+				fb_raw(&f, (uint8_t[16]){ 1 | 50 << 1 }, 16);
+			}
+			fb_fn(&f, XRAYFDR_FUNC_EXIT, tid, 1);
+			if (v >= 2) {
+				fb_close(&f, ext);
+			} else {
+				fb_md(&f, MD(.kind = XRAYFDR_MD_END_OF_BUFFER));
+				memset(f.data + f.len, 0, start + bs - f.len);
+				f.len = start + bs;
+			}
+			if (tid == 2)
+				second_end = f.len;
+		}
+		expect_error(&f, "unknown-kind", bad, -EBADMSG);
+		read_all(f.data, f.len, XRAYFDR_READ_KEEP_GOING, &evs, &res);
+		assert_int_equal(res.ret, 0);
+		assert_int_equal(res.stats.errors, 1);
+		assert_int_equal(res.stats.skipped_buffers, 1);
+		assert_int_equal(res.stats.skipped_bytes, second_end - bad);
+		/* thread 1 whole, thread 2 up to the damage, thread 3 whole */
+		assert_int_equal(evs.n, 5);
+		assert_int_equal(evs.ev[2].tid, 2);
+		assert_int_equal(evs.ev[3].tid, 3);
+		assert_int_equal(evs.ev[4].kind, XRAYFDR_EV_EXIT);
+		event_list_free(&evs);
+	}
+
+	/* Garbage between buffers: scan for the next one. */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_preamble(&f, 0, 1);
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 1);
+	fb_close(&f, ext);
+	bad = f.len;
+	fb_raw(&f, "garbage, not a buffer", 21);
+	ext = fb_preamble(&f, 0, 2);
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 2, 1);
+	fb_close(&f, ext);
+	expect_error(&f, "buffer-start", bad, -EBADMSG);
+	read_all(f.data, f.len, XRAYFDR_READ_KEEP_GOING, &evs, &res);
+	assert_int_equal(res.ret, 0);
+	assert_int_equal(evs.n, 2);
+	assert_int_equal(evs.ev[1].tid, 2);
+	assert_int_equal(res.stats.skipped_bytes, 21);
+	event_list_free(&evs);
+}
+
+/*
+ * v1 details: EndOfBuffer without buffer_size, padding cut short.
+ */
+static void test_v1_variants(void **state)
+{
+	struct fb f = { 0 };
+	struct read_result res;
+
+	(void)state;
+	/* buffer_size 0: the next buffer follows EndOfBuffer at once */
+	fb_header(&f, 1, XRAYFDR_FILE_FDR, 0);
+	for (int32_t tid = 1; tid <= 2; tid++) {
+		fb_preamble(&f, 0, tid);
+		fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 0);
+		fb_md(&f, MD(.kind = XRAYFDR_MD_END_OF_BUFFER));
+	}
+	read_all(f.data, f.len, 0, NULL, &res);
+	assert_int_equal(res.ret, 0);
+	assert_int_equal(res.stats.buffers, 2);
+	/* padding shorter than promised: readable, with a warning */
+	fb_header(&f, 1, XRAYFDR_FILE_FDR, 1024);
+	fb_preamble(&f, 0, 1);
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 0);
+	fb_md(&f, MD(.kind = XRAYFDR_MD_END_OF_BUFFER));
+	fb_raw(&f, (uint8_t[8]){ 0 }, 8);
+	expect_warning(&f, "truncated");
+}
+
+/*
+ * Streaming: the same events from memory, a file and a pipe; payloads
+ * larger than the read window; memory that does not grow with the input.
+ */
+static void write_big_payload_log(struct membuf *m)
+{
+	struct xrayfdr_writer *w;
+	XRAYFDR_OPTS(xrayfdr_writer_opts, o, .buffer_size = 1u << 20);
+	static uint8_t payload[600 * 1024];
+
+	for (size_t i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 7);
+	w = xrayfdr_writer_new(membuf_write, m, &o);
+	assert_non_null(w);
+	for (uint32_t i = 0; i < 40; i++) {
+		struct xrayfdr_event ev = { .kind = XRAYFDR_EV_CUSTOM, .tid = i % 3,
+					    .tsc = 1000 + i, .data = payload,
+					    .data_size = 1 + i * 15000 };
+
+		assert_int_equal(xrayfdr_writer_event(w, &ev), 0);
+		ev.kind = XRAYFDR_EV_ENTRY;
+		ev.func_id = (int32_t)i;
+		ev.data = NULL;
+		ev.data_size = 0;
+		assert_int_equal(xrayfdr_writer_event(w, &ev), 0);
+	}
+	assert_int_equal(xrayfdr_writer_close(w), 0);
+}
+
+static void read_fd_events(int fd, struct event_list *out, int *ret)
+{
+	struct xrayfdr_reader *r = xrayfdr_reader_new_fd(fd, "fd", NULL);
+	const struct xrayfdr_event *ev;
+
+	assert_non_null(r);
+	while ((*ret = xrayfdr_reader_next_event(r, &ev)) == 1)
+		event_list_add(out, ev);
+	xrayfdr_reader_free(r);
+}
+
+static void test_file_pipe_memory_agree(void **state)
+{
+	struct membuf m = { 0 };
+	struct event_list a = { 0 }, b = { 0 }, c = { 0 };
+	struct read_result res;
+	char path[] = "/tmp/xrayfdr-test-XXXXXX";
+	int fd, pfd[2], ret;
+	pid_t child;
+
+	(void)state;
+	write_big_payload_log(&m);
+	read_all(m.data, m.len, 0, &a, &res);
+	assert_int_equal(res.ret, 0);
+	assert_int_equal(a.n, 80);
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(write(fd, m.data, m.len), (ssize_t)m.len);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	read_fd_events(fd, &b, &ret);
+	close(fd);
+	assert_int_equal(ret, 0);
+
+	assert_int_equal(pipe(pfd), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		close(pfd[0]);
+		/* dribble it out in odd-sized pieces */
+		for (size_t at = 0; at < m.len;) {
+			size_t n = m.len - at < 777 ? m.len - at : 777;
+
+			if (write(pfd[1], m.data + at, n) != (ssize_t)n)
+				_exit(1);
+			at += n;
+		}
+		_exit(0);
+	}
+	close(pfd[1]);
+	read_fd_events(pfd[0], &c, &ret);
+	close(pfd[0]);
+	waitpid(child, NULL, 0);
+	assert_int_equal(ret, 0);
+
+	assert_int_equal(b.n, a.n);
+	assert_int_equal(c.n, a.n);
+	for (size_t i = 0; i < a.n; i++) {
+		assert_event_equal(&a.ev[i], &b.ev[i]);
+		assert_event_equal(&a.ev[i], &c.ev[i]);
+	}
+	event_list_free(&a);
+	event_list_free(&b);
+	event_list_free(&c);
+	membuf_free(&m);
+}
+
+static int write_pipe(void *ctx, const void *data, size_t size)
+{
+	int fd = *(int *)ctx;
+	const char *p = data;
+
+	while (size) {
+		ssize_t k = write(fd, p, size);
+
+		if (k <= 0)
+			return -EPIPE;
+		p += k;
+		size -= (size_t)k;
+	}
+	return 0;
+}
+
+static long max_rss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/* 256 MiB streamed through a pipe: the reader's memory stays flat. */
+static void test_memory_independent_of_size(void **state)
+{
+	const uint64_t target = 256ull << 20;
+	int pfd[2], ret, status;
+	pid_t child;
+	long before, after;
+	uint64_t events = 0;
+	const struct xrayfdr_event *ev;
+	struct xrayfdr_reader *r;
+
+	(void)state;
+	assert_int_equal(pipe(pfd), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		XRAYFDR_OPTS(xrayfdr_writer_opts, o, .buffer_size = 65536);
+		struct xrayfdr_writer *w;
+		struct xrayfdr_event e = { .pid = 1 };
+
+		close(pfd[0]);
+		w = xrayfdr_writer_new(write_pipe, &pfd[1], &o);
+		for (uint64_t i = 0; w && xrayfdr_writer_bytes(w) < target; i++) {
+			e.tid = (uint32_t)(i % 64);
+			e.kind = i & 1 ? XRAYFDR_EV_EXIT : XRAYFDR_EV_ENTRY;
+			e.func_id = (int32_t)(i / 2 % 1000);
+			e.tsc += 3;
+			if (xrayfdr_writer_event(w, &e))
+				_exit(1);
+		}
+		_exit(w && xrayfdr_writer_close(w) == 0 ? 0 : 1);
+	}
+	close(pfd[1]);
+	r = xrayfdr_reader_new_fd(pfd[0], "pipe", NULL);
+	assert_non_null(r);
+	/* let the reader reach its steady state, then measure */
+	for (int i = 0; i < 100000 && (ret = xrayfdr_reader_next_event(r, &ev)) == 1; i++)
+		events++;
+	before = max_rss_kb();
+	while ((ret = xrayfdr_reader_next_event(r, &ev)) == 1)
+		events++;
+	after = max_rss_kb();
+	assert_int_equal(ret, 0);
+	assert_true(xrayfdr_reader_stats(r)->bytes >= target);
+	xrayfdr_reader_free(r);
+	close(pfd[0]);
+	waitpid(child, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(events > 30000000);
+	printf("# read %llu events from a 256 MiB pipe; peak RSS grew %ld KiB\n",
+	       (unsigned long long)events, after - before);
+	assert_true(after - before < 8 * 1024);
+}
+
+static void test_api_edges(void **state)
+{
+	struct {
+		struct xrayfdr_reader_opts o;
+		uint32_t future;
+	} longer = { .o = { .sz = sizeof(longer) }, .future = 1 };
+	struct xrayfdr_reader *r;
+	const struct xrayfdr_file_header *hdr;
+	struct fb f = { .be = true };
+	const struct xrayfdr_record *rec;
+
+	(void)state;
+	assert_null(xrayfdr_reader_new_mem("", 0, "x", &longer.o));
+	assert_int_equal(errno, E2BIG);
+	longer.future = 0;
+	r = xrayfdr_reader_new_mem("", 0, "x", &longer.o);
+	assert_non_null(r);
+	xrayfdr_reader_free(r);
+	assert_null(xrayfdr_reader_open("/nonexistent/xrayfdr", NULL));
+	assert_int_equal(errno, ENOENT);
+	xrayfdr_reader_free(NULL);
+
+	/* big-endian detection, and errors repeat once stopped */
+	fb_header(&f, 2, XRAYFDR_FILE_FDR, 512);
+	fb_md(&f, MD(.kind = XRAYFDR_MD_PID));
+	r = xrayfdr_reader_new_mem(f.data, f.len, "be", NULL);
+	assert_int_equal(xrayfdr_reader_header(r, &hdr), 0);
+	assert_true(hdr->big_endian);
+	assert_int_equal(hdr->version, 2);
+	assert_int_equal(hdr->buffer_size, 512);
+	assert_null(xrayfdr_reader_error(r));
+	assert_int_equal(xrayfdr_reader_next_record(r, &rec), -EBADMSG);
+	assert_int_equal(xrayfdr_reader_next_record(r, &rec), -EBADMSG);
+	assert_non_null(xrayfdr_reader_error(r));
+	assert_non_null(strstr(xrayfdr_reader_error(r)->message,
+			       "be: offset 32 (0x20): buffer: a buffer must begin with BufferExtents in version 2 logs; found byte 0x89"));
+	xrayfdr_reader_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip_fdr),
+		cmocka_unit_test(test_round_trip_basic),
+		cmocka_unit_test(test_records_tile_file),
+		cmocka_unit_test(test_truncation_v5),
+		cmocka_unit_test(test_truncation_v1),
+		cmocka_unit_test(test_truncation_basic),
+		cmocka_unit_test(test_header_errors),
+		cmocka_unit_test(test_buffer_start_and_preamble),
+		cmocka_unit_test(test_body_rules),
+		cmocka_unit_test(test_lying_sizes),
+		cmocka_unit_test(test_warnings),
+		cmocka_unit_test(test_basic_rules),
+		cmocka_unit_test(test_keep_going),
+		cmocka_unit_test(test_v1_variants),
+		cmocka_unit_test(test_file_pipe_memory_agree),
+		cmocka_unit_test(test_memory_independent_of_size),
+		cmocka_unit_test(test_api_edges),
+	};
+
+	return cmocka_run_group_tests_name("reader", tests, NULL, NULL);
+}
