@@ -24,6 +24,7 @@ $(BUILD)/tests/unit/test_%: $(BUILD)/san/tests/unit/test_%.o \
 # Fuzz targets: one per parser, seeded with logs from `xrayfdr synth`.
 FUZZ_TARGETS := fuzz_reader
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-DREADER_WINDOW_SIZE=48 \
 	-g -O1 -std=c11 -D_GNU_SOURCE -Ilib/include -DXRAYFDR_VERSION='"fuzz"'
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 

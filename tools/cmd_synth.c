@@ -44,7 +44,8 @@ static void synth_usage(FILE *out)
 		"  -d, --depth=N          maximum call depth (default 8, at most %d)\n"
 		"  -b, --buffer-size=N    FDR bytes per thread buffer (default 16384)\n"
 		"  -a, --args             entries of every fifth function log an argument\n"
-		"  -E, --events           add custom and typed events (FDR only)\n"
+		"  -E, --events           add custom and typed events (FDR only; version 1\n"
+		"                         has no typed events)\n"
 		"  -w, --wrap-every=N     every N calls, let the clock jump by more than\n"
 		"                         2^32 ticks (forces TSCWrap records)\n"
 		"  -m, --migrate-every=N  every N calls, move the thread to another CPU\n"
@@ -70,6 +71,7 @@ struct synth {
 	uint64_t functions;
 	unsigned int max_depth;
 	bool args, events, basic;
+	bool typed_ok;      /* typed events exist from FDR version 2 on */
 	uint64_t wrap_every, migrate_every;
 	uint64_t calls;     /* all threads */
 	uint64_t nevents;
@@ -120,7 +122,7 @@ static int step(struct synth *s, struct synth_thread *t)
 		char msg[48];
 		int n = snprintf(msg, sizeof(msg), "synthetic event %" PRIu64, s->nevents);
 
-		if (r % 2)
+		if (r % 2 || !s->typed_ok)
 			return put(s, t, XRAYFDR_EV_CUSTOM, 0, NULL, 0, msg, (uint32_t)n, 0);
 		return put(s, t, XRAYFDR_EV_TYPED, 0, NULL, 0, msg, (uint32_t)n, 7);
 	}
@@ -227,6 +229,7 @@ static int synth_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	s.max_depth = (unsigned int)depth;
+	s.typed_ok = version != 1;
 	s.rng = seed * 0x9e3779b97f4a7c15ull + 1;
 
 	fd = strcmp(output, "-") ? open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) :

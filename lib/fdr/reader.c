@@ -35,7 +35,9 @@
 #include "records.h"
 #include "../util/u64map.h"
 
-#define WINDOW_SIZE (256u * 1024)
+#ifndef READER_WINDOW_SIZE /* the fuzz build makes it tiny */
+#define READER_WINDOW_SIZE (256u * 1024)
+#endif
 #define DEFAULT_MAX_PAYLOAD (16u * 1024 * 1024)
 #define MAX_ARGS 64         /* CallArguments kept per entry */
 #define STACK_LIMIT 4096    /* call-stack entries kept per thread */
@@ -105,6 +107,7 @@ struct xrayfdr_reader {
 	struct xrayfdr_record rec;
 	struct xrayfdr_event ev;
 	uint64_t args[MAX_ARGS];
+	uint64_t last_resync; /* offset of the last error skipped */
 	bool stash;         /* rec holds a record the event layer must redo */
 	bool pending;       /* ev holds an entry still collecting arguments */
 
@@ -114,6 +117,13 @@ struct xrayfdr_reader {
 	char diag_msg[512];
 	struct xrayfdr_reader_stats stats;
 };
+
+/* a + b, or NO_END - 1 where that would overflow: a lying size must
+ * never wrap an end offset around to something small. */
+static uint64_t end_at(uint64_t a, uint64_t b)
+{
+	return b > NO_END - 1 - a ? NO_END - 1 : a + b;
+}
 
 /*
  * Diagnostics.
@@ -192,7 +202,8 @@ static int fail(struct xrayfdr_reader *r, int error, uint64_t offset,
 static int fill(struct xrayfdr_reader *r, size_t n, const uint8_t **p,
 		size_t *avail)
 {
-	uint64_t have = r->data_off + r->win_len - r->pos;
+	uint64_t end = r->data_off + r->win_len;
+	uint64_t have = r->pos < end ? end - r->pos : 0;
 
 	if (have >= n) {
 		*p = r->data + (r->pos - r->data_off);
@@ -467,7 +478,10 @@ static int resync(struct xrayfdr_reader *r, uint64_t err_off)
 		uint64_t bs = r->hdr.buffer_size;
 		uint64_t k = (err_off - XRAYFDR_FILE_HEADER_SIZE) / bs + 1;
 
-		target = XRAYFDR_FILE_HEADER_SIZE + k * bs;
+		if (k <= (NO_END - 1 - XRAYFDR_FILE_HEADER_SIZE) / bs)
+			target = XRAYFDR_FILE_HEADER_SIZE + k * bs;
+		else
+			target = NO_END - 1;
 	}
 	r->state = ST_BUFFER_START;
 	r->buf_end = NO_END;
@@ -480,7 +494,9 @@ static int resync(struct xrayfdr_reader *r, uint64_t err_off)
 	 * No boundary known: scan byte by byte for a record that starts a
 	 * buffer and is followed by what must follow it.
 	 */
-	r->pos = err_off + 1;
+	ret = skip_to(r, err_off + 1);
+	if (ret)
+		return ret;
 	for (;;) {
 		const uint8_t *p;
 		size_t avail = 0;
@@ -579,9 +595,7 @@ static int fdr_apply_metadata(struct xrayfdr_reader *r, uint64_t off,
 	switch (md->kind) {
 	case XRAYFDR_MD_BUFFER_EXTENTS:
 		start_buffer(r, off);
-		r->buf_end = off + XRAYFDR_METADATA_RECORD_SIZE + md->extents;
-		if (r->buf_end < off) /* a lying size must not wrap around */
-			r->buf_end = NO_END - 1;
+		r->buf_end = end_at(off + XRAYFDR_METADATA_RECORD_SIZE, md->extents);
 		if (r->hdr.buffer_size && md->extents > r->hdr.buffer_size)
 			warn(r, off, name, "extents-size",
 			     "buffer extents of %" PRIu64 " bytes exceed the header's buffer_size %" PRIu64,
@@ -591,7 +605,8 @@ static int fdr_apply_metadata(struct xrayfdr_reader *r, uint64_t off,
 	case XRAYFDR_MD_NEW_BUFFER:
 		if (v == 1) {
 			start_buffer(r, off);
-			r->buf_end = r->hdr.buffer_size ? off + r->hdr.buffer_size : NO_END;
+			r->buf_end = r->hdr.buffer_size ?
+					     end_at(off, r->hdr.buffer_size) : NO_END;
 		}
 		r->tid = (uint32_t)md->tid;
 		r->state = ST_WALLTIME;
@@ -653,7 +668,7 @@ static int64_t payload_size(struct xrayfdr_reader *r, uint64_t off,
 			    md->event_size, r->max_payload);
 		return -1;
 	}
-	if (r->buf_end != NO_END && end + (uint64_t)md->event_size > r->buf_end) {
+	if (r->buf_end != NO_END && end_at(end, (uint64_t)md->event_size) > r->buf_end) {
 		*ret = fail(r, -EBADMSG, off, name, "extents-cross",
 			    "payload of %" PRId32 " bytes runs %" PRIu64 " bytes past the end of its buffer at offset %" PRIu64,
 			    md->event_size, end + (uint64_t)md->event_size - r->buf_end,
@@ -668,11 +683,16 @@ static int truncated(struct xrayfdr_reader *r, uint64_t off, const char *what,
 {
 	if (r->buf_end != NO_END && r->hdr.version >= 2 && r->state != ST_BUFFER_START)
 		return fail(r, -EBADMSG, off, what, "truncated",
-			    "needs %zu bytes but the file ends after %zu; the buffer at offset %" PRIu64 " promised %" PRIu64 " bytes",
-			    need, avail, r->buf_start,
-			    r->buf_end - r->buf_start - XRAYFDR_METADATA_RECORD_SIZE);
+			    "the file ends inside the buffer that began at offset %" PRIu64
+			    ": its BufferExtents promised %" PRIu64 " bytes, the file holds %" PRIu64
+			    " (this record needs %zu, %zu remain)",
+			    r->buf_start,
+			    r->buf_end - r->buf_start - XRAYFDR_METADATA_RECORD_SIZE,
+			    off + avail - r->buf_start - XRAYFDR_METADATA_RECORD_SIZE,
+			    need, avail);
 	return fail(r, -EBADMSG, off, what, "truncated",
-		    "needs %zu bytes but the file ends after %zu", need, avail);
+		    "the file ends inside this record (it needs %zu bytes, %zu remain)",
+		    need, avail);
 }
 
 /* One FDR record into r->rec.  Return 1, 0 at the end, RESYNC, or -errno. */
@@ -720,7 +740,7 @@ static int fdr_step(struct xrayfdr_reader *r)
 	if (ret == -ENODATA) {
 		if (r->state == ST_BUFFER_START)
 			return 0;
-		return truncated(r, off, "record", 1, 0);
+		return truncated(r, off, "next record", 1, 0);
 	}
 	if (ret)
 		return io_error(r, ret);
@@ -929,6 +949,16 @@ static int next_record(struct xrayfdr_reader *r)
 				io_error(r, ret);
 				break;
 			}
+			/* Never report twice from one place: move on a byte. */
+			if (r->pos <= off && off == r->last_resync) {
+				r->state = ST_BUFFER_START;
+				ret = skip_to(r, off + 1);
+				if (ret) {
+					io_error(r, ret);
+					break;
+				}
+			}
+			r->last_resync = off;
 			continue;
 		}
 		if (ret == 0)
@@ -1130,7 +1160,7 @@ struct xrayfdr_reader *xrayfdr_reader_new_fd(int fd, const char *name,
 	if (!r)
 		return NULL;
 	r->fd = fd;
-	r->buf_cap = WINDOW_SIZE;
+	r->buf_cap = READER_WINDOW_SIZE;
 	r->buf = malloc(r->buf_cap);
 	if (!r->buf) {
 		xrayfdr_reader_free(r);

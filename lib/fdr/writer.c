@@ -43,7 +43,6 @@ struct xrayfdr_writer {
 	bool basic;
 	size_t buffer_size;
 	size_t preamble;   /* bytes of a buffer's preamble */
-	size_t reserve;    /* bytes kept free at a buffer's end (v1 EOB) */
 	struct u64map threads;
 	uint64_t seq;
 	uint64_t bytes;
@@ -116,9 +115,18 @@ static int write_buffer(struct xrayfdr_writer *w, struct thread_buf *b)
 		if (!ret)
 			ret = emit(w, b->data, b->used);
 	} else {
+		size_t pad;
+
 		md.kind = XRAYFDR_MD_END_OF_BUFFER;
 		put_md(w, b, &md);
-		memset(b->data + b->used, 0, w->buffer_size - b->used);
+		pad = w->buffer_size - b->used;
+		memset(b->data + b->used, 0, pad);
+		if (pad % XRAYFDR_FUNCTION_RECORD_SIZE) {
+			md = (struct xrayfdr_metadata){
+				.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER,
+				.event_size = (int32_t)(pad - MD) };
+			put_md(w, b, &md);
+		}
 		ret = emit(w, b->data, w->buffer_size);
 	}
 	free(u64map_del(&w->threads, thread_key(b->pid, b->tid)));
@@ -159,6 +167,19 @@ static struct thread_buf *open_buffer(struct xrayfdr_writer *w,
 		return NULL;
 	}
 	return b;
+}
+
+/* Can a buffer holding @used bytes still be closed validly? */
+static bool fits(const struct xrayfdr_writer *w, uint64_t used)
+{
+	uint64_t pad;
+
+	if (w->hdr.version >= 2)
+		return used <= w->buffer_size;
+	if (used + MD > w->buffer_size)
+		return false; /* no room for EndOfBuffer */
+	pad = w->buffer_size - used - MD;
+	return pad % XRAYFDR_FUNCTION_RECORD_SIZE == 0 || pad > MD;
 }
 
 /* Bytes the event itself takes, or a negative errno if it cannot be written. */
@@ -220,13 +241,13 @@ static int fdr_event(struct xrayfdr_writer *w, const struct xrayfdr_event *ev)
 
 	if (need < 0)
 		return (int)need;
-	if ((uint64_t)need + w->preamble + w->reserve > w->buffer_size)
+	if (!fits(w, (uint64_t)need + w->preamble))
 		return -EMSGSIZE;
 	b = u64map_get(&w->threads, thread_key(ev->pid, ev->tid));
 	if (b) {
 		extra = (b->cpu != ev->cpu ? MD : 0) +
 			(b->cpu == ev->cpu && needs_wrap(w, b, ev) ? MD : 0);
-		if (b->used + extra + (uint64_t)need + w->reserve > w->buffer_size) {
+		if (!fits(w, b->used + extra + (uint64_t)need)) {
 			ret = write_buffer(w, b);
 			if (ret)
 				return ret;
@@ -473,7 +494,6 @@ static struct xrayfdr_writer *writer_create(const struct xrayfdr_writer_opts *op
 	w->basic = o.basic;
 	w->buffer_size = (size_t)o.buffer_size;
 	w->preamble = (o.version >= 3 ? 4 : 3) * MD;
-	w->reserve = o.version == 1 ? MD : 0;
 	w->hdr = (struct xrayfdr_file_header){
 		.version = (uint16_t)o.version,
 		.type = o.basic ? XRAYFDR_FILE_BASIC : XRAYFDR_FILE_FDR,

@@ -80,6 +80,47 @@ static void test_v1_layout(void **state)
 	membuf_free(&m);
 }
 
+/* v1 padding whose length is not a multiple of 8 starts with a filler
+ * CustomEventMarker that covers it, so llvm-xray stays aligned. */
+static void test_v1_misaligned_padding(void **state)
+{
+	struct membuf m = { 0 };
+	struct xrayfdr_writer *w = new_writer(&m, XRAYFDR_FILE_FDR, 1, 128);
+	struct xrayfdr_event ev = enter1;
+
+	(void)state;
+	ev.kind = XRAYFDR_EV_CUSTOM;
+	ev.data = "abc";
+	ev.data_size = 3;
+	assert_int_equal(xrayfdr_writer_event(w, &ev), 0);
+	assert_int_equal(xrayfdr_writer_close(w), 0);
+	assert_int_equal(m.len, 32 + 128);
+	/* 48 preamble + 19 event + 16 EOB = 83: 45 bytes of padding */
+	assert_hex(m.data + 32 + 67, 16, "03 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
+	assert_hex(m.data + 32 + 83, 16, "0b 1d 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
+	membuf_free(&m);
+
+	/* never leave 1-16 misaligned bytes: the writer moves on instead */
+	for (uint32_t size = 1; size < 64; size++) {
+		struct read_result res;
+
+		w = new_writer(&m, XRAYFDR_FILE_FDR, 1, 128);
+		ev.data = "0123456789012345678901234567890123456789012345678901234567890123";
+		ev.data_size = size;
+		int ret = xrayfdr_writer_event(w, &ev);
+
+		assert_true(ret == 0 || ret == -EMSGSIZE);
+		assert_int_equal(xrayfdr_writer_close(w), 0);
+		/* room after preamble, marker and EOB: 48 bytes */
+		long pad = 48 - (long)size;
+
+		assert_int_equal(ret == 0, pad >= 0 && (pad % 8 == 0 || pad > 16));
+		read_all(m.data, m.len, 0, NULL, &res);
+		assert_int_equal(res.ret, 0);
+		membuf_free(&m);
+	}
+}
+
 static void test_basic_layout(void **state)
 {
 	struct membuf m = { 0 };
@@ -324,6 +365,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_v5_layout),
 		cmocka_unit_test(test_v1_layout),
+		cmocka_unit_test(test_v1_misaligned_padding),
 		cmocka_unit_test(test_basic_layout),
 		cmocka_unit_test(test_buffers_fill_and_roll),
 		cmocka_unit_test(test_cpu_change_and_wraps),

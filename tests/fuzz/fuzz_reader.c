@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target for the log reader (built with a tiny read window, so
+ * every refill and compaction path runs on small inputs).
+ *
+ * Beyond "no crash, no hang, no sanitizer report", it checks properties:
+ *  - the same bytes read from memory and from a pipe give the same events
+ *    and the same verdict;
+ *  - raw records tile the bytes they cover;
+ *  - a file the reader accepts, written again by the writer, reads back
+ *    with the same events per thread.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xrayfdr/fdr.h>
+
+#define MAX_EVENTS 4096
+
+struct ev_copy {
+	struct xrayfdr_event ev;
+	uint64_t args[64];
+	uint8_t data[256];
+	bool data_cut; /* payload longer than we keep: skip byte compare */
+};
+
+struct run {
+	int ret;
+	const char *rule;
+	uint64_t offset;
+	size_t n, cap;
+	struct ev_copy *evs;
+	struct xrayfdr_file_header hdr;
+	bool have_hdr;
+};
+
+static void copy_event(struct ev_copy *c, const struct xrayfdr_event *ev)
+{
+	c->ev = *ev;
+	if (ev->nargs > 64)
+		abort(); /* the reader keeps at most 64 */
+	if (ev->nargs)
+		memcpy(c->args, ev->args, ev->nargs * sizeof(*ev->args));
+	c->data_cut = ev->data_size > sizeof(c->data);
+	if (ev->data_size)
+		memcpy(c->data, ev->data, c->data_cut ? sizeof(c->data) : ev->data_size);
+	c->ev.args = c->args;
+	c->ev.data = c->data;
+}
+
+static void read_events(struct xrayfdr_reader *r, struct run *out)
+{
+	const struct xrayfdr_event *ev;
+	const struct xrayfdr_file_header *hdr;
+	const struct xrayfdr_diag *d;
+
+	memset(out, 0, sizeof(*out));
+	if (xrayfdr_reader_header(r, &hdr) == 0) {
+		out->hdr = *hdr;
+		out->have_hdr = true;
+	}
+	while ((out->ret = xrayfdr_reader_next_event(r, &ev)) == 1) {
+		if (out->n == MAX_EVENTS)
+			continue;
+		if (out->n == out->cap) {
+			out->cap = out->cap ? 2 * out->cap : 16;
+			out->evs = realloc(out->evs, out->cap * sizeof(*out->evs));
+			if (!out->evs)
+				abort();
+		}
+		copy_event(&out->evs[out->n++], ev);
+	}
+	/* the array moved as it grew: point each event at its own copies */
+	for (size_t i = 0; i < out->n; i++) {
+		out->evs[i].ev.args = out->evs[i].args;
+		out->evs[i].ev.data = out->evs[i].data;
+	}
+	d = xrayfdr_reader_error(r);
+	out->rule = d ? d->rule : "";
+	out->offset = d ? d->offset : 0;
+}
+
+static bool same_event(const struct ev_copy *a, const struct ev_copy *b)
+{
+	const struct xrayfdr_event *x = &a->ev, *y = &b->ev;
+
+	return x->kind == y->kind && x->tsc == y->tsc && x->func_id == y->func_id &&
+	       x->tid == y->tid && x->pid == y->pid && x->cpu == y->cpu &&
+	       x->event_type == y->event_type && x->nargs == y->nargs &&
+	       x->data_size == y->data_size &&
+	       !memcmp(a->args, b->args, x->nargs * sizeof(uint64_t)) &&
+	       (a->data_cut || b->data_cut ||
+		!memcmp(a->data, b->data, x->data_size));
+}
+
+static void check_pipe_agrees(const uint8_t *data, size_t size,
+			      const struct run *mem)
+{
+	struct xrayfdr_reader *r;
+	struct run p;
+	int fds[2];
+
+	if (size > 60000 || pipe(fds))
+		return; /* the whole input must fit the pipe's buffer */
+	if (write(fds[1], data, size) != (ssize_t)size)
+		abort();
+	close(fds[1]);
+	r = xrayfdr_reader_new_fd(fds[0], "pipe", NULL);
+	if (!r)
+		abort();
+	read_events(r, &p);
+	xrayfdr_reader_free(r);
+	close(fds[0]);
+	if (p.ret != mem->ret || strcmp(p.rule, mem->rule) || p.offset != mem->offset ||
+	    p.n != mem->n)
+		abort();
+	for (size_t i = 0; i < p.n; i++)
+		if (!same_event(&p.evs[i], &mem->evs[i]))
+			abort();
+	free(p.evs);
+}
+
+static void check_records_tile(const uint8_t *data, size_t size)
+{
+	XRAYFDR_OPTS(xrayfdr_reader_opts, o, .flags = XRAYFDR_READ_KEEP_GOING);
+	struct xrayfdr_reader *r = xrayfdr_reader_new_mem(data, size, "tile", &o);
+	const struct xrayfdr_record *rec;
+	uint64_t end = 0;
+
+	if (!r)
+		abort();
+	while (xrayfdr_reader_next_record(r, &rec) == 1) {
+		/* in keep-going mode records may skip ahead, never overlap */
+		if (rec->offset < end || rec->offset + rec->size > size)
+			abort();
+		end = rec->offset + rec->size;
+	}
+	if (xrayfdr_reader_stats(r)->bytes > size)
+		abort();
+	xrayfdr_reader_free(r);
+}
+
+struct sink {
+	uint8_t *buf;
+	size_t len, cap;
+};
+
+static int sink_write(void *ctx, const void *p, size_t n)
+{
+	struct sink *s = ctx;
+
+	if (s->len + n > s->cap) {
+		size_t cap = (s->len + n) * 2;
+		uint8_t *b = realloc(s->buf, cap);
+
+		if (!b)
+			return -ENOMEM;
+		s->buf = b;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+	return 0;
+}
+
+/* Events of thread (pid, tid) in order, compared between two runs. */
+static void check_rewrite(const struct run *in)
+{
+	XRAYFDR_OPTS(xrayfdr_writer_opts, o,
+		     .basic = in->hdr.type == XRAYFDR_FILE_BASIC,
+		     .version = in->hdr.version, .big_endian = in->hdr.big_endian,
+		     .buffer_size = in->hdr.type == XRAYFDR_FILE_BASIC ? 0 : 65536);
+	struct sink s = { 0 };
+	struct xrayfdr_writer *w;
+	struct xrayfdr_reader *r;
+	struct run out;
+
+	if (in->n == MAX_EVENTS)
+		return;
+	for (size_t i = 0; i < in->n; i++)
+		if (in->evs[i].data_cut)
+			return;
+	w = xrayfdr_writer_new(sink_write, &s, &o);
+	if (!w)
+		abort();
+	for (size_t i = 0; i < in->n; i++) {
+		int ret = xrayfdr_writer_event(w, &in->evs[i].ev);
+
+		/* what the writer may refuse of what the reader accepts */
+		if (ret == -EINVAL && in->evs[i].ev.data_size == 0)
+			goto out;
+		if (ret == -EMSGSIZE)
+			goto out;
+		if (ret == -EOPNOTSUPP && in->evs[i].ev.kind == XRAYFDR_EV_TYPED &&
+		    in->hdr.type == XRAYFDR_FILE_FDR && in->hdr.version == 1)
+			goto out;
+		if (ret)
+			abort();
+	}
+	if (xrayfdr_writer_close(w))
+		abort();
+	w = NULL;
+	r = xrayfdr_reader_new_mem(s.buf, s.len, "rewrite", NULL);
+	read_events(r, &out);
+	xrayfdr_reader_free(r);
+	if (out.ret != 0 || out.n != in->n)
+		abort();
+	/* per thread, the order is kept */
+	for (size_t i = 0; i < in->n; i++) {
+		const struct xrayfdr_event *e = &in->evs[i].ev;
+		size_t rank = 0, j, seen = 0;
+
+		for (j = 0; j < i; j++)
+			rank += in->evs[j].ev.tid == e->tid && in->evs[j].ev.pid == e->pid;
+		for (j = 0; j < out.n; j++) {
+			if (out.evs[j].ev.tid != e->tid || out.evs[j].ev.pid != e->pid)
+				continue;
+			if (seen++ == rank)
+				break;
+		}
+		if (j == out.n || !same_event(&in->evs[i], &out.evs[j]))
+			abort();
+	}
+	free(out.evs);
+out:
+	if (w)
+		xrayfdr_writer_close(w);
+	free(s.buf);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct xrayfdr_reader *r = xrayfdr_reader_new_mem(data, size, "fuzz", NULL);
+	struct run mem;
+
+	if (!r)
+		abort();
+	read_events(r, &mem);
+	xrayfdr_reader_free(r);
+	if (mem.ret > 0)
+		abort();
+	check_pipe_agrees(data, size, &mem);
+	check_records_tile(data, size);
+	if (mem.ret == 0 && mem.have_hdr)
+		check_rewrite(&mem);
+	free(mem.evs);
+	return 0;
+}

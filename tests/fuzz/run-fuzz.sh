@@ -1,0 +1,38 @@
+#!/bin/sh
+# Run the fuzz targets for FUZZ_SECONDS each and print one TAP line per
+# target: ok when libFuzzer finished its time with no finding.  New inputs
+# go to $BUILD/fuzz/work/TARGET (the seeds stay as they are), findings to
+# $BUILD/fuzz/artifacts/.
+#
+#   tests/fuzz/run-fuzz.sh [TARGET...]   (default: every built target)
+set -u
+BUILD=${BUILD:-build}
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+dir=$BUILD/fuzz
+[ $# -gt 0 ] || set -- $(cd "$dir" 2>/dev/null && ls fuzz_* 2>/dev/null)
+if [ $# -eq 0 ]; then
+	echo "1..1"
+	echo "not ok 1 - no fuzz targets built in $dir (make $dir/fuzz_reader)"
+	exit 1
+fi
+echo "1..$#"
+n=0 status=0
+for t in "$@"; do
+	n=$((n + 1))
+	work=$dir/work/$t
+	mkdir -p "$work" "$dir/artifacts"
+	log=$dir/$t.log
+	"$dir/$t" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$dir/artifacts/$t-" \
+		"$work" "$dir/corpus" >"$log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
+	if [ $rc -eq 0 ]; then
+		echo "ok $n - $t: ${runs:-?} inputs in ${FUZZ_SECONDS}s, no findings"
+	else
+		status=1
+		echo "not ok $n - $t: libFuzzer exited $rc after ${runs:-?} inputs (log: $log)"
+		grep -E "ERROR|SUMMARY|Test unit written|abort|deadly" "$log" | head -n 10 | sed 's/^/# /'
+	fi
+done
+exit $status
