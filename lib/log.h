@@ -12,11 +12,14 @@
 #define LOG_DOMAIN "xrayfdr"
 #endif
 
-__attribute__((format(printf, 2, 3)))
-void xrayfdr_log(enum xrayfdr_print_level level, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void
+xrayfdr_log(enum xrayfdr_print_level level, const char *fmt, ...);
 
-#define pr_warn(fmt, ...) xrayfdr_log(XRAYFDR_WARN, LOG_DOMAIN ": " fmt, ##__VA_ARGS__)
-#define pr_info(fmt, ...) xrayfdr_log(XRAYFDR_INFO, LOG_DOMAIN ": " fmt, ##__VA_ARGS__)
-#define pr_debug(fmt, ...) xrayfdr_log(XRAYFDR_DEBUG, LOG_DOMAIN ": " fmt, ##__VA_ARGS__)
+#define pr_warn(fmt, ...) \
+	xrayfdr_log(XRAYFDR_WARN, LOG_DOMAIN ": " fmt, ##__VA_ARGS__)
+#define pr_info(fmt, ...) \
+	xrayfdr_log(XRAYFDR_INFO, LOG_DOMAIN ": " fmt, ##__VA_ARGS__)
+#define pr_debug(fmt, ...) \
+	xrayfdr_log(XRAYFDR_DEBUG, LOG_DOMAIN ": " fmt, ##__VA_ARGS__)
 
 #endif

@@ -5,8 +5,8 @@
 set -eu
 
 PACKAGES="
-	make gcc pkg-config git ca-certificates
-	clang llvm libclang-rt-14-dev
+	make gcc g++ pkg-config git ca-certificates
+	clang clang-format llvm libclang-rt-14-dev
 	libcmocka-dev python3 python3-yaml
 	libelf-dev libdw-dev libnl-3-dev libnl-genl-3-dev
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1

@@ -45,3 +45,5 @@ CHECK_DEPS += $(UNIT_BINS) $(FUZZ_BINS) $(BUILD)/fuzz/corpus.stamp
 CHECK_SUITES += $(foreach t,$(UNIT_TESTS),unit/$(t):$(BUILD)/tests/unit/test_$(t))
 CHECK_SUITES += oracle/llvm-xray:tests/oracle/test_llvm_xray.py
 CHECK_SUITES += fuzz:tests/fuzz/run-fuzz.sh
+CHECK_SUITES += style/clang-format:tests/style/check-format.sh
+CHECK_SUITES += install:tests/install/test_install.sh

@@ -75,7 +75,8 @@ static void print_header(const struct xrayfdr_file_header *h, bool json)
 		printf("{\"header\":{\"version\":%u,\"type\":\"%s\",\"byte_order\":\"%s\","
 		       "\"constant_tsc\":%s,\"nonstop_tsc\":%s,\"cycle_frequency\":%" PRIu64
 		       ",\"buffer_size\":%" PRIu64 "}}\n",
-		       h->version, type, order, h->constant_tsc ? "true" : "false",
+		       h->version, type, order,
+		       h->constant_tsc ? "true" : "false",
 		       h->nonstop_tsc ? "true" : "false", h->cycle_frequency,
 		       h->buffer_size);
 		return;
@@ -102,7 +103,8 @@ static void print_metadata_text(const struct xrayfdr_record *rec,
 		printf("tsc=%" PRIu64, md->tsc);
 		break;
 	case XRAYFDR_MD_WALLTIME_MARKER:
-		printf("seconds=%" PRIu64 ".%06" PRIu32, md->seconds, md->micros);
+		printf("seconds=%" PRIu64 ".%06" PRIu32, md->seconds,
+		       md->micros);
 		break;
 	case XRAYFDR_MD_CUSTOM_EVENT_MARKER:
 		printf("size=%" PRId32, md->event_size);
@@ -111,12 +113,15 @@ static void print_metadata_text(const struct xrayfdr_record *rec,
 		if (version == 4)
 			printf(" cpu=%u", md->cpu);
 		printf(" tsc=%" PRIu64 " data=", rec->tsc);
-		print_escaped(stdout, md->payload, (size_t)md->event_size, DATA_PREVIEW);
+		print_escaped(stdout, md->payload, (size_t)md->event_size,
+			      DATA_PREVIEW);
 		break;
 	case XRAYFDR_MD_TYPED_EVENT_MARKER:
-		printf("size=%" PRId32 " delta=%+" PRId32 " type=%u tsc=%" PRIu64 " data=",
+		printf("size=%" PRId32 " delta=%+" PRId32
+		       " type=%u tsc=%" PRIu64 " data=",
 		       md->event_size, md->tsc_delta, md->event_type, rec->tsc);
-		print_escaped(stdout, md->payload, (size_t)md->event_size, DATA_PREVIEW);
+		print_escaped(stdout, md->payload, (size_t)md->event_size,
+			      DATA_PREVIEW);
 		break;
 	case XRAYFDR_MD_CALL_ARGUMENT:
 		printf("arg=%" PRIu64 " (0x%" PRIx64 ")", md->arg, md->arg);
@@ -150,10 +155,10 @@ static void print_record_text(const struct xrayfdr_record *rec,
 		printf("%-19s bytes=%" PRIu64, "padding", rec->size);
 		break;
 	case XRAYFDR_REC_BASIC:
-		printf("%-19s id=%" PRId32 " cpu=%u tid=%" PRIu32 " pid=%" PRIu32
-		       " tsc=%" PRIu64,
-		       xrayfdr_func_kind_name(rec->func_kind), rec->func_id, rec->cpu,
-		       rec->tid, rec->pid, rec->tsc);
+		printf("%-19s id=%" PRId32 " cpu=%u tid=%" PRIu32
+		       " pid=%" PRIu32 " tsc=%" PRIu64,
+		       xrayfdr_func_kind_name(rec->func_kind), rec->func_id,
+		       rec->cpu, rec->tid, rec->pid, rec->tsc);
 		break;
 	case XRAYFDR_REC_BASIC_ARG:
 		printf("%-19s id=%" PRId32 " tid=%" PRIu32 " pid=%" PRIu32
@@ -169,21 +174,26 @@ static void print_record_json(const struct xrayfdr_record *rec)
 {
 	const struct xrayfdr_metadata *md = &rec->md;
 
-	printf("{\"offset\":%" PRIu64 ",\"size\":%" PRIu64, rec->offset, rec->size);
+	printf("{\"offset\":%" PRIu64 ",\"size\":%" PRIu64, rec->offset,
+	       rec->size);
 	switch (rec->type) {
 	case XRAYFDR_REC_FUNCTION:
 	case XRAYFDR_REC_BASIC:
-		printf(",\"record\":\"%s\",\"func_id\":%" PRId32 ",\"tsc\":%" PRIu64,
-		       xrayfdr_func_kind_name(rec->func_kind), rec->func_id, rec->tsc);
+		printf(",\"record\":\"%s\",\"func_id\":%" PRId32
+		       ",\"tsc\":%" PRIu64,
+		       xrayfdr_func_kind_name(rec->func_kind), rec->func_id,
+		       rec->tsc);
 		if (rec->type == XRAYFDR_REC_FUNCTION)
 			printf(",\"delta\":%" PRIu32, rec->tsc_delta);
 		else
-			printf(",\"cpu\":%u,\"tid\":%" PRIu32 ",\"pid\":%" PRIu32,
+			printf(",\"cpu\":%u,\"tid\":%" PRIu32
+			       ",\"pid\":%" PRIu32,
 			       rec->cpu, rec->tid, rec->pid);
 		break;
 	case XRAYFDR_REC_BASIC_ARG:
 		printf(",\"record\":\"Argument Payload\",\"func_id\":%" PRId32
-		       ",\"tid\":%" PRIu32 ",\"pid\":%" PRIu32 ",\"arg\":%" PRIu64,
+		       ",\"tid\":%" PRIu32 ",\"pid\":%" PRIu32
+		       ",\"arg\":%" PRIu64,
 		       rec->func_id, rec->tid, rec->pid, rec->arg);
 		break;
 	case XRAYFDR_REC_PADDING:
@@ -193,11 +203,15 @@ static void print_record_json(const struct xrayfdr_record *rec)
 		printf(",\"record\":\"%s\",\"tid\":%" PRId32 ",\"pid\":%" PRId32
 		       ",\"cpu\":%u,\"tsc\":%" PRIu64 ",\"seconds\":%" PRIu64
 		       ",\"micros\":%" PRIu32 ",\"event_size\":%" PRId32
-		       ",\"tsc_delta\":%" PRId32 ",\"event_type\":%u,\"arg\":%" PRIu64
+		       ",\"tsc_delta\":%" PRId32
+		       ",\"event_type\":%u,\"arg\":%" PRIu64
 		       ",\"extents\":%" PRIu64,
-		       xrayfdr_md_kind_name(md->kind), md->tid, md->pid, md->cpu,
-		       md->kind == XRAYFDR_MD_NEW_CPU_ID || md->kind == XRAYFDR_MD_TSC_WRAP ?
-			       md->tsc : rec->tsc,
+		       xrayfdr_md_kind_name(md->kind), md->tid, md->pid,
+		       md->cpu,
+		       md->kind == XRAYFDR_MD_NEW_CPU_ID ||
+				       md->kind == XRAYFDR_MD_TSC_WRAP ?
+			       md->tsc :
+			       rec->tsc,
 		       md->seconds, md->micros, md->event_size, md->tsc_delta,
 		       md->event_type, md->arg, md->extents);
 		if (md->payload) {
@@ -212,11 +226,14 @@ static void print_record_json(const struct xrayfdr_record *rec)
 static void print_event(const struct xrayfdr_event *ev, bool json)
 {
 	if (json) {
-		printf("{\"offset\":%" PRIu64 ",\"kind\":\"%s\",\"func_id\":%" PRId32
-		       ",\"tid\":%" PRIu32 ",\"pid\":%" PRIu32 ",\"cpu\":%u,\"tsc\":%" PRIu64
-		       ",\"wall_sec\":%" PRIu64 ",\"wall_usec\":%" PRIu32,
-		       ev->offset, xrayfdr_event_kind_name(ev->kind), ev->func_id,
-		       ev->tid, ev->pid, ev->cpu, ev->tsc, ev->wall_sec, ev->wall_usec);
+		printf("{\"offset\":%" PRIu64
+		       ",\"kind\":\"%s\",\"func_id\":%" PRId32
+		       ",\"tid\":%" PRIu32 ",\"pid\":%" PRIu32
+		       ",\"cpu\":%u,\"tsc\":%" PRIu64 ",\"wall_sec\":%" PRIu64
+		       ",\"wall_usec\":%" PRIu32,
+		       ev->offset, xrayfdr_event_kind_name(ev->kind),
+		       ev->func_id, ev->tid, ev->pid, ev->cpu, ev->tsc,
+		       ev->wall_sec, ev->wall_usec);
 		if (ev->kind == XRAYFDR_EV_ENTRY_ARGS) {
 			printf(",\"args\":[");
 			for (uint32_t i = 0; i < ev->nargs; i++)
@@ -225,7 +242,8 @@ static void print_event(const struct xrayfdr_event *ev, bool json)
 		}
 		if (ev->kind == XRAYFDR_EV_TYPED)
 			printf(",\"event_type\":%u", ev->event_type);
-		if (ev->kind == XRAYFDR_EV_CUSTOM || ev->kind == XRAYFDR_EV_TYPED) {
+		if (ev->kind == XRAYFDR_EV_CUSTOM ||
+		    ev->kind == XRAYFDR_EV_TYPED) {
 			printf(",\"data\":");
 			print_hex(stdout, ev->data, ev->data_size);
 		}
@@ -275,18 +293,34 @@ static int dump_run(int argc, char **argv)
 	const char *path;
 	int opt, ret, status;
 
-	while ((opt = getopt_long(argc, argv, "vejksqh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "vejksqh", longopts, NULL)) !=
+	       -1) {
 		switch (opt) {
-		case 'v': verify = true; break;
-		case 'e': events = true; break;
-		case 'j': ctx.json = true; break;
-		case 'k': keep_going = true; break;
-		case 's': strict = true; break;
-		case 'q': quiet = true; break;
+		case 'v':
+			verify = true;
+			break;
+		case 'e':
+			events = true;
+			break;
+		case 'j':
+			ctx.json = true;
+			break;
+		case 'k':
+			keep_going = true;
+			break;
+		case 's':
+			strict = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
 		case 'W':
-			if (parse_uint(optarg, 0, UINT64_MAX, &ctx.max_warnings)) {
-				tool_error("dump", "--max-warnings wants a number, not '%s'",
-					   optarg);
+			if (parse_uint(optarg, 0, UINT64_MAX,
+				       &ctx.max_warnings)) {
+				tool_error(
+					"dump",
+					"--max-warnings wants a number, not '%s'",
+					optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -343,27 +377,33 @@ static int dump_run(int argc, char **argv)
 	if (ret < 0) {
 		const struct xrayfdr_diag *d = xrayfdr_reader_error(r);
 
-		fprintf(stderr, "error: %s [%s]\n", d ? d->message : strerror(-ret),
-			d ? d->rule : "io");
+		fprintf(stderr, "error: %s [%s]\n",
+			d ? d->message : strerror(-ret), d ? d->rule : "io");
 	}
 	if (ctx.suppressed)
-		fprintf(stderr, "warning: %" PRIu64 " more warnings not shown (--max-warnings)\n",
+		fprintf(stderr,
+			"warning: %" PRIu64
+			" more warnings not shown (--max-warnings)\n",
 			ctx.suppressed);
 
 	status = EXIT_OK;
 	if (ret < 0 || st->errors)
-		status = ret == -EIO || ret == -ENOMEM ? EXIT_USAGE : EXIT_INVALID;
+		status = ret == -EIO || ret == -ENOMEM ? EXIT_USAGE :
+							 EXIT_INVALID;
 	else if (strict && st->warnings)
 		status = EXIT_INVALID;
 	if (verify || keep_going || status != EXIT_OK) {
 		fprintf(verify ? stdout : stderr,
-			"%s: %s: %" PRIu64 " bytes, %" PRIu64 " buffers, %" PRIu64
-			" records, %" PRIu64 " errors, %" PRIu64 " warnings",
-			path, status == EXIT_OK ? "valid" : "INVALID", st->bytes,
-			st->buffers, st->records, st->errors, st->warnings);
+			"%s: %s: %" PRIu64 " bytes, %" PRIu64
+			" buffers, %" PRIu64 " records, %" PRIu64
+			" errors, %" PRIu64 " warnings",
+			path, status == EXIT_OK ? "valid" : "INVALID",
+			st->bytes, st->buffers, st->records, st->errors,
+			st->warnings);
 		if (st->skipped_bytes || st->skipped_buffers)
 			fprintf(verify ? stdout : stderr,
-				", skipped %" PRIu64 " bytes in %" PRIu64 " buffers",
+				", skipped %" PRIu64 " bytes in %" PRIu64
+				" buffers",
 				st->skipped_bytes, st->skipped_buffers);
 		fputc('\n', verify ? stdout : stderr);
 	}

@@ -71,9 +71,9 @@ struct synth {
 	uint64_t functions;
 	unsigned int max_depth;
 	bool args, events, basic;
-	bool typed_ok;      /* typed events exist from FDR version 2 on */
+	bool typed_ok; /* typed events exist from FDR version 2 on */
 	uint64_t wrap_every, migrate_every;
-	uint64_t calls;     /* all threads */
+	uint64_t calls; /* all threads */
 	uint64_t nevents;
 };
 
@@ -93,7 +93,8 @@ static int put(struct synth *s, struct synth_thread *t, unsigned int kind,
 	struct xrayfdr_event ev = {
 		.tsc = s->tsc,
 		.wall_sec = 1700000000 + s->tsc / FREQUENCY,
-		.wall_usec = (uint32_t)(s->tsc % FREQUENCY / (FREQUENCY / 1000000)),
+		.wall_usec =
+			(uint32_t)(s->tsc % FREQUENCY / (FREQUENCY / 1000000)),
 		.kind = kind,
 		.func_id = func_id,
 		.tid = t->tid,
@@ -120,14 +121,18 @@ static int step(struct synth *s, struct synth_thread *t)
 
 	if (s->events && r % 97 == 0) {
 		char msg[48];
-		int n = snprintf(msg, sizeof(msg), "synthetic event %" PRIu64, s->nevents);
+		int n = snprintf(msg, sizeof(msg), "synthetic event %" PRIu64,
+				 s->nevents);
 
 		if (r % 2 || !s->typed_ok)
-			return put(s, t, XRAYFDR_EV_CUSTOM, 0, NULL, 0, msg, (uint32_t)n, 0);
-		return put(s, t, XRAYFDR_EV_TYPED, 0, NULL, 0, msg, (uint32_t)n, 7);
+			return put(s, t, XRAYFDR_EV_CUSTOM, 0, NULL, 0, msg,
+				   (uint32_t)n, 0);
+		return put(s, t, XRAYFDR_EV_TYPED, 0, NULL, 0, msg, (uint32_t)n,
+			   7);
 	}
 	/* Go deeper while shallow, come back up while deep. */
-	if (t->depth < s->max_depth && (t->depth == 0 || r % s->max_depth >= t->depth)) {
+	if (t->depth < s->max_depth &&
+	    (t->depth == 0 || r % s->max_depth >= t->depth)) {
 		uint64_t arg = r >> 16;
 
 		t->stack[t->depth++] = fn;
@@ -138,15 +143,16 @@ static int step(struct synth *s, struct synth_thread *t)
 		if (s->migrate_every && s->calls % s->migrate_every == 0)
 			t->cpu = (uint16_t)((t->cpu + 1) % 4);
 		if (s->args && fn % 5 == 0)
-			return put(s, t, XRAYFDR_EV_ENTRY_ARGS, fn, &arg, 1, NULL, 0, 0);
+			return put(s, t, XRAYFDR_EV_ENTRY_ARGS, fn, &arg, 1,
+				   NULL, 0, 0);
 		return put(s, t, XRAYFDR_EV_ENTRY, fn, NULL, 0, NULL, 0, 0);
 	}
 	/* Now and then leave by a tail call into a sibling. */
 	if (r % 13 == 0 && t->depth > 0) {
 		int32_t callee = (int32_t)(1 + (r >> 8) % s->functions);
 
-		ret = put(s, t, XRAYFDR_EV_TAIL_EXIT, t->stack[--t->depth], NULL, 0,
-			  NULL, 0, 0);
+		ret = put(s, t, XRAYFDR_EV_TAIL_EXIT, t->stack[--t->depth],
+			  NULL, 0, NULL, 0, 0);
 		if (ret)
 			return ret;
 		t->stack[t->depth++] = callee;
@@ -154,7 +160,8 @@ static int step(struct synth *s, struct synth_thread *t)
 		s->calls++;
 		return put(s, t, XRAYFDR_EV_ENTRY, callee, NULL, 0, NULL, 0, 0);
 	}
-	return put(s, t, XRAYFDR_EV_EXIT, t->stack[--t->depth], NULL, 0, NULL, 0, 0);
+	return put(s, t, XRAYFDR_EV_EXIT, t->stack[--t->depth], NULL, 0, NULL,
+		   0, 0);
 }
 
 static int synth_run(int argc, char **argv)
@@ -178,8 +185,12 @@ static int synth_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct synth s = { .rng = 1, .tsc = 1000000000000ull, .pid = 4242,
-			   .functions = 16, .max_depth = 8, .migrate_every = 200 };
+	struct synth s = { .rng = 1,
+			   .tsc = 1000000000000ull,
+			   .pid = 4242,
+			   .functions = 16,
+			   .max_depth = 8,
+			   .migrate_every = 200 };
 	uint64_t version = 0, threads = 2, calls = 1000, size = 0, depth = 8;
 	uint64_t buffer_size = 0, seed = 1;
 	bool big_endian = false;
@@ -187,26 +198,58 @@ static int synth_run(int argc, char **argv)
 	struct synth_thread *ts;
 	int opt, fd, ret = 0;
 
-	while ((opt = getopt_long(argc, argv, "o:V:t:c:S:f:d:b:aEw:m:s:h", longopts,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:V:t:c:S:f:d:b:aEw:m:s:h",
+				  longopts, NULL)) != -1) {
 		int bad = 0;
 
 		switch (opt) {
-		case 'o': output = optarg; break;
-		case 'V': bad = parse_uint(optarg, 1, 5, &version); break;
-		case 'B': s.basic = true; break;
-		case 'e': big_endian = true; break;
-		case 't': bad = parse_uint(optarg, 1, 1u << 20, &threads); break;
-		case 'c': bad = parse_uint(optarg, 0, UINT64_MAX, &calls); break;
-		case 'S': bad = parse_size(optarg, &size); break;
-		case 'f': bad = parse_uint(optarg, 1, XRAYFDR_FUNC_ID_MASK, &s.functions); break;
-		case 'd': bad = parse_uint(optarg, 1, MAX_DEPTH, &depth); break;
-		case 'b': bad = parse_size(optarg, &buffer_size); break;
-		case 'a': s.args = true; break;
-		case 'E': s.events = true; break;
-		case 'w': bad = parse_uint(optarg, 0, UINT64_MAX, &s.wrap_every); break;
-		case 'm': bad = parse_uint(optarg, 0, UINT64_MAX, &s.migrate_every); break;
-		case 's': bad = parse_uint(optarg, 0, UINT64_MAX, &seed); break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'V':
+			bad = parse_uint(optarg, 1, 5, &version);
+			break;
+		case 'B':
+			s.basic = true;
+			break;
+		case 'e':
+			big_endian = true;
+			break;
+		case 't':
+			bad = parse_uint(optarg, 1, 1u << 20, &threads);
+			break;
+		case 'c':
+			bad = parse_uint(optarg, 0, UINT64_MAX, &calls);
+			break;
+		case 'S':
+			bad = parse_size(optarg, &size);
+			break;
+		case 'f':
+			bad = parse_uint(optarg, 1, XRAYFDR_FUNC_ID_MASK,
+					 &s.functions);
+			break;
+		case 'd':
+			bad = parse_uint(optarg, 1, MAX_DEPTH, &depth);
+			break;
+		case 'b':
+			bad = parse_size(optarg, &buffer_size);
+			break;
+		case 'a':
+			s.args = true;
+			break;
+		case 'E':
+			s.events = true;
+			break;
+		case 'w':
+			bad = parse_uint(optarg, 0, UINT64_MAX, &s.wrap_every);
+			break;
+		case 'm':
+			bad = parse_uint(optarg, 0, UINT64_MAX,
+					 &s.migrate_every);
+			break;
+		case 's':
+			bad = parse_uint(optarg, 0, UINT64_MAX, &seed);
+			break;
 		case 'h':
 			synth_usage(stdout);
 			return EXIT_OK;
@@ -215,37 +258,42 @@ static int synth_run(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		if (bad) {
-			tool_error("synth", "bad value '%s' for --%s (see --help)",
+			tool_error("synth",
+				   "bad value '%s' for --%s (see --help)",
 				   optarg, option_name(longopts, opt));
 			return EXIT_USAGE;
 		}
 	}
 	if (!output || optind != argc) {
-		tool_error("synth", "needs -o FILE and no other arguments (see --help)");
+		tool_error("synth",
+			   "needs -o FILE and no other arguments (see --help)");
 		return EXIT_USAGE;
 	}
 	if (s.basic && (s.events || version)) {
-		tool_error("synth", "--basic cannot carry --events or --fdr-version");
+		tool_error("synth",
+			   "--basic cannot carry --events or --fdr-version");
 		return EXIT_USAGE;
 	}
 	s.max_depth = (unsigned int)depth;
 	s.typed_ok = version != 1;
 	s.rng = seed * 0x9e3779b97f4a7c15ull + 1;
 
-	fd = strcmp(output, "-") ? open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) :
-				   STDOUT_FILENO;
+	fd = strcmp(output, "-") ?
+		     open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			  0644) :
+		     STDOUT_FILENO;
 	if (fd < 0) {
 		tool_error("synth", "%s: %s", output, strerror(errno));
 		return EXIT_USAGE;
 	}
-	XRAYFDR_OPTS(xrayfdr_writer_opts, wopts,
-		     .basic = s.basic,
+	XRAYFDR_OPTS(xrayfdr_writer_opts, wopts, .basic = s.basic,
 		     .version = (unsigned int)version, .big_endian = big_endian,
 		     .constant_tsc = true, .nonstop_tsc = true,
 		     .cycle_frequency = FREQUENCY, .buffer_size = buffer_size);
 	s.w = xrayfdr_writer_new_fd(fd, &wopts);
 	if (!s.w) {
-		tool_error("synth", "cannot write %s: %s", output, strerror(errno));
+		tool_error("synth", "cannot write %s: %s", output,
+			   strerror(errno));
 		return EXIT_USAGE;
 	}
 	ts = calloc(threads, sizeof(*ts));
@@ -266,19 +314,22 @@ static int synth_run(int argc, char **argv)
 			uint64_t burst = 1 + next_rand(&s) % 64;
 
 			for (uint64_t k = 0; k < burst && !ret; k++) {
-				bool done = size ? xrayfdr_writer_bytes(s.w) >= size :
+				bool done = size ? xrayfdr_writer_bytes(s.w) >=
+							    size :
 						   t->calls >= calls;
 
 				if (done && !t->depth)
 					break;
 				if (done)
 					ret = put(&s, t, XRAYFDR_EV_EXIT,
-						  t->stack[--t->depth], NULL, 0, NULL, 0, 0);
+						  t->stack[--t->depth], NULL, 0,
+						  NULL, 0, 0);
 				else
 					ret = step(&s, t);
 			}
-			more |= t->depth || !(size ? xrayfdr_writer_bytes(s.w) >= size :
-						   t->calls >= calls);
+			more |= t->depth ||
+				!(size ? xrayfdr_writer_bytes(s.w) >= size :
+					 t->calls >= calls);
 		}
 		if (ret || !more)
 			break;

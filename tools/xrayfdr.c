@@ -24,7 +24,8 @@ static void usage(FILE *out)
 		"\n"
 		"Commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+		fprintf(out, "  %-10s %s\n", commands[i]->name,
+			commands[i]->summary);
 	fprintf(out,
 		"\n"
 		"'xrayfdr COMMAND --help' or 'xrayfdr help COMMAND' describes a command.\n"
@@ -70,7 +71,8 @@ int main(int argc, char **argv)
 	}
 	cmd = find(argv[1]);
 	if (!cmd) {
-		fprintf(stderr, "xrayfdr: '%s' is not a command; see 'xrayfdr --help'\n",
+		fprintf(stderr,
+			"xrayfdr: '%s' is not a command; see 'xrayfdr --help'\n",
 			argv[1]);
 		return EXIT_USAGE;
 	}

@@ -11,7 +11,7 @@
 enum {
 	EXIT_OK = 0,
 	EXIT_INVALID = 1, /* the input is invalid, or a check failed */
-	EXIT_USAGE = 2,   /* bad command line, or an I/O error */
+	EXIT_USAGE = 2, /* bad command line, or an I/O error */
 };
 
 struct command {
@@ -25,8 +25,8 @@ extern const struct command cmd_dump;
 extern const struct command cmd_synth;
 
 /* Print "xrayfdr CMD: message" to stderr. */
-__attribute__((format(printf, 2, 3)))
-void tool_error(const char *cmd, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void tool_error(const char *cmd,
+						      const char *fmt, ...);
 
 /* Parse "123", "64K", "16M", "1G" (powers of 1024).  Return 0 or -EINVAL. */
 int parse_size(const char *s, uint64_t *out);

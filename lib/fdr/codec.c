@@ -52,7 +52,8 @@ int xrayfdr_encode_metadata(void *buf, bool big_endian, unsigned int version,
 	uint8_t *body = p + MD_OFF_BODY;
 	bool be = big_endian;
 
-	if (md->kind >= XRAYFDR_MD_KIND_COUNT || version < XRAYFDR_FDR_VERSION_MIN ||
+	if (md->kind >= XRAYFDR_MD_KIND_COUNT ||
+	    version < XRAYFDR_FDR_VERSION_MIN ||
 	    version > XRAYFDR_FDR_VERSION_MAX) {
 		errno = EINVAL;
 		return -EINVAL;
@@ -79,7 +80,8 @@ int xrayfdr_encode_metadata(void *buf, bool big_endian, unsigned int version,
 	case XRAYFDR_MD_CUSTOM_EVENT_MARKER:
 		put32(body, (uint32_t)md->event_size, be);
 		if (version >= 5) {
-			put32(p + MD_OFF_EVENT_SECOND, (uint32_t)md->tsc_delta, be);
+			put32(p + MD_OFF_EVENT_SECOND, (uint32_t)md->tsc_delta,
+			      be);
 		} else {
 			put64(p + MD_OFF_EVENT_SECOND, md->tsc, be);
 			if (version == 4)
@@ -129,7 +131,8 @@ void fdr_decode_metadata(const uint8_t *p, bool be, unsigned int version,
 	case XRAYFDR_MD_CUSTOM_EVENT_MARKER:
 		md->event_size = (int32_t)get32(body, be);
 		if (version >= 5) {
-			md->tsc_delta = (int32_t)get32(p + MD_OFF_EVENT_SECOND, be);
+			md->tsc_delta =
+				(int32_t)get32(p + MD_OFF_EVENT_SECOND, be);
 		} else {
 			md->tsc = get64(p + MD_OFF_EVENT_SECOND, be);
 			if (version == 4)

@@ -39,22 +39,22 @@
 #define READER_WINDOW_SIZE (256u * 1024)
 #endif
 #define DEFAULT_MAX_PAYLOAD (16u * 1024 * 1024)
-#define MAX_ARGS 64         /* CallArguments kept per entry */
-#define STACK_LIMIT 4096    /* call-stack entries kept per thread */
+#define MAX_ARGS 64 /* CallArguments kept per entry */
+#define STACK_LIMIT 4096 /* call-stack entries kept per thread */
 #define NO_END UINT64_MAX
 
 enum fdr_state {
-	ST_BUFFER_START,  /* next: BufferExtents (v2+) or NewBuffer (v1) */
-	ST_NEW_BUFFER,    /* after BufferExtents: NewBuffer */
-	ST_WALLTIME,      /* after NewBuffer: WallTimeMarker */
-	ST_PID_OR_CPU,    /* after WallTimeMarker: [Pid] NewCPUId */
-	ST_CPU,           /* after Pid: NewCPUId */
+	ST_BUFFER_START, /* next: BufferExtents (v2+) or NewBuffer (v1) */
+	ST_NEW_BUFFER, /* after BufferExtents: NewBuffer */
+	ST_WALLTIME, /* after NewBuffer: WallTimeMarker */
+	ST_PID_OR_CPU, /* after WallTimeMarker: [Pid] NewCPUId */
+	ST_CPU, /* after Pid: NewCPUId */
 	ST_BODY,
-	ST_PADDING,       /* v1: after EndOfBuffer */
+	ST_PADDING, /* v1: after EndOfBuffer */
 };
 
 struct call_stack {
-	uint32_t depth;   /* entries pushed and not popped; may exceed cap */
+	uint32_t depth; /* entries pushed and not popped; may exceed cap */
 	uint32_t cap;
 	int32_t *ids;
 };
@@ -77,10 +77,10 @@ struct xrayfdr_reader {
 	size_t win_len;
 	uint64_t data_off;
 	uint64_t file_size; /* NO_END when unknown (pipes) */
-	uint64_t pos;       /* offset of the next unread byte */
+	uint64_t pos; /* offset of the next unread byte */
 
 	/* header */
-	int header_ret;     /* 1 before reading, 0 ok, negative errno */
+	int header_ret; /* 1 before reading, 0 ok, negative errno */
 	struct xrayfdr_file_header hdr;
 	bool be;
 	bool basic;
@@ -89,7 +89,7 @@ struct xrayfdr_reader {
 	enum fdr_state state;
 	uint64_t buf_start;
 	uint64_t buf_end;
-	bool args_open;     /* a CallArgument may come next */
+	bool args_open; /* a CallArgument may come next */
 	uint32_t tid, pid;
 	uint16_t cpu;
 	uint64_t base_tsc;
@@ -108,10 +108,10 @@ struct xrayfdr_reader {
 	struct xrayfdr_event ev;
 	uint64_t args[MAX_ARGS];
 	uint64_t last_resync; /* offset of the last error skipped */
-	bool stash;         /* rec holds a record the event layer must redo */
-	bool pending;       /* ev holds an entry still collecting arguments */
+	bool stash; /* rec holds a record the event layer must redo */
+	bool pending; /* ev holds an entry still collecting arguments */
 
-	int stop;           /* 0 running, 1 at the end, negative errno */
+	int stop; /* 0 running, 1 at the end, negative errno */
 	struct xrayfdr_diag err;
 	char err_msg[512];
 	char diag_msg[512];
@@ -132,7 +132,8 @@ static void format_diag(struct xrayfdr_reader *r, char *out, size_t size,
 			uint64_t offset, const char *record, const char *fmt,
 			va_list ap)
 {
-	int n = snprintf(out, size, "%s: offset %" PRIu64 " (0x%" PRIx64 "): %s: ",
+	int n = snprintf(out, size,
+			 "%s: offset %" PRIu64 " (0x%" PRIx64 "): %s: ",
 			 r->name, offset, offset, record);
 
 	if (n >= 0 && (size_t)n < size)
@@ -155,7 +156,8 @@ static void warn(struct xrayfdr_reader *r, uint64_t offset, const char *record,
 	if (!r->on_diag)
 		return;
 	va_start(ap, fmt);
-	format_diag(r, r->diag_msg, sizeof(r->diag_msg), offset, record, fmt, ap);
+	format_diag(r, r->diag_msg, sizeof(r->diag_msg), offset, record, fmt,
+		    ap);
 	va_end(ap);
 	r->on_diag(r->diag_ctx, &d);
 }
@@ -228,7 +230,8 @@ static int fill(struct xrayfdr_reader *r, size_t n, const uint8_t **p,
 		r->buf_cap = cap;
 	}
 	while (r->win_len < n) {
-		ssize_t k = read(r->fd, r->buf + r->win_len, r->buf_cap - r->win_len);
+		ssize_t k = read(r->fd, r->buf + r->win_len,
+				 r->buf_cap - r->win_len);
 
 		if (k < 0) {
 			if (errno == EINTR)
@@ -312,9 +315,10 @@ static int read_header(struct xrayfdr_reader *r)
 
 	ret = fill(r, XRAYFDR_FILE_HEADER_SIZE, &p, &avail);
 	if (ret == -ENODATA)
-		return fail(r, -EBADMSG, 0, "file header", "header-short",
-			    "file is %zu bytes, shorter than the 32-byte header",
-			    avail);
+		return fail(
+			r, -EBADMSG, 0, "file header", "header-short",
+			"file is %zu bytes, shorter than the 32-byte header",
+			avail);
 	if (ret)
 		return io_error(r, ret);
 	fdr_decode_file_header(p, false, &le);
@@ -323,16 +327,21 @@ static int read_header(struct xrayfdr_reader *r)
 		r->hdr = le;
 	} else if (header_plausible(&be)) {
 		r->hdr = be;
-	} else if (le.type == XRAYFDR_FILE_FDR || le.type == XRAYFDR_FILE_BASIC) {
-		return fail(r, -ENOTSUP, 0, "file header", "header-version",
-			    "unsupported version %u for %s logs (this reader knows %u-%u)",
-			    le.version, le.type ? "FDR" : "basic",
-			    le.type ? XRAYFDR_FDR_VERSION_MIN : XRAYFDR_BASIC_VERSION_MIN,
-			    le.type ? XRAYFDR_FDR_VERSION_MAX : XRAYFDR_BASIC_VERSION_MAX);
+	} else if (le.type == XRAYFDR_FILE_FDR ||
+		   le.type == XRAYFDR_FILE_BASIC) {
+		return fail(
+			r, -ENOTSUP, 0, "file header", "header-version",
+			"unsupported version %u for %s logs (this reader knows %u-%u)",
+			le.version, le.type ? "FDR" : "basic",
+			le.type ? XRAYFDR_FDR_VERSION_MIN :
+				  XRAYFDR_BASIC_VERSION_MIN,
+			le.type ? XRAYFDR_FDR_VERSION_MAX :
+				  XRAYFDR_BASIC_VERSION_MAX);
 	} else {
-		return fail(r, -ENOTSUP, 0, "file header", "header-type",
-			    "unknown file type %u (0 is basic, 1 is FDR): not an XRay log",
-			    le.type);
+		return fail(
+			r, -ENOTSUP, 0, "file header", "header-type",
+			"unknown file type %u (0 is basic, 1 is FDR): not an XRay log",
+			le.type);
 	}
 	r->be = r->hdr.big_endian;
 	r->basic = r->hdr.type == XRAYFDR_FILE_BASIC;
@@ -512,12 +521,19 @@ static int resync(struct xrayfdr_reader *r, uint64_t err_off)
 		if (r->hdr.version >= 2) {
 			uint64_t ext = get64(p + MD_OFF_BODY, r->be);
 
-			hit = p[0] == fdr_md_first_byte(XRAYFDR_MD_BUFFER_EXTENTS, r->be) &&
-			      (!r->hdr.buffer_size || ext <= r->hdr.buffer_size) &&
-			      p[16] == fdr_md_first_byte(XRAYFDR_MD_NEW_BUFFER, r->be);
+			hit = p[0] == fdr_md_first_byte(
+					      XRAYFDR_MD_BUFFER_EXTENTS,
+					      r->be) &&
+			      (!r->hdr.buffer_size ||
+			       ext <= r->hdr.buffer_size) &&
+			      p[16] == fdr_md_first_byte(XRAYFDR_MD_NEW_BUFFER,
+							 r->be);
 		} else {
-			hit = p[0] == fdr_md_first_byte(XRAYFDR_MD_NEW_BUFFER, r->be) &&
-			      p[16] == fdr_md_first_byte(XRAYFDR_MD_WALLTIME_MARKER, r->be);
+			hit = p[0] == fdr_md_first_byte(XRAYFDR_MD_NEW_BUFFER,
+							r->be) &&
+			      p[16] == fdr_md_first_byte(
+					       XRAYFDR_MD_WALLTIME_MARKER,
+					       r->be);
 		}
 		if (hit)
 			break;
@@ -546,9 +562,10 @@ static int fdr_apply_metadata(struct xrayfdr_reader *r, uint64_t off,
 	const char *name = xrayfdr_md_kind_name(md->kind);
 
 	if (md->kind == XRAYFDR_MD_END_OF_BUFFER && v >= 2)
-		return fail(r, -EBADMSG, off, name, "eob-version",
-			    "EndOfBuffer is not allowed in version %u logs (BufferExtents replaced it in version 2)",
-			    v);
+		return fail(
+			r, -EBADMSG, off, name, "eob-version",
+			"EndOfBuffer is not allowed in version %u logs (BufferExtents replaced it in version 2)",
+			v);
 
 	switch (r->state) {
 	case ST_BUFFER_START: /* checked by fdr_step() */
@@ -562,7 +579,8 @@ static int fdr_apply_metadata(struct xrayfdr_reader *r, uint64_t off,
 			goto order;
 		break;
 	case ST_PID_OR_CPU:
-		if (md->kind != XRAYFDR_MD_PID && md->kind != XRAYFDR_MD_NEW_CPU_ID)
+		if (md->kind != XRAYFDR_MD_PID &&
+		    md->kind != XRAYFDR_MD_NEW_CPU_ID)
 			goto order;
 		break;
 	case ST_CPU:
@@ -575,13 +593,15 @@ static int fdr_apply_metadata(struct xrayfdr_reader *r, uint64_t off,
 		case XRAYFDR_MD_WALLTIME_MARKER:
 		case XRAYFDR_MD_PID:
 		case XRAYFDR_MD_BUFFER_EXTENTS:
-			return fail(r, -EBADMSG, off, name, "misplaced-record",
-				    "%s belongs in a buffer preamble, not in its body",
-				    name);
+			return fail(
+				r, -EBADMSG, off, name, "misplaced-record",
+				"%s belongs in a buffer preamble, not in its body",
+				name);
 		case XRAYFDR_MD_CALL_ARGUMENT:
 			if (!r->args_open)
-				return fail(r, -EBADMSG, off, name, "call-argument",
-					    "CallArgument must follow a Function Entry Args record or another CallArgument");
+				return fail(
+					r, -EBADMSG, off, name, "call-argument",
+					"CallArgument must follow a Function Entry Args record or another CallArgument");
 			break;
 		default:
 			break;
@@ -595,10 +615,12 @@ static int fdr_apply_metadata(struct xrayfdr_reader *r, uint64_t off,
 	switch (md->kind) {
 	case XRAYFDR_MD_BUFFER_EXTENTS:
 		start_buffer(r, off);
-		r->buf_end = end_at(off + XRAYFDR_METADATA_RECORD_SIZE, md->extents);
+		r->buf_end =
+			end_at(off + XRAYFDR_METADATA_RECORD_SIZE, md->extents);
 		if (r->hdr.buffer_size && md->extents > r->hdr.buffer_size)
 			warn(r, off, name, "extents-size",
-			     "buffer extents of %" PRIu64 " bytes exceed the header's buffer_size %" PRIu64,
+			     "buffer extents of %" PRIu64
+			     " bytes exceed the header's buffer_size %" PRIu64,
 			     md->extents, r->hdr.buffer_size);
 		r->state = md->extents ? ST_NEW_BUFFER : ST_BUFFER_START;
 		break;
@@ -606,7 +628,8 @@ static int fdr_apply_metadata(struct xrayfdr_reader *r, uint64_t off,
 		if (v == 1) {
 			start_buffer(r, off);
 			r->buf_end = r->hdr.buffer_size ?
-					     end_at(off, r->hdr.buffer_size) : NO_END;
+					     end_at(off, r->hdr.buffer_size) :
+					     NO_END;
 		}
 		r->tid = (uint32_t)md->tid;
 		r->state = ST_WALLTIME;
@@ -641,10 +664,11 @@ static int fdr_apply_metadata(struct xrayfdr_reader *r, uint64_t off,
 	return 0;
 
 order:
-	return fail(r, -EBADMSG, off, name, "preamble-order",
-		    "buffer preamble must be %sNewBuffer, WallTimeMarker, %sNewCPUId; expected %s",
-		    v >= 2 ? "BufferExtents, " : "", v >= 3 ? "[Pid], " : "",
-		    state_expects(r));
+	return fail(
+		r, -EBADMSG, off, name, "preamble-order",
+		"buffer preamble must be %sNewBuffer, WallTimeMarker, %sNewCPUId; expected %s",
+		v >= 2 ? "BufferExtents, " : "", v >= 3 ? "[Pid], " : "",
+		state_expects(r));
 }
 
 /* Check an event payload's size; return the size or a negative result. */
@@ -664,15 +688,20 @@ static int64_t payload_size(struct xrayfdr_reader *r, uint64_t off,
 		     "empty payload (llvm-xray rejects events of size 0)");
 	if ((size_t)md->event_size > r->max_payload) {
 		*ret = fail(r, -EBADMSG, off, name, "event-size",
-			    "payload of %" PRId32 " bytes exceeds the reader's limit of %zu bytes",
+			    "payload of %" PRId32
+			    " bytes exceeds the reader's limit of %zu bytes",
 			    md->event_size, r->max_payload);
 		return -1;
 	}
-	if (r->buf_end != NO_END && end_at(end, (uint64_t)md->event_size) > r->buf_end) {
-		*ret = fail(r, -EBADMSG, off, name, "extents-cross",
-			    "payload of %" PRId32 " bytes runs %" PRIu64 " bytes past the end of its buffer at offset %" PRIu64,
-			    md->event_size, end + (uint64_t)md->event_size - r->buf_end,
-			    r->buf_end);
+	if (r->buf_end != NO_END &&
+	    end_at(end, (uint64_t)md->event_size) > r->buf_end) {
+		*ret = fail(
+			r, -EBADMSG, off, name, "extents-cross",
+			"payload of %" PRId32 " bytes runs %" PRIu64
+			" bytes past the end of its buffer at offset %" PRIu64,
+			md->event_size,
+			end + (uint64_t)md->event_size - r->buf_end,
+			r->buf_end);
 		return -1;
 	}
 	return md->event_size;
@@ -681,18 +710,24 @@ static int64_t payload_size(struct xrayfdr_reader *r, uint64_t off,
 static int truncated(struct xrayfdr_reader *r, uint64_t off, const char *what,
 		     size_t need, size_t avail)
 {
-	if (r->buf_end != NO_END && r->hdr.version >= 2 && r->state != ST_BUFFER_START)
-		return fail(r, -EBADMSG, off, what, "truncated",
-			    "the file ends inside the buffer that began at offset %" PRIu64
-			    ": its BufferExtents promised %" PRIu64 " bytes, the file holds %" PRIu64
-			    " (this record needs %zu, %zu remain)",
-			    r->buf_start,
-			    r->buf_end - r->buf_start - XRAYFDR_METADATA_RECORD_SIZE,
-			    off + avail - r->buf_start - XRAYFDR_METADATA_RECORD_SIZE,
-			    need, avail);
-	return fail(r, -EBADMSG, off, what, "truncated",
-		    "the file ends inside this record (it needs %zu bytes, %zu remain)",
-		    need, avail);
+	if (r->buf_end != NO_END && r->hdr.version >= 2 &&
+	    r->state != ST_BUFFER_START)
+		return fail(
+			r, -EBADMSG, off, what, "truncated",
+			"the file ends inside the buffer that began at offset %" PRIu64
+			": its BufferExtents promised %" PRIu64
+			" bytes, the file holds %" PRIu64
+			" (this record needs %zu, %zu remain)",
+			r->buf_start,
+			r->buf_end - r->buf_start -
+				XRAYFDR_METADATA_RECORD_SIZE,
+			off + avail - r->buf_start -
+				XRAYFDR_METADATA_RECORD_SIZE,
+			need, avail);
+	return fail(
+		r, -EBADMSG, off, what, "truncated",
+		"the file ends inside this record (it needs %zu bytes, %zu remain)",
+		need, avail);
 }
 
 /* One FDR record into r->rec.  Return 1, 0 at the end, RESYNC, or -errno. */
@@ -706,9 +741,12 @@ static int fdr_step(struct xrayfdr_reader *r)
 
 	if (r->state != ST_BUFFER_START && r->pos >= r->buf_end) {
 		if (r->state != ST_BODY && r->state != ST_PADDING)
-			return fail(r, -EBADMSG, off, "buffer", "preamble-incomplete",
-				    "buffer that began at offset %" PRIu64 " ends before its preamble is complete (expected %s)",
-				    r->buf_start, state_expects(r));
+			return fail(
+				r, -EBADMSG, off, "buffer",
+				"preamble-incomplete",
+				"buffer that began at offset %" PRIu64
+				" ends before its preamble is complete (expected %s)",
+				r->buf_start, state_expects(r));
 		r->state = ST_BUFFER_START;
 		r->buf_end = NO_END;
 	}
@@ -728,7 +766,8 @@ static int fdr_step(struct xrayfdr_reader *r)
 				return io_error(r, ret);
 			if (r->pos < end)
 				warn(r, off, "padding", "truncated",
-				     "version 1 buffer padding ends %" PRIu64 " bytes short of buffer_size",
+				     "version 1 buffer padding ends %" PRIu64
+				     " bytes short of buffer_size",
 				     end - r->pos);
 			rec->type = XRAYFDR_REC_PADDING;
 			rec->size = r->pos - off;
@@ -746,42 +785,49 @@ static int fdr_step(struct xrayfdr_reader *r)
 		return io_error(r, ret);
 
 	if (r->state == ST_BUFFER_START) {
-		unsigned int want = r->hdr.version >= 2 ? XRAYFDR_MD_BUFFER_EXTENTS :
-							  XRAYFDR_MD_NEW_BUFFER;
+		unsigned int want = r->hdr.version >= 2 ?
+					    XRAYFDR_MD_BUFFER_EXTENTS :
+					    XRAYFDR_MD_NEW_BUFFER;
 
 		if (p[0] != fdr_md_first_byte(want, r->be))
-			return fail(r, -EBADMSG, off, "buffer", "buffer-start",
-				    "a buffer must begin with %s in version %u logs; found byte 0x%02x",
-				    xrayfdr_md_kind_name(want), r->hdr.version, p[0]);
+			return fail(
+				r, -EBADMSG, off, "buffer", "buffer-start",
+				"a buffer must begin with %s in version %u logs; found byte 0x%02x",
+				xrayfdr_md_kind_name(want), r->hdr.version,
+				p[0]);
 	}
 	if (fdr_is_metadata(p[0], r->be)) {
 		unsigned int kind = fdr_md_kind(p[0], r->be);
 
 		need = XRAYFDR_METADATA_RECORD_SIZE;
 		if (kind >= XRAYFDR_MD_KIND_COUNT)
-			return fail(r, -EBADMSG, off, "metadata record", "unknown-kind",
-				    "unknown metadata record kind %u (known: 0-%u)",
-				    kind, XRAYFDR_MD_KIND_COUNT - 1);
+			return fail(
+				r, -EBADMSG, off, "metadata record",
+				"unknown-kind",
+				"unknown metadata record kind %u (known: 0-%u)",
+				kind, XRAYFDR_MD_KIND_COUNT - 1);
 		rec->type = XRAYFDR_REC_METADATA;
 	} else {
 		need = XRAYFDR_FUNCTION_RECORD_SIZE;
 		rec->type = XRAYFDR_REC_FUNCTION;
 	}
 	if (r->buf_end != NO_END && off + need > r->buf_end)
-		return fail(r, -EBADMSG, off,
-			    rec->type == XRAYFDR_REC_METADATA ?
-				    xrayfdr_md_kind_name(fdr_md_kind(p[0], r->be)) :
-				    "function record",
-			    r->hdr.version >= 2 ? "extents-cross" : "v1-boundary",
-			    "%zu-byte record runs past the end of its buffer at offset %" PRIu64,
-			    need, r->buf_end);
+		return fail(
+			r, -EBADMSG, off,
+			rec->type == XRAYFDR_REC_METADATA ?
+				xrayfdr_md_kind_name(fdr_md_kind(p[0], r->be)) :
+				"function record",
+			r->hdr.version >= 2 ? "extents-cross" : "v1-boundary",
+			"%zu-byte record runs past the end of its buffer at offset %" PRIu64,
+			need, r->buf_end);
 	ret = fill(r, need, &p, &avail);
 	if (ret == -ENODATA)
-		return truncated(r, off,
-				 rec->type == XRAYFDR_REC_METADATA ?
-					 xrayfdr_md_kind_name(fdr_md_kind(p[0], r->be)) :
-					 "function record",
-				 need, avail);
+		return truncated(
+			r, off,
+			rec->type == XRAYFDR_REC_METADATA ?
+				xrayfdr_md_kind_name(fdr_md_kind(p[0], r->be)) :
+				"function record",
+			need, avail);
 	if (ret)
 		return io_error(r, ret);
 
@@ -790,14 +836,17 @@ static int fdr_step(struct xrayfdr_reader *r)
 		unsigned int kind = fdr_function_kind(word, r->be);
 
 		if (kind > XRAYFDR_FUNC_ENTRY_ARGS)
-			return fail(r, -EBADMSG, off, "function record", "function-kind",
-				    "unknown function record action %u (known: 0-3)",
-				    kind);
+			return fail(
+				r, -EBADMSG, off, "function record",
+				"function-kind",
+				"unknown function record action %u (known: 0-3)",
+				kind);
 		if (r->state != ST_BODY)
-			return fail(r, -EBADMSG, off, xrayfdr_func_kind_name(kind),
-				    "preamble-order",
-				    "function record before the buffer preamble is complete (expected %s)",
-				    state_expects(r));
+			return fail(
+				r, -EBADMSG, off, xrayfdr_func_kind_name(kind),
+				"preamble-order",
+				"function record before the buffer preamble is complete (expected %s)",
+				state_expects(r));
 		rec->func_kind = (uint8_t)kind;
 		rec->func_id = (int32_t)fdr_function_id(word, r->be);
 		rec->tsc_delta = get32(p + 4, r->be);
@@ -808,8 +857,8 @@ static int fdr_step(struct xrayfdr_reader *r)
 		r->pos += need;
 		ret = track_call(r, r->pid, r->tid, kind, rec->func_id, off);
 		if (ret)
-			return fail(r, ret, off, "function record", "memory", "%s",
-				    strerror(-ret));
+			return fail(r, ret, off, "function record", "memory",
+				    "%s", strerror(-ret));
 		return 1;
 	}
 
@@ -827,7 +876,8 @@ static int fdr_step(struct xrayfdr_reader *r)
 			return ret;
 		ret = fill(r, need + (size_t)size, &p, &avail);
 		if (ret == -ENODATA)
-			return truncated(r, off, xrayfdr_md_kind_name(rec->md.kind),
+			return truncated(r, off,
+					 xrayfdr_md_kind_name(rec->md.kind),
 					 need + (size_t)size, avail);
 		if (ret)
 			return io_error(r, ret);
@@ -838,7 +888,8 @@ static int fdr_step(struct xrayfdr_reader *r)
 			r->base_tsc += (uint64_t)(int64_t)rec->md.tsc_delta;
 			rec->tsc = r->base_tsc;
 		} else {
-			rec->tsc = rec->md.tsc; /* v1-4: absolute, base unchanged */
+			rec->tsc =
+				rec->md.tsc; /* v1-4: absolute, base unchanged */
 		}
 	}
 	r->pos += rec->size;
@@ -884,9 +935,11 @@ static int basic_step(struct xrayfdr_reader *r)
 		rec->pid = get32(p + BASIC_OFF_PID, r->be);
 		r->basic_args_open = false;
 		if (rec->func_kind > XRAYFDR_FUNC_ENTRY_ARGS)
-			return fail(r, -EBADMSG, off, "basic record", "function-kind",
-				    "unknown function record action %u (known: 0-3)",
-				    rec->func_kind);
+			return fail(
+				r, -EBADMSG, off, "basic record",
+				"function-kind",
+				"unknown function record action %u (known: 0-3)",
+				rec->func_kind);
 		r->basic_args_open = rec->func_kind == XRAYFDR_FUNC_ENTRY_ARGS;
 		r->basic_func_id = rec->func_id;
 		r->basic_tid = rec->tid;
@@ -905,20 +958,28 @@ static int basic_step(struct xrayfdr_reader *r)
 		rec->pid = get32(p + BASIC_OFF_ARG_PID, r->be);
 		rec->arg = get64(p + BASIC_OFF_ARG_VALUE, r->be);
 		if (!r->basic_args_open)
-			return fail(r, -EBADMSG, off, "basic argument", "call-argument",
-				    "argument payload must follow a Function Entry Args record or another argument payload");
-		if (rec->func_id != r->basic_func_id || rec->tid != r->basic_tid ||
+			return fail(
+				r, -EBADMSG, off, "basic argument",
+				"call-argument",
+				"argument payload must follow a Function Entry Args record or another argument payload");
+		if (rec->func_id != r->basic_func_id ||
+		    rec->tid != r->basic_tid ||
 		    (r->hdr.version >= 3 && rec->pid != r->basic_pid))
-			return fail(r, -EBADMSG, off, "basic argument", "call-argument",
-				    "argument payload for function %" PRId32 " thread %" PRIu32
-				    " follows a record of function %" PRId32 " thread %" PRIu32,
-				    rec->func_id, rec->tid, r->basic_func_id, r->basic_tid);
+			return fail(r, -EBADMSG, off, "basic argument",
+				    "call-argument",
+				    "argument payload for function %" PRId32
+				    " thread %" PRIu32
+				    " follows a record of function %" PRId32
+				    " thread %" PRIu32,
+				    rec->func_id, rec->tid, r->basic_func_id,
+				    r->basic_tid);
 		return 1;
 	}
 	r->basic_args_open = false;
-	return fail(r, -EBADMSG, off, "basic record", "basic-record-type",
-		    "unknown record type %u (0 is a function record, 1 an argument payload)",
-		    type);
+	return fail(
+		r, -EBADMSG, off, "basic record", "basic-record-type",
+		"unknown record type %u (0 is a function record, 1 an argument payload)",
+		type);
 }
 
 static int next_record(struct xrayfdr_reader *r)
@@ -1022,7 +1083,8 @@ static bool record_to_event(struct xrayfdr_reader *r)
 			return false;
 		event_context(r, ev);
 		ev->kind = rec->md.kind == XRAYFDR_MD_TYPED_EVENT_MARKER ?
-				   XRAYFDR_EV_TYPED : XRAYFDR_EV_CUSTOM;
+				   XRAYFDR_EV_TYPED :
+				   XRAYFDR_EV_CUSTOM;
 		if (ev->kind == XRAYFDR_EV_CUSTOM && r->hdr.version == 4)
 			ev->cpu = rec->md.cpu;
 		ev->event_type = rec->md.event_type;
@@ -1118,9 +1180,11 @@ static struct xrayfdr_reader *reader_new(const char *name,
 		errno = ENOMEM;
 		return NULL;
 	}
-#define OPT(field, dflt)                                                   \
-	(opts && sz >= offsetof(struct xrayfdr_reader_opts, field) +       \
-			       sizeof(opts->field) ? opts->field : (dflt))
+#define OPT(field, dflt)                                             \
+	(opts && sz >= offsetof(struct xrayfdr_reader_opts, field) + \
+					 sizeof(opts->field) ?       \
+		 opts->field :                                       \
+		 (dflt))
 	r->flags = OPT(flags, 0u);
 	r->max_payload = OPT(max_payload, (size_t)0);
 	r->on_diag = OPT(on_diag, (xrayfdr_diag_fn)NULL);
@@ -1136,9 +1200,9 @@ static struct xrayfdr_reader *reader_new(const char *name,
 	return r;
 }
 
-struct xrayfdr_reader *xrayfdr_reader_new_mem(const void *data, size_t size,
-					      const char *name,
-					      const struct xrayfdr_reader_opts *opts)
+struct xrayfdr_reader *
+xrayfdr_reader_new_mem(const void *data, size_t size, const char *name,
+		       const struct xrayfdr_reader_opts *opts)
 {
 	struct xrayfdr_reader *r = reader_new(name, opts);
 
@@ -1151,8 +1215,9 @@ struct xrayfdr_reader *xrayfdr_reader_new_mem(const void *data, size_t size,
 	return r;
 }
 
-struct xrayfdr_reader *xrayfdr_reader_new_fd(int fd, const char *name,
-					     const struct xrayfdr_reader_opts *opts)
+struct xrayfdr_reader *
+xrayfdr_reader_new_fd(int fd, const char *name,
+		      const struct xrayfdr_reader_opts *opts)
 {
 	struct xrayfdr_reader *r = reader_new(name, opts);
 	struct stat st;
@@ -1178,8 +1243,8 @@ struct xrayfdr_reader *xrayfdr_reader_new_fd(int fd, const char *name,
 	return r;
 }
 
-struct xrayfdr_reader *xrayfdr_reader_open(const char *path,
-					   const struct xrayfdr_reader_opts *opts)
+struct xrayfdr_reader *
+xrayfdr_reader_open(const char *path, const struct xrayfdr_reader_opts *opts)
 {
 	struct xrayfdr_reader *r;
 	int fd;

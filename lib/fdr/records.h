@@ -21,16 +21,17 @@
 /* Field offsets inside a 16-byte metadata record (byte 0 is the kind). */
 enum {
 	MD_OFF_BODY = 1,
-	MD_OFF_NEW_CPU_TSC = 3,     /* after the 16-bit CPU id */
-	MD_OFF_WALL_MICROS = 9,     /* after the 64-bit seconds */
-	MD_OFF_EVENT_SECOND = 5,    /* TSC (v1-4) or delta (v5) after size */
-	MD_OFF_CUSTOM_V4_CPU = 13,  /* after the 64-bit TSC */
-	MD_OFF_TYPED_TYPE = 9,      /* after size and delta */
+	MD_OFF_NEW_CPU_TSC = 3, /* after the 16-bit CPU id */
+	MD_OFF_WALL_MICROS = 9, /* after the 64-bit seconds */
+	MD_OFF_EVENT_SECOND = 5, /* TSC (v1-4) or delta (v5) after size */
+	MD_OFF_CUSTOM_V4_CPU = 13, /* after the 64-bit TSC */
+	MD_OFF_TYPED_TYPE = 9, /* after size and delta */
 };
 
 _Static_assert(XRAYFDR_FILE_HEADER_SIZE == 32, "file header is 32 bytes");
 _Static_assert(XRAYFDR_FUNCTION_RECORD_SIZE == 8, "function record is 8 bytes");
-_Static_assert(XRAYFDR_METADATA_RECORD_SIZE == 16, "metadata record is 16 bytes");
+_Static_assert(XRAYFDR_METADATA_RECORD_SIZE == 16,
+	       "metadata record is 16 bytes");
 _Static_assert(XRAYFDR_BASIC_RECORD_SIZE == 32, "basic record is 32 bytes");
 _Static_assert(MD_OFF_CUSTOM_V4_CPU + 2 <= XRAYFDR_METADATA_RECORD_SIZE,
 	       "custom event v4 fields fit the record");
@@ -51,12 +52,12 @@ enum {
 /* Offsets in a 32-byte basic-mode record. */
 enum {
 	BASIC_OFF_RECORD_TYPE = 0, /* u16: 0 function, 1 argument payload */
-	BASIC_OFF_CPU = 2,         /* u8 */
-	BASIC_OFF_KIND = 3,        /* u8 */
-	BASIC_OFF_FUNC_ID = 4,     /* s32 */
-	BASIC_OFF_TSC = 8,         /* u64 */
-	BASIC_OFF_TID = 16,        /* u32 */
-	BASIC_OFF_PID = 20,        /* u32 */
+	BASIC_OFF_CPU = 2, /* u8 */
+	BASIC_OFF_KIND = 3, /* u8 */
+	BASIC_OFF_FUNC_ID = 4, /* s32 */
+	BASIC_OFF_TSC = 8, /* u64 */
+	BASIC_OFF_TID = 16, /* u32 */
+	BASIC_OFF_PID = 20, /* u32 */
 	/* the argument payload reuses 4.. for func id, tid, pid, then arg */
 	BASIC_OFF_ARG_FUNC_ID = 4,
 	BASIC_OFF_ARG_TID = 8,
@@ -161,11 +162,11 @@ static inline uint32_t fdr_function_id(uint32_t word, bool be)
  * The whole little-endian function record as one 64-bit word, for writers
  * on little-endian machines that store it with a single instruction.
  */
-static inline uint64_t fdr_function_record_le(unsigned int kind,
-					      uint32_t func_id,
-					      uint32_t tsc_delta)
+static inline uint64_t
+fdr_function_record_le(unsigned int kind, uint32_t func_id, uint32_t tsc_delta)
 {
-	return (uint64_t)tsc_delta << 32 | fdr_function_word(kind, func_id, false);
+	return (uint64_t)tsc_delta << 32 |
+	       fdr_function_word(kind, func_id, false);
 }
 
 static inline void fdr_put_function(uint8_t *p, bool be, unsigned int kind,

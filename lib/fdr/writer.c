@@ -27,11 +27,11 @@
 
 struct thread_buf {
 	uint32_t pid, tid;
-	uint64_t seq;      /* opening order: buffers flush in this order */
+	uint64_t seq; /* opening order: buffers flush in this order */
 	uint64_t last_tsc; /* the base the next delta is taken from */
 	uint16_t cpu;
 	size_t used;
-	uint8_t data[];    /* buffer_size bytes */
+	uint8_t data[]; /* buffer_size bytes */
 };
 
 struct xrayfdr_writer {
@@ -42,11 +42,11 @@ struct xrayfdr_writer {
 	bool be;
 	bool basic;
 	size_t buffer_size;
-	size_t preamble;   /* bytes of a buffer's preamble */
+	size_t preamble; /* bytes of a buffer's preamble */
 	struct u64map threads;
 	uint64_t seq;
 	uint64_t bytes;
-	int error;         /* sticky: the first failed write */
+	int error; /* sticky: the first failed write */
 	size_t out_len;
 	uint8_t out[OUT_SIZE];
 };
@@ -124,7 +124,8 @@ static int write_buffer(struct xrayfdr_writer *w, struct thread_buf *b)
 		if (pad % XRAYFDR_FUNCTION_RECORD_SIZE) {
 			md = (struct xrayfdr_metadata){
 				.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER,
-				.event_size = (int32_t)(pad - MD) };
+				.event_size = (int32_t)(pad - MD)
+			};
 			put_md(w, b, &md);
 		}
 		ret = emit(w, b->data, w->buffer_size);
@@ -158,7 +159,8 @@ static struct thread_buf *open_buffer(struct xrayfdr_writer *w,
 		put_md(w, b, &md);
 	}
 	md = (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_CPU_ID,
-					.cpu = ev->cpu, .tsc = ev->tsc };
+					.cpu = ev->cpu,
+					.tsc = ev->tsc };
 	put_md(w, b, &md);
 	b->cpu = ev->cpu;
 	b->last_tsc = ev->tsc;
@@ -214,7 +216,8 @@ static int64_t event_bytes(const struct xrayfdr_writer *w,
 }
 
 /* Does the event's TSC need a TSCWrap first, given the buffer's base? */
-static bool needs_wrap(const struct xrayfdr_writer *w, const struct thread_buf *b,
+static bool needs_wrap(const struct xrayfdr_writer *w,
+		       const struct thread_buf *b,
 		       const struct xrayfdr_event *ev)
 {
 	uint64_t delta = ev->tsc - b->last_tsc;
@@ -261,7 +264,8 @@ static int fdr_event(struct xrayfdr_writer *w, const struct xrayfdr_event *ev)
 	}
 	if (b->cpu != ev->cpu) {
 		md = (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_CPU_ID,
-						.cpu = ev->cpu, .tsc = ev->tsc };
+						.cpu = ev->cpu,
+						.tsc = ev->tsc };
 		put_md(w, b, &md);
 		b->cpu = ev->cpu;
 		b->last_tsc = ev->tsc;
@@ -281,7 +285,8 @@ static int fdr_event(struct xrayfdr_writer *w, const struct xrayfdr_event *ev)
 		for (uint32_t i = 0; i < ev->nargs; i++) {
 			md = (struct xrayfdr_metadata){
 				.kind = XRAYFDR_MD_CALL_ARGUMENT,
-				.arg = ev->args[i] };
+				.arg = ev->args[i]
+			};
 			put_md(w, b, &md);
 		}
 		return 0;
@@ -328,8 +333,10 @@ static int basic_event(struct xrayfdr_writer *w, const struct xrayfdr_event *ev)
 	ret = emit(w, rec, sizeof(rec));
 	for (uint32_t i = 0; !ret && i < ev->nargs; i++) {
 		memset(rec, 0, sizeof(rec));
-		put16(rec + BASIC_OFF_RECORD_TYPE, BASIC_RECORD_ARG_PAYLOAD, w->be);
-		put32(rec + BASIC_OFF_ARG_FUNC_ID, (uint32_t)ev->func_id, w->be);
+		put16(rec + BASIC_OFF_RECORD_TYPE, BASIC_RECORD_ARG_PAYLOAD,
+		      w->be);
+		put32(rec + BASIC_OFF_ARG_FUNC_ID, (uint32_t)ev->func_id,
+		      w->be);
 		put32(rec + BASIC_OFF_ARG_TID, ev->tid, w->be);
 		put32(rec + BASIC_OFF_ARG_PID, ev->pid, w->be);
 		put64(rec + BASIC_OFF_ARG_VALUE, ev->args[i], w->be);
@@ -338,7 +345,8 @@ static int basic_event(struct xrayfdr_writer *w, const struct xrayfdr_event *ev)
 	return ret;
 }
 
-int xrayfdr_writer_event(struct xrayfdr_writer *w, const struct xrayfdr_event *ev)
+int xrayfdr_writer_event(struct xrayfdr_writer *w,
+			 const struct xrayfdr_event *ev)
 {
 	int ret;
 
@@ -453,7 +461,8 @@ static int write_fd(void *ctx, const void *data, size_t size)
 }
 
 /* Validate options and build a writer; nothing is written yet. */
-static struct xrayfdr_writer *writer_create(const struct xrayfdr_writer_opts *opts)
+static struct xrayfdr_writer *
+writer_create(const struct xrayfdr_writer_opts *opts)
 {
 	struct xrayfdr_writer_opts o = { .sz = sizeof(o) };
 	struct xrayfdr_writer *w;
@@ -473,17 +482,18 @@ static struct xrayfdr_writer *writer_create(const struct xrayfdr_writer_opts *op
 	if (!o.version)
 		o.version = o.basic ? XRAYFDR_BASIC_VERSION_DEFAULT :
 				      XRAYFDR_FDR_VERSION_DEFAULT;
-	if (!o.basic &&
-	    (o.version < XRAYFDR_FDR_VERSION_MIN || o.version > XRAYFDR_FDR_VERSION_MAX))
+	if (!o.basic && (o.version < XRAYFDR_FDR_VERSION_MIN ||
+			 o.version > XRAYFDR_FDR_VERSION_MAX))
 		return NULL;
-	if (o.basic &&
-	    (o.version < XRAYFDR_BASIC_VERSION_MIN || o.version > XRAYFDR_BASIC_VERSION_MAX))
+	if (o.basic && (o.version < XRAYFDR_BASIC_VERSION_MIN ||
+			o.version > XRAYFDR_BASIC_VERSION_MAX))
 		return NULL;
 	if (o.basic)
 		o.buffer_size = 0;
 	else if (!o.buffer_size)
 		o.buffer_size = DEFAULT_BUFFER_SIZE;
-	else if (o.buffer_size < MIN_BUFFER_SIZE || o.buffer_size > MAX_BUFFER_SIZE)
+	else if (o.buffer_size < MIN_BUFFER_SIZE ||
+		 o.buffer_size > MAX_BUFFER_SIZE)
 		return NULL;
 
 	w = calloc(1, sizeof(*w));
@@ -524,8 +534,9 @@ static struct xrayfdr_writer *writer_start(struct xrayfdr_writer *w)
 	return w;
 }
 
-struct xrayfdr_writer *xrayfdr_writer_new(xrayfdr_write_fn write, void *ctx,
-					  const struct xrayfdr_writer_opts *opts)
+struct xrayfdr_writer *
+xrayfdr_writer_new(xrayfdr_write_fn write, void *ctx,
+		   const struct xrayfdr_writer_opts *opts)
 {
 	struct xrayfdr_writer *w;
 
@@ -541,8 +552,8 @@ struct xrayfdr_writer *xrayfdr_writer_new(xrayfdr_write_fn write, void *ctx,
 	return writer_start(w);
 }
 
-struct xrayfdr_writer *xrayfdr_writer_new_fd(int fd,
-					     const struct xrayfdr_writer_opts *opts)
+struct xrayfdr_writer *
+xrayfdr_writer_new_fd(int fd, const struct xrayfdr_writer_opts *opts)
 {
 	struct xrayfdr_writer *w = writer_create(opts);
 

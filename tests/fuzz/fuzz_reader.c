@@ -45,7 +45,8 @@ static void copy_event(struct ev_copy *c, const struct xrayfdr_event *ev)
 		memcpy(c->args, ev->args, ev->nargs * sizeof(*ev->args));
 	c->data_cut = ev->data_size > sizeof(c->data);
 	if (ev->data_size)
-		memcpy(c->data, ev->data, c->data_cut ? sizeof(c->data) : ev->data_size);
+		memcpy(c->data, ev->data,
+		       c->data_cut ? sizeof(c->data) : ev->data_size);
 	c->ev.args = c->args;
 	c->ev.data = c->data;
 }
@@ -66,7 +67,8 @@ static void read_events(struct xrayfdr_reader *r, struct run *out)
 			continue;
 		if (out->n == out->cap) {
 			out->cap = out->cap ? 2 * out->cap : 16;
-			out->evs = realloc(out->evs, out->cap * sizeof(*out->evs));
+			out->evs =
+				realloc(out->evs, out->cap * sizeof(*out->evs));
 			if (!out->evs)
 				abort();
 		}
@@ -86,8 +88,9 @@ static bool same_event(const struct ev_copy *a, const struct ev_copy *b)
 {
 	const struct xrayfdr_event *x = &a->ev, *y = &b->ev;
 
-	return x->kind == y->kind && x->tsc == y->tsc && x->func_id == y->func_id &&
-	       x->tid == y->tid && x->pid == y->pid && x->cpu == y->cpu &&
+	return x->kind == y->kind && x->tsc == y->tsc &&
+	       x->func_id == y->func_id && x->tid == y->tid &&
+	       x->pid == y->pid && x->cpu == y->cpu &&
 	       x->event_type == y->event_type && x->nargs == y->nargs &&
 	       x->data_size == y->data_size &&
 	       !memcmp(a->args, b->args, x->nargs * sizeof(uint64_t)) &&
@@ -113,8 +116,8 @@ static void check_pipe_agrees(const uint8_t *data, size_t size,
 	read_events(r, &p);
 	xrayfdr_reader_free(r);
 	close(fds[0]);
-	if (p.ret != mem->ret || strcmp(p.rule, mem->rule) || p.offset != mem->offset ||
-	    p.n != mem->n)
+	if (p.ret != mem->ret || strcmp(p.rule, mem->rule) ||
+	    p.offset != mem->offset || p.n != mem->n)
 		abort();
 	for (size_t i = 0; i < p.n; i++)
 		if (!same_event(&p.evs[i], &mem->evs[i]))
@@ -125,7 +128,8 @@ static void check_pipe_agrees(const uint8_t *data, size_t size,
 static void check_records_tile(const uint8_t *data, size_t size)
 {
 	XRAYFDR_OPTS(xrayfdr_reader_opts, o, .flags = XRAYFDR_READ_KEEP_GOING);
-	struct xrayfdr_reader *r = xrayfdr_reader_new_mem(data, size, "tile", &o);
+	struct xrayfdr_reader *r =
+		xrayfdr_reader_new_mem(data, size, "tile", &o);
 	const struct xrayfdr_record *rec;
 	uint64_t end = 0;
 
@@ -168,10 +172,11 @@ static int sink_write(void *ctx, const void *p, size_t n)
 /* Events of thread (pid, tid) in order, compared between two runs. */
 static void check_rewrite(const struct run *in)
 {
-	XRAYFDR_OPTS(xrayfdr_writer_opts, o,
-		     .basic = in->hdr.type == XRAYFDR_FILE_BASIC,
-		     .version = in->hdr.version, .big_endian = in->hdr.big_endian,
-		     .buffer_size = in->hdr.type == XRAYFDR_FILE_BASIC ? 0 : 65536);
+	XRAYFDR_OPTS(
+		xrayfdr_writer_opts, o,
+		.basic = in->hdr.type == XRAYFDR_FILE_BASIC,
+		.version = in->hdr.version, .big_endian = in->hdr.big_endian,
+		.buffer_size = in->hdr.type == XRAYFDR_FILE_BASIC ? 0 : 65536);
 	struct sink s = { 0 };
 	struct xrayfdr_writer *w;
 	struct xrayfdr_reader *r;
@@ -193,7 +198,8 @@ static void check_rewrite(const struct run *in)
 			goto out;
 		if (ret == -EMSGSIZE)
 			goto out;
-		if (ret == -EOPNOTSUPP && in->evs[i].ev.kind == XRAYFDR_EV_TYPED &&
+		if (ret == -EOPNOTSUPP &&
+		    in->evs[i].ev.kind == XRAYFDR_EV_TYPED &&
 		    in->hdr.type == XRAYFDR_FILE_FDR && in->hdr.version == 1)
 			goto out;
 		if (ret)
@@ -213,9 +219,11 @@ static void check_rewrite(const struct run *in)
 		size_t rank = 0, j, seen = 0;
 
 		for (j = 0; j < i; j++)
-			rank += in->evs[j].ev.tid == e->tid && in->evs[j].ev.pid == e->pid;
+			rank += in->evs[j].ev.tid == e->tid &&
+				in->evs[j].ev.pid == e->pid;
 		for (j = 0; j < out.n; j++) {
-			if (out.evs[j].ev.tid != e->tid || out.evs[j].ev.pid != e->pid)
+			if (out.evs[j].ev.tid != e->tid ||
+			    out.evs[j].ev.pid != e->pid)
 				continue;
 			if (seen++ == rank)
 				break;
@@ -234,7 +242,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct xrayfdr_reader *r = xrayfdr_reader_new_mem(data, size, "fuzz", NULL);
+	struct xrayfdr_reader *r =
+		xrayfdr_reader_new_mem(data, size, "fuzz", NULL);
 	struct run mem;
 
 	if (!r)

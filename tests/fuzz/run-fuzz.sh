@@ -9,7 +9,12 @@ set -u
 BUILD=${BUILD:-build}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 dir=$BUILD/fuzz
-[ $# -gt 0 ] || set -- $(cd "$dir" 2>/dev/null && ls fuzz_* 2>/dev/null)
+if [ $# -eq 0 ]; then
+	for f in "$dir"/fuzz_*; do
+		case $f in *.*) continue ;; esac
+		[ -x "$f" ] && set -- "$@" "${f##*/}"
+	done
+fi
 if [ $# -eq 0 ]; then
 	echo "1..1"
 	echo "not ok 1 - no fuzz targets built in $dir (make $dir/fuzz_reader)"

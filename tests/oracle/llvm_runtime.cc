@@ -28,8 +28,9 @@ TRACED static int fib(int n)
 	return n < 2 ? n : fib(n - 1) + fib(n - 2);
 }
 
-[[clang::xray_always_instrument, clang::xray_log_args(1)]] __attribute__((noinline))
-static void with_arg(long value)
+[[clang::xray_always_instrument,
+  clang::xray_log_args(1)]] __attribute__((noinline)) static void
+with_arg(long value)
 {
 	sink = (int)value;
 }
@@ -74,7 +75,8 @@ TRACED static void worker(int id)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s MODE CONFIG [custom|typed]\n", argv[0]);
+		fprintf(stderr, "usage: %s MODE CONFIG [custom|typed]\n",
+			argv[0]);
 		return 2;
 	}
 	with_custom = argc > 3 && !strcmp(argv[3], "custom");

@@ -22,6 +22,7 @@ Prints TAP; needs BUILD (default build) with build/bin/xrayfdr built.
 """
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -113,6 +114,118 @@ def per_thread(keys):
     return threads
 
 
+FDR_DUMP_PATTERNS = [
+    (r"<Buffer: size = (\d+) bytes>", lambda m: ("BufferExtents", int(m[1]))),
+    (r"<Thread ID: (-?\d+)>", lambda m: ("NewBuffer", int(m[1]))),
+    (r"<Wall Time: seconds = (\d+)\.(\d{6})>", lambda m: ("WallTimeMarker", int(m[1]), int(m[2]))),
+    (r"<PID: (-?\d+)>", lambda m: ("Pid", int(m[1]))),
+    (r"<CPU: id = (\d+), tsc = (\d+)>", lambda m: ("NewCPUId", int(m[1]), int(m[2]))),
+    (r"<TSC Wrap: base = (\d+)>", lambda m: ("TSCWrap", int(m[1]))),
+    (r"<End of Buffer>", lambda m: ("EndOfBuffer",)),
+    (r"<Call Argument: data = (\d+) \(hex", lambda m: ("CallArgument", int(m[1]))),
+    (r"<Function (Enter With Arg|Enter|Exit|Tail Exit): #(\d+) delta = \+(\d+)>",
+     lambda m: ({"Enter": "Function Entry", "Exit": "Function Exit",
+                 "Tail Exit": "Function Tail Exit",
+                 "Enter With Arg": "Function Entry Args"}[m[1]], int(m[2]), int(m[3]))),
+    (r"<Custom Event: tsc = (\d+), cpu = (\d+), size = (\d+), data = '(.*)'>",
+     lambda m: ("CustomEventMarker", int(m[3]), m[4], "tsc", int(m[1]), int(m[2]))),
+    (r"<Custom Event: delta = \+(-?\d+), size = (\d+), data = '(.*)'>",
+     lambda m: ("CustomEventMarker", int(m[2]), m[3], "delta", int(m[1]))),
+    (r"<Typed Event: delta = \+(-?\d+), type = (\d+), size = (\d+), data = '(.*)'",
+     lambda m: ("TypedEventMarker", int(m[3]), m[4], int(m[1]), int(m[2]))),
+]
+
+
+def llvm_fdr_dump_records(path):
+    """The records `llvm-xray fdr-dump` lists, in file order, minus what it
+    parses out of version 1 padding (after EndOfBuffer, before NewBuffer)."""
+    p = run([LLVM_XRAY, "fdr-dump", path])
+    if p.returncode:
+        raise RuntimeError(f"llvm-xray fdr-dump failed: {p.stderr.strip()}")
+    records, skipping = [], False
+    for line in p.stdout.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        for pattern, build in FDR_DUMP_PATTERNS:
+            m = re.fullmatch(pattern, line) or re.match(pattern, line)
+            if m:
+                rec = build(m)
+                break
+        else:
+            raise RuntimeError(f"cannot parse llvm-xray fdr-dump line: {line!r}")
+        if rec[0] == "NewBuffer":
+            skipping = False
+        if not skipping:
+            records.append(rec)
+        if rec[0] == "EndOfBuffer":
+            skipping = True
+    return records
+
+
+def our_records(path):
+    p = run([XRAYFDR, "dump", "--json", path])
+    if p.returncode:
+        raise RuntimeError(f"xrayfdr dump failed: {p.stderr.strip()}")
+    lines = p.stdout.splitlines()
+    version = json.loads(lines[0])["header"]["version"]
+    out = []
+    for r in (json.loads(l) for l in lines[1:]):
+        name = r["record"]
+        if name == "padding":
+            continue
+        if name.startswith("Function"):
+            out.append((name, r["func_id"], r["delta"]))
+        elif name == "BufferExtents":
+            out.append((name, r["extents"]))
+        elif name == "NewBuffer":
+            out.append((name, r["tid"]))
+        elif name == "WallTimeMarker":
+            out.append((name, r["seconds"], r["micros"]))
+        elif name == "Pid":
+            out.append((name, r["pid"]))
+        elif name == "NewCPUId":
+            out.append((name, r["cpu"], r["tsc"]))
+        elif name == "TSCWrap":
+            out.append((name, r["tsc"]))
+        elif name == "EndOfBuffer":
+            out.append((name,))
+        elif name == "CallArgument":
+            out.append((name, r["arg"]))
+        elif name in ("CustomEventMarker", "TypedEventMarker"):
+            data = bytes.fromhex(r["data"]).decode("latin-1")
+            if name == "TypedEventMarker":
+                out.append((name, r["event_size"], data, r["tsc_delta"], r["event_type"]))
+            elif version >= 5:
+                out.append((name, r["event_size"], data, "delta", r["tsc_delta"]))
+            else:
+                # fdr-dump shows the event's TSC, and its CPU field (0 before v4)
+                out.append((name, r["event_size"], data, "tsc", r["tsc"],
+                            r["cpu"] if version == 4 else 0))
+        else:
+            raise RuntimeError(f"unexpected record {name}")
+    return out
+
+
+def compare_records(path, what):
+    """One TAP line: our raw records equal llvm-xray fdr-dump's, field by
+    field (wall times, extents, thread and process ids included)."""
+    try:
+        ours = our_records(path)
+        theirs = llvm_fdr_dump_records(path)
+    except (RuntimeError, ValueError, KeyError) as e:
+        return tap(False, f"{what}: raw records", str(e))
+    problems = []
+    if len(ours) != len(theirs):
+        problems.append(f"{len(theirs)} records from llvm-xray fdr-dump, {len(ours)} from us")
+    for i, (a, b) in enumerate(zip(theirs, ours)):
+        if a != b:
+            problems.append(f"record {i}:\n  llvm-xray {a}\n  ours      {b}")
+            break
+    tap(not problems, f"{what}: {len(theirs)} raw records agree with fdr-dump",
+        "\n".join(problems))
+
+
 def compare(path, what, fdr_verify=True, keep_going=False):
     """One TAP line: llvm-xray and we agree on every record of @path.
     With keep_going, our reader runs in keep-going mode and need not find
@@ -166,6 +279,7 @@ def synth_cases(tmp):
                 tap(False, f"synth FDR v{v} {label}", p.stderr)
                 continue
             compare(path, f"our writer, FDR v{v} {label}")
+            compare_records(path, f"our writer, FDR v{v} {label}")
     for v in (1, 2, 3):
         path = os.path.join(tmp, f"synth-basic-v{v}.xray")
         # synth writes basic version 3; rewrite the version field for 1 and 2
@@ -210,6 +324,8 @@ def llvm_runtime_cases(tmp):
             tap(False, what, f"exit {p.returncode}, logs {logs}\n{p.stderr}")
             continue
         compare(logs[0], what, fdr_verify=mode == "xray-fdr")
+        if mode == "xray-fdr":
+            compare_records(logs[0], what)
 
 
 def write(path, data):
@@ -243,7 +359,7 @@ def rejected_by_both(tmp):
     path = os.path.join(tmp, "short.xray")
     write(path, hdr5 + md(7, struct.pack("<Q", 4000)) + pre + fn + fn)
     op = run([XRAYFDR, "dump", "--verify", "--quiet", path])
-    tap(op.returncode == 1 and "promised 4000 bytes, the file holds 80" in op.stderr,
+    tap(op.returncode == 1 and "promised 4000 bytes, the file holds 64" in op.stderr,
         "a buffer cut short is reported as truncated", op.stderr)
     compare(path, "keep-going reads a cut buffer as llvm-xray does", keep_going=True)
 

@@ -14,14 +14,16 @@
 
 static uint8_t rec[32];
 
-static void md_le(unsigned int version, struct xrayfdr_metadata md, const char *hex)
+static void md_le(unsigned int version, struct xrayfdr_metadata md,
+		  const char *hex)
 {
 	memset(rec, 0xaa, sizeof(rec));
 	assert_int_equal(xrayfdr_encode_metadata(rec, false, version, &md), 0);
 	assert_hex(rec, 16, hex);
 }
 
-static void md_be(unsigned int version, struct xrayfdr_metadata md, const char *hex)
+static void md_be(unsigned int version, struct xrayfdr_metadata md,
+		  const char *hex)
 {
 	memset(rec, 0xaa, sizeof(rec));
 	assert_int_equal(xrayfdr_encode_metadata(rec, true, version, &md), 0);
@@ -31,27 +33,33 @@ static void md_be(unsigned int version, struct xrayfdr_metadata md, const char *
 static void test_file_header(void **state)
 {
 	struct xrayfdr_file_header h = {
-		.version = 5, .type = XRAYFDR_FILE_FDR, .constant_tsc = true,
-		.nonstop_tsc = true, .cycle_frequency = 1000000000,
+		.version = 5,
+		.type = XRAYFDR_FILE_FDR,
+		.constant_tsc = true,
+		.nonstop_tsc = true,
+		.cycle_frequency = 1000000000,
 		.buffer_size = 4096,
 	};
 	struct xrayfdr_file_header back;
 
 	(void)state;
 	xrayfdr_encode_file_header(rec, &h);
-	assert_hex(rec, 32, "05 00 01 00 03 00 00 00 00 ca 9a 3b 00 00 00 00"
-			    "00 10 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
+	assert_hex(rec, 32,
+		   "05 00 01 00 03 00 00 00 00 ca 9a 3b 00 00 00 00"
+		   "00 10 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
 	h.version = 1;
 	h.constant_tsc = false;
 	xrayfdr_encode_file_header(rec, &h);
-	assert_hex(rec, 32, "01 00 01 00 02 00 00 00 00 ca 9a 3b 00 00 00 00"
-			    "00 10 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
+	assert_hex(rec, 32,
+		   "01 00 01 00 02 00 00 00 00 ca 9a 3b 00 00 00 00"
+		   "00 10 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
 	h.big_endian = true;
 	h.nonstop_tsc = false;
 	h.constant_tsc = true;
 	xrayfdr_encode_file_header(rec, &h);
-	assert_hex(rec, 32, "00 01 00 01 00 00 00 01 00 00 00 00 3b 9a ca 00"
-			    "00 00 00 00 00 00 10 00 00 00 00 00 00 00 00 00");
+	assert_hex(rec, 32,
+		   "00 01 00 01 00 00 00 01 00 00 00 00 3b 9a ca 00"
+		   "00 00 00 00 00 00 10 00 00 00 00 00 00 00 00 00");
 	fdr_decode_file_header(rec, true, &back);
 	assert_int_equal(back.version, 1);
 	assert_int_equal(back.type, XRAYFDR_FILE_FDR);
@@ -70,7 +78,8 @@ static void test_function_records(void **state)
 	assert_hex(rec, 8, "22 00 00 00 53 17 00 00");
 	xrayfdr_encode_function(rec, false, XRAYFDR_FUNC_TAIL_EXIT, 5, 1);
 	assert_hex(rec, 8, "54 00 00 00 01 00 00 00");
-	xrayfdr_encode_function(rec, false, XRAYFDR_FUNC_ENTRY_ARGS, 0x0abcdef1, 0xdeadbeef);
+	xrayfdr_encode_function(rec, false, XRAYFDR_FUNC_ENTRY_ARGS, 0x0abcdef1,
+				0xdeadbeef);
 	assert_hex(rec, 8, "16 ef cd ab ef be ad de");
 	/* ids keep 28 bits */
 	xrayfdr_encode_function(rec, false, XRAYFDR_FUNC_ENTRY, 0x1fffffff, 0);
@@ -82,7 +91,8 @@ static void test_function_records(void **state)
 	assert_hex(rec, 8, "10 00 00 02 00 00 00 01");
 	xrayfdr_encode_function(rec, true, XRAYFDR_FUNC_TAIL_EXIT, 2, 1);
 	assert_hex(rec, 8, "20 00 00 02 00 00 00 01");
-	xrayfdr_encode_function(rec, true, XRAYFDR_FUNC_ENTRY_ARGS, 0x0abcdef1, 0xdeadbeef);
+	xrayfdr_encode_function(rec, true, XRAYFDR_FUNC_ENTRY_ARGS, 0x0abcdef1,
+				0xdeadbeef);
 	assert_hex(rec, 8, "3a bc de f1 de ad be ef");
 }
 
@@ -90,32 +100,53 @@ static void test_metadata_le(void **state)
 {
 	(void)state;
 	for (unsigned int v = 1; v <= 5; v += 4) {
-		md_le(v, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_BUFFER, .tid = 1757 },
+		md_le(v,
+		      (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_BUFFER,
+						 .tid = 1757 },
 		      "01 dd 06 00 00 00 00 00 00 00 00 00 00 00 00 00");
-		md_le(v, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_BUFFER, .tid = -2 },
+		md_le(v,
+		      (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_BUFFER,
+						 .tid = -2 },
 		      "01 fe ff ff ff 00 00 00 00 00 00 00 00 00 00 00");
-		md_le(v, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_END_OF_BUFFER },
+		md_le(v,
+		      (struct xrayfdr_metadata){
+			      .kind = XRAYFDR_MD_END_OF_BUFFER },
 		      "03 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
-		md_le(v, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_CPU_ID, .cpu = 3,
-						    .tsc = 0x0102030405060708ull },
+		md_le(v,
+		      (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_CPU_ID,
+						 .cpu = 3,
+						 .tsc = 0x0102030405060708ull },
 		      "05 03 00 08 07 06 05 04 03 02 01 00 00 00 00 00");
-		md_le(v, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_TSC_WRAP,
-						    .tsc = 0x1122334455667788ull },
+		md_le(v,
+		      (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_TSC_WRAP,
+						 .tsc = 0x1122334455667788ull },
 		      "07 88 77 66 55 44 33 22 11 00 00 00 00 00 00 00");
-		md_le(v, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_WALLTIME_MARKER,
-						    .seconds = 154, .micros = 558726 },
+		md_le(v,
+		      (struct xrayfdr_metadata){
+			      .kind = XRAYFDR_MD_WALLTIME_MARKER,
+			      .seconds = 154,
+			      .micros = 558726 },
 		      "09 9a 00 00 00 00 00 00 00 86 86 08 00 00 00 00");
-		md_le(v, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_CALL_ARGUMENT,
-						    .arg = 0xdeadbeef },
+		md_le(v,
+		      (struct xrayfdr_metadata){
+			      .kind = XRAYFDR_MD_CALL_ARGUMENT,
+			      .arg = 0xdeadbeef },
 		      "0d ef be ad de 00 00 00 00 00 00 00 00 00 00 00");
-		md_le(v, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_BUFFER_EXTENTS,
-						    .extents = 80 },
+		md_le(v,
+		      (struct xrayfdr_metadata){
+			      .kind = XRAYFDR_MD_BUFFER_EXTENTS,
+			      .extents = 80 },
 		      "0f 50 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
-		md_le(v, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_TYPED_EVENT_MARKER,
-						    .event_size = 3, .tsc_delta = 4,
-						    .event_type = 99 },
+		md_le(v,
+		      (struct xrayfdr_metadata){
+			      .kind = XRAYFDR_MD_TYPED_EVENT_MARKER,
+			      .event_size = 3,
+			      .tsc_delta = 4,
+			      .event_type = 99 },
 		      "11 03 00 00 00 04 00 00 00 63 00 00 00 00 00 00");
-		md_le(v, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_PID, .pid = 1756 },
+		md_le(v,
+		      (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_PID,
+						 .pid = 1756 },
 		      "13 dc 06 00 00 00 00 00 00 00 00 00 00 00 00 00");
 	}
 }
@@ -123,7 +154,9 @@ static void test_metadata_le(void **state)
 static void test_custom_event_layouts(void **state)
 {
 	struct xrayfdr_metadata md = { .kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER,
-				       .event_size = 5, .tsc = 6000, .cpu = 3,
+				       .event_size = 5,
+				       .tsc = 6000,
+				       .cpu = 3,
 				       .tsc_delta = -3 };
 
 	(void)state;
@@ -141,30 +174,42 @@ static void test_custom_event_layouts(void **state)
 static void test_metadata_be(void **state)
 {
 	(void)state;
-	md_be(5, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_BUFFER, .tid = 1757 },
+	md_be(5,
+	      (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_BUFFER,
+					 .tid = 1757 },
 	      "80 00 00 06 dd 00 00 00 00 00 00 00 00 00 00 00");
 	md_be(1, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_END_OF_BUFFER },
 	      "81 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
-	md_be(5, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_CPU_ID, .cpu = 3,
-					    .tsc = 0x0102030405060708ull },
+	md_be(5,
+	      (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_CPU_ID,
+					 .cpu = 3,
+					 .tsc = 0x0102030405060708ull },
 	      "82 00 03 01 02 03 04 05 06 07 08 00 00 00 00 00");
-	md_be(5, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_TSC_WRAP,
-					    .tsc = 0x1122334455667788ull },
+	md_be(5,
+	      (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_TSC_WRAP,
+					 .tsc = 0x1122334455667788ull },
 	      "83 11 22 33 44 55 66 77 88 00 00 00 00 00 00 00");
-	md_be(5, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_WALLTIME_MARKER,
-					    .seconds = 154, .micros = 558726 },
+	md_be(5,
+	      (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_WALLTIME_MARKER,
+					 .seconds = 154,
+					 .micros = 558726 },
 	      "84 00 00 00 00 00 00 00 9a 00 08 86 86 00 00 00");
-	md_be(5, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_CALL_ARGUMENT,
-					    .arg = 0xdeadbeef },
+	md_be(5,
+	      (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_CALL_ARGUMENT,
+					 .arg = 0xdeadbeef },
 	      "86 00 00 00 00 de ad be ef 00 00 00 00 00 00 00");
-	md_be(5, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_BUFFER_EXTENTS,
-					    .extents = 80 },
+	md_be(5,
+	      (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_BUFFER_EXTENTS,
+					 .extents = 80 },
 	      "87 00 00 00 00 00 00 00 50 00 00 00 00 00 00 00");
-	md_be(5, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_TYPED_EVENT_MARKER,
-					    .event_size = 3, .tsc_delta = 4,
-					    .event_type = 99 },
+	md_be(5,
+	      (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_TYPED_EVENT_MARKER,
+					 .event_size = 3,
+					 .tsc_delta = 4,
+					 .event_type = 99 },
 	      "88 00 00 00 03 00 00 00 04 00 63 00 00 00 00 00");
-	md_be(5, (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_PID, .pid = 1756 },
+	md_be(5,
+	      (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_PID, .pid = 1756 },
 	      "89 00 00 06 dc 00 00 00 00 00 00 00 00 00 00 00");
 }
 
@@ -174,18 +219,27 @@ static void test_metadata_round_trip(void **state)
 	(void)state;
 	for (int be = 0; be <= 1; be++) {
 		for (unsigned int v = 1; v <= 5; v++) {
-			for (unsigned int k = 0; k < XRAYFDR_MD_KIND_COUNT; k++) {
+			for (unsigned int k = 0; k < XRAYFDR_MD_KIND_COUNT;
+			     k++) {
 				struct xrayfdr_metadata in = {
-					.kind = (uint8_t)k, .tid = -5, .pid = 77,
-					.cpu = 513, .tsc = 0xfedcba9876543210ull,
-					.seconds = 12345678901ull, .micros = 999999,
-					.event_size = 100, .tsc_delta = -7,
-					.event_type = 65000, .arg = 0x8000000000000001ull,
+					.kind = (uint8_t)k,
+					.tid = -5,
+					.pid = 77,
+					.cpu = 513,
+					.tsc = 0xfedcba9876543210ull,
+					.seconds = 12345678901ull,
+					.micros = 999999,
+					.event_size = 100,
+					.tsc_delta = -7,
+					.event_type = 65000,
+					.arg = 0x8000000000000001ull,
 					.extents = 0x7fffffffffffffffull,
 				};
 				struct xrayfdr_metadata out;
 
-				assert_int_equal(xrayfdr_encode_metadata(rec, be, v, &in), 0);
+				assert_int_equal(xrayfdr_encode_metadata(
+							 rec, be, v, &in),
+						 0);
 				fdr_decode_metadata(rec, be, v, &out);
 				assert_int_equal(out.kind, k);
 				switch (k) {
@@ -205,10 +259,12 @@ static void test_metadata_round_trip(void **state)
 				case XRAYFDR_MD_CUSTOM_EVENT_MARKER:
 					assert_int_equal(out.event_size, 100);
 					if (v >= 5)
-						assert_int_equal(out.tsc_delta, -7);
+						assert_int_equal(out.tsc_delta,
+								 -7);
 					else
 						assert_true(out.tsc == in.tsc);
-					assert_int_equal(out.cpu, v == 4 ? 513 : 0);
+					assert_int_equal(out.cpu,
+							 v == 4 ? 513 : 0);
 					break;
 				case XRAYFDR_MD_CALL_ARGUMENT:
 					assert_true(out.arg == in.arg);
@@ -247,12 +303,16 @@ static void test_names(void **state)
 {
 	(void)state;
 	assert_string_equal(xrayfdr_md_kind_name(XRAYFDR_MD_PID), "Pid");
-	assert_string_equal(xrayfdr_md_kind_name(XRAYFDR_MD_BUFFER_EXTENTS), "BufferExtents");
+	assert_string_equal(xrayfdr_md_kind_name(XRAYFDR_MD_BUFFER_EXTENTS),
+			    "BufferExtents");
 	assert_string_equal(xrayfdr_md_kind_name(99), "?");
-	assert_string_equal(xrayfdr_func_kind_name(XRAYFDR_FUNC_TAIL_EXIT), "Function Tail Exit");
+	assert_string_equal(xrayfdr_func_kind_name(XRAYFDR_FUNC_TAIL_EXIT),
+			    "Function Tail Exit");
 	assert_string_equal(xrayfdr_func_kind_name(4), "?");
-	assert_string_equal(xrayfdr_event_kind_name(XRAYFDR_EV_ENTRY_ARGS), "function-enter-arg");
-	assert_string_equal(xrayfdr_event_kind_name(XRAYFDR_EV_TYPED), "typed-event");
+	assert_string_equal(xrayfdr_event_kind_name(XRAYFDR_EV_ENTRY_ARGS),
+			    "function-enter-arg");
+	assert_string_equal(xrayfdr_event_kind_name(XRAYFDR_EV_TYPED),
+			    "typed-event");
 	assert_string_equal(xrayfdr_event_kind_name(6), "?");
 }
 

@@ -30,8 +30,12 @@ static void fb_header(struct fb *f, unsigned int version, uint16_t type,
 		      uint64_t buffer_size)
 {
 	struct xrayfdr_file_header h = {
-		.version = (uint16_t)version, .type = type, .constant_tsc = true,
-		.nonstop_tsc = true, .big_endian = f->be, .cycle_frequency = 1000,
+		.version = (uint16_t)version,
+		.type = type,
+		.constant_tsc = true,
+		.nonstop_tsc = true,
+		.big_endian = f->be,
+		.cycle_frequency = 1000,
 		.buffer_size = buffer_size,
 	};
 
@@ -45,7 +49,9 @@ static size_t fb_md(struct fb *f, struct xrayfdr_metadata md)
 {
 	size_t at = f->len;
 
-	assert_int_equal(xrayfdr_encode_metadata(f->data + f->len, f->be, f->version, &md), 0);
+	assert_int_equal(xrayfdr_encode_metadata(f->data + f->len, f->be,
+						 f->version, &md),
+			 0);
 	f->len += 16;
 	return at;
 }
@@ -73,9 +79,11 @@ static size_t fb_preamble(struct fb *f, uint64_t extents, int32_t tid)
 	size_t ext_at = 0;
 
 	if (f->version >= 2)
-		ext_at = fb_md(f, MD(.kind = XRAYFDR_MD_BUFFER_EXTENTS, .extents = extents));
+		ext_at = fb_md(f, MD(.kind = XRAYFDR_MD_BUFFER_EXTENTS,
+				     .extents = extents));
 	fb_md(f, MD(.kind = XRAYFDR_MD_NEW_BUFFER, .tid = tid));
-	fb_md(f, MD(.kind = XRAYFDR_MD_WALLTIME_MARKER, .seconds = 1, .micros = 2));
+	fb_md(f, MD(.kind = XRAYFDR_MD_WALLTIME_MARKER, .seconds = 1,
+		    .micros = 2));
 	if (f->version >= 3)
 		fb_md(f, MD(.kind = XRAYFDR_MD_PID, .pid = 9));
 	fb_md(f, MD(.kind = XRAYFDR_MD_NEW_CPU_ID, .cpu = 1, .tsc = 100));
@@ -99,8 +107,8 @@ static void expect_error(const struct fb *f, const char *rule, size_t offset,
 	read_all(f->data, f->len, 0, NULL, &res);
 	if (res.ret != err || strcmp(res.rule, rule) || res.offset != offset)
 		print_error("want %s at %zu (%d), got %s at %llu (%d)\n", rule,
-			    offset, err, res.rule, (unsigned long long)res.offset,
-			    res.ret);
+			    offset, err, res.rule,
+			    (unsigned long long)res.offset, res.ret);
 	assert_int_equal(res.ret, err);
 	assert_string_equal(res.rule, rule);
 	assert_int_equal(res.offset, offset);
@@ -121,7 +129,8 @@ static void expect_warning(const struct fb *f, const char *rule)
  */
 
 /* What the reader can give back of an event written in a given format. */
-static void expected_form(struct xrayfdr_event *e, bool basic, unsigned int version)
+static void expected_form(struct xrayfdr_event *e, bool basic,
+			  unsigned int version)
 {
 	if (!basic && version < 3)
 		e->pid = 0; /* no Pid record before version 3 */
@@ -163,8 +172,13 @@ static void round_trip(bool basic, unsigned int version, bool be,
 		       uint64_t buffer_size)
 {
 	struct gen_opts g = {
-		.threads = 4, .count = 3000, .args = true, .custom = !basic,
-		.typed = !basic && version >= 2, .wraps = true, .backwards = true,
+		.threads = 4,
+		.count = 3000,
+		.args = true,
+		.custom = !basic,
+		.typed = !basic && version >= 2,
+		.wraps = true,
+		.backwards = true,
 		.seed = version * 2 + be,
 	};
 	struct event_list in = { 0 }, out = { 0 };
@@ -209,15 +223,21 @@ static void test_round_trip_basic(void **state)
 /* The raw records tile the file: offsets follow on, sizes add up. */
 static void test_records_tile_file(void **state)
 {
-	struct gen_opts g = { .threads = 3, .count = 500, .args = true, .custom = true,
-			      .typed = true, .wraps = true, .seed = 3 };
+	struct gen_opts g = { .threads = 3,
+			      .count = 500,
+			      .args = true,
+			      .custom = true,
+			      .typed = true,
+			      .wraps = true,
+			      .seed = 3 };
 	struct event_list in = { 0 };
 
 	(void)state;
 	gen_events(&g, &in);
 	for (unsigned int v = 1; v <= 5; v += 4) {
 		struct membuf m = { 0 };
-		XRAYFDR_OPTS(xrayfdr_writer_opts, o, .version = v, .buffer_size = 1024);
+		XRAYFDR_OPTS(xrayfdr_writer_opts, o, .version = v,
+			     .buffer_size = 1024);
 		struct xrayfdr_reader *r;
 		const struct xrayfdr_record *rec;
 		uint64_t at = 32;
@@ -247,9 +267,13 @@ static void test_records_tile_file(void **state)
  */
 static void truncate_everywhere(bool basic, unsigned int version, bool be)
 {
-	struct gen_opts g = { .threads = 2, .count = 120, .args = true,
-			      .custom = !basic, .typed = !basic && version >= 2,
-			      .wraps = true, .seed = 11 };
+	struct gen_opts g = { .threads = 2,
+			      .count = 120,
+			      .args = true,
+			      .custom = !basic,
+			      .typed = !basic && version >= 2,
+			      .wraps = true,
+			      .seed = 11 };
 	struct event_list in = { 0 }, full = { 0 };
 	struct membuf m = { 0 };
 	struct read_result res;
@@ -268,7 +292,8 @@ static void truncate_everywhere(bool basic, unsigned int version, bool be)
 
 			/* a copy of exactly len bytes, so ASan sees any over-read */
 			memcpy(copy, m.data, len);
-			read_all(copy, len, keep ? XRAYFDR_READ_KEEP_GOING : 0, &part, &res);
+			read_all(copy, len, keep ? XRAYFDR_READ_KEEP_GOING : 0,
+				 &part, &res);
 			if (len < 32) {
 				assert_int_equal(res.ret, -EBADMSG);
 				assert_string_equal(res.rule, "header-short");
@@ -277,14 +302,17 @@ static void truncate_everywhere(bool basic, unsigned int version, bool be)
 				assert_int_equal(res.ret, -EBADMSG);
 				if (strcmp(res.rule, "truncated") &&
 				    strcmp(res.rule, "preamble-incomplete"))
-					fail_msg("length %zu: rule %s", len, res.rule);
+					fail_msg("length %zu: rule %s", len,
+						 res.rule);
 				assert_true(res.offset <= len);
 			}
 			assert_true(part.n <= full.n);
 			for (size_t i = 0; i < part.n; i++) {
-				struct xrayfdr_event a = part.ev[i], b = full.ev[i];
+				struct xrayfdr_event a = part.ev[i],
+						     b = full.ev[i];
 
-				if (i + 1 == part.n && a.kind == XRAYFDR_EV_ENTRY_ARGS) {
+				if (i + 1 == part.n &&
+				    a.kind == XRAYFDR_EV_ENTRY_ARGS) {
 					/* cut between its arguments */
 					assert_true(a.nargs <= b.nargs);
 					b.nargs = a.nargs;
@@ -464,17 +492,20 @@ static void test_lying_sizes(void **state)
 	/* negative, oversized and overflowing event payloads */
 	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
 	ext = fb_preamble(&f, 0, 1);
-	at = fb_md(&f, MD(.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER, .event_size = -1));
+	at = fb_md(&f, MD(.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER,
+			  .event_size = -1));
 	fb_close(&f, ext);
 	expect_error(&f, "event-size", at, -EBADMSG);
 	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
 	ext = fb_preamble(&f, 0, 1);
-	at = fb_md(&f, MD(.kind = XRAYFDR_MD_TYPED_EVENT_MARKER, .event_size = 0x7fffffff));
+	at = fb_md(&f, MD(.kind = XRAYFDR_MD_TYPED_EVENT_MARKER,
+			  .event_size = 0x7fffffff));
 	fb_close(&f, ext);
 	expect_error(&f, "event-size", at, -EBADMSG); /* beyond max_payload */
 	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
 	ext = fb_preamble(&f, 0, 1);
-	at = fb_md(&f, MD(.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER, .event_size = 20));
+	at = fb_md(&f, MD(.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER,
+			  .event_size = 20));
 	fb_raw(&f, "0123456789", 10);
 	fb_close(&f, ext);
 	expect_error(&f, "extents-cross", at, -EBADMSG);
@@ -519,7 +550,7 @@ static void test_warnings(void **state)
 	ext = fb_preamble(&f, 0, 1);
 	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 0);
 	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 2, 0);
-	fb_fn(&f, XRAYFDR_FUNC_EXIT, 1, 0);     /* 2 was unwound */
+	fb_fn(&f, XRAYFDR_FUNC_EXIT, 1, 0); /* 2 was unwound */
 	fb_fn(&f, XRAYFDR_FUNC_TAIL_EXIT, 3, 0); /* never entered */
 	fb_close(&f, ext);
 	expect_warning(&f, "exit-without-entry");
@@ -682,8 +713,10 @@ static void write_big_payload_log(struct membuf *m)
 	w = xrayfdr_writer_new(membuf_write, m, &o);
 	assert_non_null(w);
 	for (uint32_t i = 0; i < 40; i++) {
-		struct xrayfdr_event ev = { .kind = XRAYFDR_EV_CUSTOM, .tid = i % 3,
-					    .tsc = 1000 + i, .data = payload,
+		struct xrayfdr_event ev = { .kind = XRAYFDR_EV_CUSTOM,
+					    .tid = i % 3,
+					    .tsc = 1000 + i,
+					    .data = payload,
 					    .data_size = 1 + i * 15000 };
 
 		assert_int_equal(xrayfdr_writer_event(w, &ev), 0);
@@ -810,7 +843,8 @@ static void test_memory_independent_of_size(void **state)
 
 		close(pfd[0]);
 		w = xrayfdr_writer_new(write_pipe, &pfd[1], &o);
-		for (uint64_t i = 0; w && xrayfdr_writer_bytes(w) < target; i++) {
+		for (uint64_t i = 0; w && xrayfdr_writer_bytes(w) < target;
+		     i++) {
 			e.tid = (uint32_t)(i % 64);
 			e.kind = i & 1 ? XRAYFDR_EV_EXIT : XRAYFDR_EV_ENTRY;
 			e.func_id = (int32_t)(i / 2 % 1000);
@@ -824,7 +858,8 @@ static void test_memory_independent_of_size(void **state)
 	r = xrayfdr_reader_new_fd(pfd[0], "pipe", NULL);
 	assert_non_null(r);
 	/* let the reader reach its steady state, then measure */
-	for (int i = 0; i < 100000 && (ret = xrayfdr_reader_next_event(r, &ev)) == 1; i++)
+	for (int i = 0;
+	     i < 100000 && (ret = xrayfdr_reader_next_event(r, &ev)) == 1; i++)
 		events++;
 	before = max_rss_kb();
 	while ((ret = xrayfdr_reader_next_event(r, &ev)) == 1)
@@ -876,8 +911,9 @@ static void test_api_edges(void **state)
 	assert_int_equal(xrayfdr_reader_next_record(r, &rec), -EBADMSG);
 	assert_int_equal(xrayfdr_reader_next_record(r, &rec), -EBADMSG);
 	assert_non_null(xrayfdr_reader_error(r));
-	assert_non_null(strstr(xrayfdr_reader_error(r)->message,
-			       "be: offset 32 (0x20): buffer: a buffer must begin with BufferExtents in version 2 logs; found byte 0x89"));
+	assert_non_null(strstr(
+		xrayfdr_reader_error(r)->message,
+		"be: offset 32 (0x20): buffer: a buffer must begin with BufferExtents in version 2 logs; found byte 0x89"));
 	xrayfdr_reader_free(r);
 }
 

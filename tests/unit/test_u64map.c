@@ -21,20 +21,23 @@ static void test_model(void **state)
 
 	(void)state;
 	for (uint64_t i = 0; i < N; i++) {
-		uint64_t key = thread_key((uint32_t)(i % 7), (uint32_t)(i * 2654435761u));
+		uint64_t key = thread_key((uint32_t)(i % 7),
+					  (uint32_t)(i * 2654435761u));
 
 		model[i] = i + 1;
 		assert_int_equal(u64map_put(&m, key, (void *)model[i]), 0);
 	}
 	assert_int_equal(m.count, N);
 	for (uint64_t i = 0; i < N; i += 3) {
-		uint64_t key = thread_key((uint32_t)(i % 7), (uint32_t)(i * 2654435761u));
+		uint64_t key = thread_key((uint32_t)(i % 7),
+					  (uint32_t)(i * 2654435761u));
 
 		assert_ptr_equal(u64map_del(&m, key), (void *)model[i]);
 		model[i] = 0;
 	}
 	for (uint64_t i = 0; i < N; i++) {
-		uint64_t key = thread_key((uint32_t)(i % 7), (uint32_t)(i * 2654435761u));
+		uint64_t key = thread_key((uint32_t)(i % 7),
+					  (uint32_t)(i * 2654435761u));
 
 		assert_ptr_equal(u64map_get(&m, key), (void *)model[i]);
 		want += model[i];
@@ -42,7 +45,8 @@ static void test_model(void **state)
 	u64map_each(&m, sum_values, &sum);
 	assert_int_equal(sum, want);
 	/* replacing keeps the count */
-	assert_int_equal(u64map_put(&m, thread_key(1, 2654435761u), (void *)7), 0);
+	assert_int_equal(u64map_put(&m, thread_key(1, 2654435761u), (void *)7),
+			 0);
 	assert_ptr_equal(u64map_get(&m, thread_key(1, 2654435761u)), (void *)7);
 	assert_null(u64map_del(&m, 12345678));
 	u64map_free(&m);

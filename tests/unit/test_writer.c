@@ -7,19 +7,30 @@
 #include "testutil.h"
 
 static const struct xrayfdr_event enter1 = {
-	.kind = XRAYFDR_EV_ENTRY, .func_id = 1, .tsc = 1000, .cpu = 2,
-	.tid = 10, .pid = 20, .wall_sec = 5, .wall_usec = 6,
+	.kind = XRAYFDR_EV_ENTRY,
+	.func_id = 1,
+	.tsc = 1000,
+	.cpu = 2,
+	.tid = 10,
+	.pid = 20,
+	.wall_sec = 5,
+	.wall_usec = 6,
 };
 static const struct xrayfdr_event exit1 = {
-	.kind = XRAYFDR_EV_EXIT, .func_id = 1, .tsc = 1010, .cpu = 2,
-	.tid = 10, .pid = 20,
+	.kind = XRAYFDR_EV_EXIT,
+	.func_id = 1,
+	.tsc = 1010,
+	.cpu = 2,
+	.tid = 10,
+	.pid = 20,
 };
 
 static struct xrayfdr_writer *new_writer(struct membuf *m, unsigned int type,
-					 unsigned int version, uint64_t buffer_size)
+					 unsigned int version,
+					 uint64_t buffer_size)
 {
-	XRAYFDR_OPTS(xrayfdr_writer_opts, o, .basic = type == XRAYFDR_FILE_BASIC,
-		     .version = version,
+	XRAYFDR_OPTS(xrayfdr_writer_opts, o,
+		     .basic = type == XRAYFDR_FILE_BASIC, .version = version,
 		     .buffer_size = buffer_size, .constant_tsc = true,
 		     .cycle_frequency = 1000);
 	struct xrayfdr_writer *w = xrayfdr_writer_new(membuf_write, m, &o);
@@ -41,17 +52,18 @@ static void test_v5_layout(void **state)
 	assert_int_equal(xrayfdr_writer_bytes(w), 32 + 16 + 64 + 16);
 	assert_int_equal(xrayfdr_writer_close(w), 0);
 	assert_int_equal(m.len, 32 + 16 + 64 + 16);
-	assert_hex(m.data, m.len,
-		   "05 00 01 00 01 00 00 00 e8 03 00 00 00 00 00 00"
-		   "00 10 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
-		   /* BufferExtents: 80 bytes follow */
-		   "0f 50 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
-		   "01 0a 00 00 00 00 00 00 00 00 00 00 00 00 00 00" /* NewBuffer 10 */
-		   "09 05 00 00 00 00 00 00 00 06 00 00 00 00 00 00" /* WallTime 5.000006 */
-		   "13 14 00 00 00 00 00 00 00 00 00 00 00 00 00 00" /* Pid 20 */
-		   "05 02 00 e8 03 00 00 00 00 00 00 00 00 00 00 00" /* CPU 2 @1000 */
-		   "10 00 00 00 00 00 00 00"                         /* entry 1 +0 */
-		   "12 00 00 00 0a 00 00 00");                       /* exit 1 +10 */
+	assert_hex(
+		m.data, m.len,
+		"05 00 01 00 01 00 00 00 e8 03 00 00 00 00 00 00"
+		"00 10 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+		/* BufferExtents: 80 bytes follow */
+		"0f 50 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+		"01 0a 00 00 00 00 00 00 00 00 00 00 00 00 00 00" /* NewBuffer 10 */
+		"09 05 00 00 00 00 00 00 00 06 00 00 00 00 00 00" /* WallTime 5.000006 */
+		"13 14 00 00 00 00 00 00 00 00 00 00 00 00 00 00" /* Pid 20 */
+		"05 02 00 e8 03 00 00 00 00 00 00 00 00 00 00 00" /* CPU 2 @1000 */
+		"10 00 00 00 00 00 00 00" /* entry 1 +0 */
+		"12 00 00 00 0a 00 00 00"); /* exit 1 +10 */
 	membuf_free(&m);
 }
 
@@ -67,15 +79,16 @@ static void test_v1_layout(void **state)
 	assert_int_equal(xrayfdr_writer_close(w), 0);
 	/* one buffer of exactly buffer_size bytes */
 	assert_int_equal(m.len, 32 + 128);
-	assert_hex(m.data, 32 + 80,
-		   "01 00 01 00 01 00 00 00 e8 03 00 00 00 00 00 00"
-		   "80 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
-		   "01 0a 00 00 00 00 00 00 00 00 00 00 00 00 00 00" /* NewBuffer */
-		   "09 05 00 00 00 00 00 00 00 06 00 00 00 00 00 00" /* WallTime */
-		   "05 02 00 e8 03 00 00 00 00 00 00 00 00 00 00 00" /* no Pid in v1 */
-		   "10 00 00 00 00 00 00 00"
-		   "12 00 00 00 0a 00 00 00"
-		   "03 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"); /* EOB */
+	assert_hex(
+		m.data, 32 + 80,
+		"01 00 01 00 01 00 00 00 e8 03 00 00 00 00 00 00"
+		"80 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+		"01 0a 00 00 00 00 00 00 00 00 00 00 00 00 00 00" /* NewBuffer */
+		"09 05 00 00 00 00 00 00 00 06 00 00 00 00 00 00" /* WallTime */
+		"05 02 00 e8 03 00 00 00 00 00 00 00 00 00 00 00" /* no Pid in v1 */
+		"10 00 00 00 00 00 00 00"
+		"12 00 00 00 0a 00 00 00"
+		"03 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"); /* EOB */
 	assert_memory_equal(m.data + 32 + 80, zeros, 128 - 80); /* padding */
 	membuf_free(&m);
 }
@@ -96,8 +109,10 @@ static void test_v1_misaligned_padding(void **state)
 	assert_int_equal(xrayfdr_writer_close(w), 0);
 	assert_int_equal(m.len, 32 + 128);
 	/* 48 preamble + 19 event + 16 EOB = 83: 45 bytes of padding */
-	assert_hex(m.data + 32 + 67, 16, "03 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
-	assert_hex(m.data + 32 + 83, 16, "0b 1d 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
+	assert_hex(m.data + 32 + 67, 16,
+		   "03 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
+	assert_hex(m.data + 32 + 83, 16,
+		   "0b 1d 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
 	membuf_free(&m);
 
 	/* never leave 1-16 misaligned bytes: the writer moves on instead */
@@ -105,7 +120,8 @@ static void test_v1_misaligned_padding(void **state)
 		struct read_result res;
 
 		w = new_writer(&m, XRAYFDR_FILE_FDR, 1, 128);
-		ev.data = "0123456789012345678901234567890123456789012345678901234567890123";
+		ev.data =
+			"0123456789012345678901234567890123456789012345678901234567890123";
 		ev.data_size = size;
 		int ret = xrayfdr_writer_event(w, &ev);
 
@@ -114,7 +130,8 @@ static void test_v1_misaligned_padding(void **state)
 		/* room after preamble, marker and EOB: 48 bytes */
 		long pad = 48 - (long)size;
 
-		assert_int_equal(ret == 0, pad >= 0 && (pad % 8 == 0 || pad > 16));
+		assert_int_equal(ret == 0,
+				 pad >= 0 && (pad % 8 == 0 || pad > 16));
 		read_all(m.data, m.len, 0, NULL, &res);
 		assert_int_equal(res.ret, 0);
 		membuf_free(&m);
@@ -135,15 +152,16 @@ static void test_basic_layout(void **state)
 	assert_int_equal(xrayfdr_writer_event(w, &ev), 0);
 	assert_int_equal(xrayfdr_writer_close(w), 0);
 	assert_int_equal(m.len, 32 * 3);
-	assert_hex(m.data, m.len,
-		   "03 00 00 00 01 00 00 00 e8 03 00 00 00 00 00 00"
-		   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
-		   /* record: type 0, cpu 2, kind 3, func 1, tsc, tid 10, pid 20 */
-		   "00 00 02 03 01 00 00 00 e8 03 00 00 00 00 00 00"
-		   "0a 00 00 00 14 00 00 00 00 00 00 00 00 00 00 00"
-		   /* argument payload: type 1, func 1, tid 10, pid 20, arg */
-		   "01 00 00 00 01 00 00 00 0a 00 00 00 14 00 00 00"
-		   "88 77 66 55 44 33 22 11 00 00 00 00 00 00 00 00");
+	assert_hex(
+		m.data, m.len,
+		"03 00 00 00 01 00 00 00 e8 03 00 00 00 00 00 00"
+		"00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+		/* record: type 0, cpu 2, kind 3, func 1, tsc, tid 10, pid 20 */
+		"00 00 02 03 01 00 00 00 e8 03 00 00 00 00 00 00"
+		"0a 00 00 00 14 00 00 00 00 00 00 00 00 00 00 00"
+		/* argument payload: type 1, func 1, tid 10, pid 20, arg */
+		"01 00 00 00 01 00 00 00 0a 00 00 00 14 00 00 00"
+		"88 77 66 55 44 33 22 11 00 00 00 00 00 00 00 00");
 	membuf_free(&m);
 }
 
@@ -151,14 +169,16 @@ static void test_basic_layout(void **state)
 static unsigned int count_kind(const struct membuf *m, int md_kind,
 			       unsigned int *buffers)
 {
-	struct xrayfdr_reader *r = xrayfdr_reader_new_mem(m->data, m->len, "w", NULL);
+	struct xrayfdr_reader *r =
+		xrayfdr_reader_new_mem(m->data, m->len, "w", NULL);
 	const struct xrayfdr_record *rec;
 	unsigned int n = 0;
 	int ret;
 
 	assert_non_null(r);
 	while ((ret = xrayfdr_reader_next_record(r, &rec)) == 1)
-		if (rec->type == XRAYFDR_REC_METADATA && rec->md.kind == md_kind)
+		if (rec->type == XRAYFDR_REC_METADATA &&
+		    rec->md.kind == md_kind)
 			n++;
 	assert_int_equal(ret, 0);
 	if (buffers)
@@ -172,7 +192,8 @@ static void test_buffers_fill_and_roll(void **state)
 	(void)state;
 	for (unsigned int v = 1; v <= 5; v += 4) {
 		struct membuf m = { 0 };
-		struct xrayfdr_writer *w = new_writer(&m, XRAYFDR_FILE_FDR, v, 128);
+		struct xrayfdr_writer *w =
+			new_writer(&m, XRAYFDR_FILE_FDR, v, 128);
 		struct xrayfdr_event ev = enter1;
 		unsigned int buffers = 0;
 
@@ -183,7 +204,8 @@ static void test_buffers_fill_and_roll(void **state)
 			assert_int_equal(xrayfdr_writer_event(w, &ev), 0);
 		}
 		assert_int_equal(xrayfdr_writer_close(w), 0);
-		assert_int_equal(count_kind(&m, XRAYFDR_MD_NEW_BUFFER, &buffers), 3);
+		assert_int_equal(
+			count_kind(&m, XRAYFDR_MD_NEW_BUFFER, &buffers), 3);
 		assert_int_equal(buffers, 3);
 		if (v == 1)
 			assert_int_equal(m.len, 32 + 3 * 128);
@@ -300,7 +322,8 @@ static void test_options(void **state)
 	assert_int_equal(errno, EINVAL);
 	o = (struct xrayfdr_writer_opts){ .sz = sizeof(o), .buffer_size = 64 };
 	assert_null(xrayfdr_writer_new(membuf_write, &m, &o));
-	o = (struct xrayfdr_writer_opts){ .sz = sizeof(o), .basic = true,
+	o = (struct xrayfdr_writer_opts){ .sz = sizeof(o),
+					  .basic = true,
 					  .version = 4 };
 	assert_null(xrayfdr_writer_new(membuf_write, &m, &o));
 	assert_null(xrayfdr_writer_new(NULL, &m, NULL));

@@ -27,7 +27,8 @@ void assert_hex_(const void *bytes, size_t len, const char *hex,
 		p += 2;
 	}
 	if (n != len || memcmp(want, got, len)) {
-		print_error("bytes differ (%zu vs %zu expected):\n   got:", len, n);
+		print_error("bytes differ (%zu vs %zu expected):\n   got:", len,
+			    n);
 		for (size_t i = 0; i < len; i++)
 			print_error(" %02x", got[i]);
 		print_error("\n  want:");
@@ -149,18 +150,20 @@ void assert_event_equal_(const struct xrayfdr_event *a,
 		    a->pid == b->pid && a->cpu == b->cpu &&
 		    a->nargs == b->nargs && a->data_size == b->data_size &&
 		    a->event_type == b->event_type &&
-		    (!a->nargs || !memcmp(a->args, b->args, a->nargs * sizeof(*a->args))) &&
+		    (!a->nargs ||
+		     !memcmp(a->args, b->args, a->nargs * sizeof(*a->args))) &&
 		    (!a->data_size || !memcmp(a->data, b->data, a->data_size));
 
 	if (!same) {
-		print_error("events differ:\n"
-			    "  kind %u/%u tsc %llu/%llu func %d/%d tid %u/%u pid %u/%u cpu %u/%u\n"
-			    "  nargs %u/%u size %u/%u type %u/%u\n",
-			    a->kind, b->kind, (unsigned long long)a->tsc,
-			    (unsigned long long)b->tsc, a->func_id, b->func_id,
-			    a->tid, b->tid, a->pid, b->pid, a->cpu, b->cpu,
-			    a->nargs, b->nargs, a->data_size, b->data_size,
-			    a->event_type, b->event_type);
+		print_error(
+			"events differ:\n"
+			"  kind %u/%u tsc %llu/%llu func %d/%d tid %u/%u pid %u/%u cpu %u/%u\n"
+			"  nargs %u/%u size %u/%u type %u/%u\n",
+			a->kind, b->kind, (unsigned long long)a->tsc,
+			(unsigned long long)b->tsc, a->func_id, b->func_id,
+			a->tid, b->tid, a->pid, b->pid, a->cpu, b->cpu,
+			a->nargs, b->nargs, a->data_size, b->data_size,
+			a->event_type, b->event_type);
 		_fail(file, line);
 	}
 }
@@ -213,13 +216,16 @@ void gen_events(const struct gen_opts *o, struct event_list *out)
 		if (o->custom && r % 17 == 3) {
 			ev.kind = XRAYFDR_EV_CUSTOM;
 			ev.data = payload;
-			ev.data_size = 1 + (uint32_t)(r % (sizeof(payload) - 1));
+			ev.data_size =
+				1 + (uint32_t)(r % (sizeof(payload) - 1));
 		} else if (o->typed && r % 19 == 4) {
 			ev.kind = XRAYFDR_EV_TYPED;
 			ev.event_type = (uint16_t)(r >> 20);
 			ev.data = payload;
-			ev.data_size = 1 + (uint32_t)(r % (sizeof(payload) - 1));
-		} else if (th[t].depth < 64 && (th[t].depth == 0 || r % 3 != 0)) {
+			ev.data_size =
+				1 + (uint32_t)(r % (sizeof(payload) - 1));
+		} else if (th[t].depth < 64 &&
+			   (th[t].depth == 0 || r % 3 != 0)) {
 			int32_t fn = (int32_t)(1 + (r >> 8) % 1000);
 
 			th[t].stack[th[t].depth++] = fn;
@@ -232,7 +238,8 @@ void gen_events(const struct gen_opts *o, struct event_list *out)
 			}
 		} else {
 			ev.func_id = th[t].stack[--th[t].depth];
-			ev.kind = r % 7 == 0 ? XRAYFDR_EV_TAIL_EXIT : XRAYFDR_EV_EXIT;
+			ev.kind = r % 7 == 0 ? XRAYFDR_EV_TAIL_EXIT :
+					       XRAYFDR_EV_EXIT;
 		}
 		event_list_add(out, &ev);
 	}

@@ -13,17 +13,18 @@
 #include <xrayfdr/fdr.h>
 
 /* Skip the current test, saying why (the runner requires a reason). */
-#define skip_because(...)                                                  \
-	do {                                                               \
-		printf("# SKIP-REASON: " __VA_ARGS__);                     \
-		printf("\n");                                              \
-		fflush(stdout);                                            \
-		skip();                                                    \
+#define skip_because(...)                              \
+	do {                                           \
+		printf("# SKIP-REASON: " __VA_ARGS__); \
+		printf("\n");                          \
+		fflush(stdout);                        \
+		skip();                                \
 	} while (0)
 
 /* Compare @len bytes with a hex string such as "0f 50 00 00" (spaces are
  * ignored); on mismatch print both and fail. */
-#define assert_hex(bytes, len, hex) assert_hex_((bytes), (len), (hex), __FILE__, __LINE__)
+#define assert_hex(bytes, len, hex) \
+	assert_hex_((bytes), (len), (hex), __FILE__, __LINE__)
 void assert_hex_(const void *bytes, size_t len, const char *hex,
 		 const char *file, int line);
 
@@ -61,7 +62,8 @@ void read_all(const void *data, size_t size, unsigned int flags,
 	      struct event_list *out, struct read_result *res);
 
 /* Compare two events field by field (payloads and arguments included). */
-#define assert_event_equal(a, b) assert_event_equal_((a), (b), __FILE__, __LINE__)
+#define assert_event_equal(a, b) \
+	assert_event_equal_((a), (b), __FILE__, __LINE__)
 void assert_event_equal_(const struct xrayfdr_event *a,
 			 const struct xrayfdr_event *b, const char *file,
 			 int line);
@@ -73,7 +75,7 @@ struct gen_opts {
 	bool args;
 	bool custom;
 	bool typed;
-	bool wraps;     /* TSC jumps past 32 bits */
+	bool wraps; /* TSC jumps past 32 bits */
 	bool backwards; /* TSC going back now and then (a new CPU's clock) */
 	uint64_t seed;
 };

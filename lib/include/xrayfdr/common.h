@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /* Declare and zero-fill an options struct, setting its size field. */
-#define XRAYFDR_OPTS(TYPE, NAME, ...)                                   \
+#define XRAYFDR_OPTS(TYPE, NAME, ...) \
 	struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
 
 enum xrayfdr_print_level {
@@ -34,8 +34,8 @@ enum xrayfdr_print_level {
 	XRAYFDR_DEBUG,
 };
 
-typedef int (*xrayfdr_print_fn)(enum xrayfdr_print_level level,
-				const char *fmt, va_list args);
+typedef int (*xrayfdr_print_fn)(enum xrayfdr_print_level level, const char *fmt,
+				va_list args);
 
 /**
  * xrayfdr_set_print() - route the library's messages to @fn.

@@ -81,12 +81,12 @@ enum xrayfdr_md_kind {
 /* The decoded file header. */
 struct xrayfdr_file_header {
 	uint16_t version;
-	uint16_t type;           /* enum xrayfdr_file_type */
+	uint16_t type; /* enum xrayfdr_file_type */
 	bool constant_tsc;
 	bool nonstop_tsc;
-	bool big_endian;         /* byte order the file was written in */
+	bool big_endian; /* byte order the file was written in */
 	uint64_t cycle_frequency; /* Hz */
-	uint64_t buffer_size;    /* FDR: bytes per thread buffer; basic: 0 */
+	uint64_t buffer_size; /* FDR: bytes per thread buffer; basic: 0 */
 };
 
 /*
@@ -95,24 +95,24 @@ struct xrayfdr_file_header {
  * event_size bytes that follow the record in the file.
  */
 struct xrayfdr_metadata {
-	uint8_t kind;            /* enum xrayfdr_md_kind */
-	int32_t tid;             /* NewBuffer */
-	int32_t pid;             /* Pid */
-	uint16_t cpu;            /* NewCPUId; CustomEventMarker version 4 */
-	uint64_t tsc;            /* NewCPUId, TSCWrap; CustomEventMarker v1-4 */
-	uint64_t seconds;        /* WallTimeMarker */
-	uint32_t micros;         /* WallTimeMarker */
-	int32_t event_size;      /* Custom/TypedEventMarker payload bytes */
-	int32_t tsc_delta;       /* CustomEventMarker v5, TypedEventMarker */
-	uint16_t event_type;     /* TypedEventMarker */
-	uint64_t arg;            /* CallArgument */
-	uint64_t extents;        /* BufferExtents: bytes of buffer that follow */
+	uint8_t kind; /* enum xrayfdr_md_kind */
+	int32_t tid; /* NewBuffer */
+	int32_t pid; /* Pid */
+	uint16_t cpu; /* NewCPUId; CustomEventMarker version 4 */
+	uint64_t tsc; /* NewCPUId, TSCWrap; CustomEventMarker v1-4 */
+	uint64_t seconds; /* WallTimeMarker */
+	uint32_t micros; /* WallTimeMarker */
+	int32_t event_size; /* Custom/TypedEventMarker payload bytes */
+	int32_t tsc_delta; /* CustomEventMarker v5, TypedEventMarker */
+	uint16_t event_type; /* TypedEventMarker */
+	uint64_t arg; /* CallArgument */
+	uint64_t extents; /* BufferExtents: bytes of buffer that follow */
 	const void *payload;
 };
 
 /* Encode the 32-byte file header into @buf. */
-XRAYFDR_API void xrayfdr_encode_file_header(void *buf,
-					    const struct xrayfdr_file_header *h);
+XRAYFDR_API void
+xrayfdr_encode_file_header(void *buf, const struct xrayfdr_file_header *h);
 
 /* Encode an 8-byte function record into @buf. @func_id is masked to 28 bits. */
 XRAYFDR_API void xrayfdr_encode_function(void *buf, bool big_endian,
@@ -137,7 +137,7 @@ XRAYFDR_API const char *xrayfdr_func_kind_name(unsigned int kind);
  * Events: what a trace means, independent of how it was encoded.
  */
 enum xrayfdr_event_kind {
-	XRAYFDR_EV_ENTRY = 0,      /* numbered as XRay's RecordTypes */
+	XRAYFDR_EV_ENTRY = 0, /* numbered as XRay's RecordTypes */
 	XRAYFDR_EV_EXIT = 1,
 	XRAYFDR_EV_TAIL_EXIT = 2,
 	XRAYFDR_EV_ENTRY_ARGS = 3,
@@ -149,19 +149,19 @@ enum xrayfdr_event_kind {
 XRAYFDR_API const char *xrayfdr_event_kind_name(unsigned int kind);
 
 struct xrayfdr_event {
-	uint64_t offset;     /* file offset of the record carrying the event */
-	uint64_t tsc;        /* absolute timestamp counter */
-	uint64_t wall_sec;   /* wall time at the start of its buffer (FDR) */
+	uint64_t offset; /* file offset of the record carrying the event */
+	uint64_t tsc; /* absolute timestamp counter */
+	uint64_t wall_sec; /* wall time at the start of its buffer (FDR) */
 	uint32_t wall_usec;
-	uint32_t kind;       /* enum xrayfdr_event_kind */
-	int32_t func_id;     /* function events; 0 otherwise */
+	uint32_t kind; /* enum xrayfdr_event_kind */
+	int32_t func_id; /* function events; 0 otherwise */
 	uint32_t tid;
-	uint32_t pid;        /* 0 where the format does not record it */
+	uint32_t pid; /* 0 where the format does not record it */
 	uint16_t cpu;
 	uint16_t event_type; /* typed events */
-	uint32_t nargs;      /* entry-with-args: number of arguments */
+	uint32_t nargs; /* entry-with-args: number of arguments */
 	const uint64_t *args;
-	uint32_t data_size;  /* custom and typed events: payload */
+	uint32_t data_size; /* custom and typed events: payload */
 	const void *data;
 };
 
@@ -178,11 +178,11 @@ enum xrayfdr_severity {
 /* A problem found in a file: where, in which record, which rule. */
 struct xrayfdr_diag {
 	enum xrayfdr_severity severity;
-	int error;               /* negative errno: -EBADMSG, -ENOTSUP, -EIO.. */
-	uint64_t offset;         /* byte offset of the offending record */
-	const char *record;      /* record name, e.g. "NewCPUId" */
-	const char *rule;        /* stable rule id, see fdr-format.rst */
-	const char *message;     /* "FILE: offset 0x30: NewCPUId: ..." */
+	int error; /* negative errno: -EBADMSG, -ENOTSUP, -EIO.. */
+	uint64_t offset; /* byte offset of the offending record */
+	const char *record; /* record name, e.g. "NewCPUId" */
+	const char *rule; /* stable rule id, see fdr-format.rst */
+	const char *message; /* "FILE: offset 0x30: NewCPUId: ..." */
 };
 
 typedef void (*xrayfdr_diag_fn)(void *ctx, const struct xrayfdr_diag *diag);
@@ -206,13 +206,13 @@ struct xrayfdr_reader_opts {
 };
 
 struct xrayfdr_reader_stats {
-	uint64_t bytes;          /* bytes consumed, header included */
-	uint64_t records;        /* records decoded */
-	uint64_t buffers;        /* thread buffers started */
-	uint64_t events;         /* events yielded */
-	uint64_t errors;         /* errors (only > 1 in keep-going mode) */
+	uint64_t bytes; /* bytes consumed, header included */
+	uint64_t records; /* records decoded */
+	uint64_t buffers; /* thread buffers started */
+	uint64_t events; /* events yielded */
+	uint64_t errors; /* errors (only > 1 in keep-going mode) */
 	uint64_t warnings;
-	uint64_t skipped_bytes;  /* bytes skipped after errors */
+	uint64_t skipped_bytes; /* bytes skipped after errors */
 	uint64_t skipped_buffers;
 	uint64_t unmatched_exits; /* exits with no entry on the thread's stack */
 };
@@ -221,19 +221,19 @@ struct xrayfdr_reader_stats {
 enum xrayfdr_record_type {
 	XRAYFDR_REC_FUNCTION,
 	XRAYFDR_REC_METADATA,
-	XRAYFDR_REC_PADDING,     /* version 1: bytes after EndOfBuffer */
-	XRAYFDR_REC_BASIC,       /* basic format: a function record */
-	XRAYFDR_REC_BASIC_ARG,   /* basic format: an argument payload */
+	XRAYFDR_REC_PADDING, /* version 1: bytes after EndOfBuffer */
+	XRAYFDR_REC_BASIC, /* basic format: a function record */
+	XRAYFDR_REC_BASIC_ARG, /* basic format: an argument payload */
 };
 
 struct xrayfdr_record {
 	uint64_t offset;
-	uint64_t size;           /* bytes in the file, payload included */
+	uint64_t size; /* bytes in the file, payload included */
 	enum xrayfdr_record_type type;
 	/* XRAYFDR_REC_FUNCTION and XRAYFDR_REC_BASIC */
-	uint8_t func_kind;       /* enum xrayfdr_func_kind */
+	uint8_t func_kind; /* enum xrayfdr_func_kind */
 	int32_t func_id;
-	uint32_t tsc_delta;      /* FDR */
+	uint32_t tsc_delta; /* FDR */
 	/* absolute TSC after this record (function records and events) */
 	uint64_t tsc;
 	/* XRAYFDR_REC_METADATA */
@@ -294,13 +294,13 @@ typedef int (*xrayfdr_write_fn)(void *ctx, const void *data, size_t size);
 
 struct xrayfdr_writer_opts {
 	size_t sz;
-	bool basic;               /* basic-mode log instead of FDR */
-	unsigned int version;     /* 0: FDR 5, basic 3 */
+	bool basic; /* basic-mode log instead of FDR */
+	unsigned int version; /* 0: FDR 5, basic 3 */
 	bool big_endian;
 	bool constant_tsc;
 	bool nonstop_tsc;
 	uint64_t cycle_frequency; /* Hz, written to the header */
-	uint64_t buffer_size;     /* FDR bytes per thread buffer; 0: 16384 */
+	uint64_t buffer_size; /* FDR bytes per thread buffer; 0: 16384 */
 };
 
 struct xrayfdr_writer;
