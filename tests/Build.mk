@@ -47,3 +47,4 @@ CHECK_SUITES += oracle/llvm-xray:tests/oracle/test_llvm_xray.py
 CHECK_SUITES += fuzz:tests/fuzz/run-fuzz.sh
 CHECK_SUITES += style/clang-format:tests/style/check-format.sh
 CHECK_SUITES += install:tests/install/test_install.sh
+CHECK_SUITES += tools/cli:tests/tools/test_cli.sh

@@ -387,13 +387,22 @@ static int dump_run(int argc, char **argv)
 			ctx.suppressed);
 
 	status = EXIT_OK;
-	if (ret < 0 || st->errors)
-		status = ret == -EIO || ret == -ENOMEM ? EXIT_USAGE :
-							 EXIT_INVALID;
-	else if (strict && st->warnings)
+	if (ret < 0 || st->errors) {
+		const struct xrayfdr_diag *d = xrayfdr_reader_error(r);
+
+		/* unreadable input is a usage problem, not an invalid file */
+		status = d && (!strcmp(d->rule, "io") ||
+			       !strcmp(d->rule, "memory")) ?
+				 EXIT_USAGE :
+				 EXIT_INVALID;
+	} else if (strict && st->warnings) {
 		status = EXIT_INVALID;
+	}
 	if (verify || keep_going || status != EXIT_OK) {
-		fprintf(verify ? stdout : stderr,
+		/* JSON lines stay JSON: the summary then goes to stderr */
+		FILE *out = verify && !ctx.json ? stdout : stderr;
+
+		fprintf(out,
 			"%s: %s: %" PRIu64 " bytes, %" PRIu64
 			" buffers, %" PRIu64 " records, %" PRIu64
 			" errors, %" PRIu64 " warnings",
@@ -401,11 +410,11 @@ static int dump_run(int argc, char **argv)
 			st->bytes, st->buffers, st->records, st->errors,
 			st->warnings);
 		if (st->skipped_bytes || st->skipped_buffers)
-			fprintf(verify ? stdout : stderr,
+			fprintf(out,
 				", skipped %" PRIu64 " bytes in %" PRIu64
 				" buffers",
 				st->skipped_bytes, st->skipped_buffers);
-		fputc('\n', verify ? stdout : stderr);
+		fputc('\n', out);
 	}
 	xrayfdr_reader_free(r);
 	return status;

@@ -102,6 +102,8 @@ struct xrayfdr_reader {
 	uint32_t basic_tid, basic_pid;
 
 	struct u64map stacks;
+	struct call_stack *cur_stack; /* the last one looked up, and its key */
+	uint64_t cur_key;
 
 	/* output */
 	struct xrayfdr_record rec;
@@ -381,10 +383,17 @@ static struct call_stack *stack_of(struct xrayfdr_reader *r, uint32_t pid,
 				   uint32_t tid)
 {
 	uint64_t key = thread_key(pid, tid);
-	struct call_stack *s = u64map_get(&r->stacks, key);
+	struct call_stack *s;
 
-	if (s)
+	/* Records come a buffer, so a thread, at a time. */
+	if (r->cur_stack && r->cur_key == key)
+		return r->cur_stack;
+	s = u64map_get(&r->stacks, key);
+	if (s) {
+		r->cur_stack = s;
+		r->cur_key = key;
 		return s;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
@@ -392,6 +401,8 @@ static struct call_stack *stack_of(struct xrayfdr_reader *r, uint32_t pid,
 		free(s);
 		return NULL;
 	}
+	r->cur_stack = s;
+	r->cur_key = key;
 	return s;
 }
 
@@ -1247,6 +1258,7 @@ struct xrayfdr_reader *
 xrayfdr_reader_open(const char *path, const struct xrayfdr_reader_opts *opts)
 {
 	struct xrayfdr_reader *r;
+	struct stat st;
 	int fd;
 
 	if (!strcmp(path, "-"))
@@ -1254,6 +1266,11 @@ xrayfdr_reader_open(const char *path, const struct xrayfdr_reader_opts *opts)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		errno = EISDIR;
+		return NULL;
+	}
 	r = xrayfdr_reader_new_fd(fd, path, opts);
 	if (!r) {
 		int err = errno;

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Oracle tests: llvm-xray (Debian's llvm package) and libxrayfdr agree.
 
