@@ -38,6 +38,12 @@ XRAYFDR_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	-Ilib/include -Iinclude/uapi -DXRAYFDR_VERSION='"$(VERSION)"'
 DEPFLAGS = -MMD -MP
 
+# Products, named before the Build.mk files use them in rules.
+LIB_A := $(BUILD)/lib/libxrayfdr.a
+LIB_SO_REAL := $(BUILD)/lib/libxrayfdr.so.$(VERSION)
+LIB_SO := $(BUILD)/lib/libxrayfdr.so
+XRAYFDR_BIN := $(BUILD)/bin/xrayfdr
+
 # Filled by the Build.mk files.
 LIB_SRCS :=
 LIB_LDLIBS :=
@@ -55,10 +61,6 @@ include tests/Build.mk
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
 
-LIB_A := $(BUILD)/lib/libxrayfdr.a
-LIB_SO_REAL := $(BUILD)/lib/libxrayfdr.so.$(VERSION)
-LIB_SO := $(BUILD)/lib/libxrayfdr.so
-XRAYFDR_BIN := $(BUILD)/bin/xrayfdr
 
 .PHONY: all lib tools check demo deps fuzz install clean help
 .DEFAULT_GOAL := all
