@@ -1,8 +1,8 @@
 #!/bin/sh
 # Run the fuzz targets for FUZZ_SECONDS each and print one TAP line per
-# target: ok when libFuzzer finished its time with no finding.  New inputs
-# go to $BUILD/fuzz/work/TARGET (the seeds stay as they are), findings to
-# $BUILD/fuzz/artifacts/.
+# target: ok when libFuzzer finished its time with no finding.  Seeds come
+# from $BUILD/fuzz/corpus-NAME for target fuzz_NAME (tests/fuzz/make-corpus.sh);
+# new inputs go to $BUILD/fuzz/work/TARGET, findings to $BUILD/fuzz/artifacts/.
 #
 #   tests/fuzz/run-fuzz.sh [TARGET...]   (default: every built target)
 set -u
@@ -25,11 +25,11 @@ n=0 status=0
 for t in "$@"; do
 	n=$((n + 1))
 	work=$dir/work/$t
-	mkdir -p "$work" "$dir/artifacts"
+	mkdir -p "$work" "$dir/artifacts" "$dir/corpus-${t#fuzz_}"
 	log=$dir/$t.log
 	"$dir/$t" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$dir/artifacts/$t-" \
-		"$work" "$dir/corpus" >"$log" 2>&1
+		"$work" "$dir/corpus-${t#fuzz_}" >"$log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
 	if [ $rc -eq 0 ]; then

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Decoding the XRay instrumentation map, from memory or from an ELF file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "instr_map.h"
+#include "../fdr/records.h"
+
+enum {
+	SLED_OFF_ADDRESS = 0,
+	SLED_OFF_FUNCTION = 8,
+	SLED_OFF_KIND = 16,
+	SLED_OFF_ALWAYS = 17,
+	SLED_OFF_VERSION = 18,
+};
+_Static_assert(SLED_OFF_VERSION < XRAY_SLED_ENTRY_SIZE,
+	       "sled fields fit a 32-byte entry");
+
+static int set_err(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+const char *xray_sled_kind_name(unsigned int kind)
+{
+	static const char *const names[XRAY_SLED_KIND_COUNT] = {
+		[XRAY_SLED_ENTRY] = "function-enter",
+		[XRAY_SLED_EXIT] = "function-exit",
+		[XRAY_SLED_TAIL] = "tail-exit",
+		[XRAY_SLED_LOG_ARGS_ENTRY] = "log-args-enter",
+		[XRAY_SLED_CUSTOM_EVENT] = "custom-event",
+		[XRAY_SLED_TYPED_EVENT] = "typed-event",
+	};
+
+	return kind < XRAY_SLED_KIND_COUNT ? names[kind] : "?";
+}
+
+void xray_instr_map_free(struct xray_instr_map *map)
+{
+	free(map->sleds);
+	free(map->functions);
+	memset(map, 0, sizeof(*map));
+}
+
+int32_t xray_instr_map_function_id(const struct xray_instr_map *map,
+				   uint64_t address)
+{
+	for (size_t i = 0; i < map->nfunctions; i++)
+		if (map->functions[i].address == address)
+			return (int32_t)(i + 1);
+	return 0;
+}
+
+/* An address field: a relocation's value if one applies (the field then
+ * holds zero in the file), else relative to itself from version 2 on. */
+static uint64_t field(uint64_t stored, uint8_t version, uint64_t at,
+		      xray_reloc_fn reloc, void *ctx)
+{
+	uint64_t value;
+
+	if (!stored && reloc && reloc(ctx, at, &value))
+		return value;
+	return version >= 2 ? stored + at : stored;
+}
+
+int xray_instr_map_decode(const void *data, size_t size, uint64_t section_addr,
+			  xray_reloc_fn reloc, void *reloc_ctx,
+			  struct xray_instr_map *map, char *err, size_t errlen)
+{
+	const uint8_t *p = data;
+	size_t n = size / XRAY_SLED_ENTRY_SIZE;
+
+	memset(map, 0, sizeof(*map));
+	if (size % XRAY_SLED_ENTRY_SIZE)
+		return set_err(
+			err, errlen, -EBADMSG,
+			"xray_instr_map is %zu bytes, not a multiple of the %d-byte sled entry",
+			size, XRAY_SLED_ENTRY_SIZE);
+	if (!n)
+		return 0;
+	map->sleds = calloc(n, sizeof(*map->sleds));
+	/* at most one function per sled */
+	map->functions = calloc(n, sizeof(*map->functions));
+	if (!map->sleds || !map->functions) {
+		xray_instr_map_free(map);
+		return set_err(err, errlen, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++, p += XRAY_SLED_ENTRY_SIZE) {
+		struct xray_sled *s = &map->sleds[i];
+		uint64_t at = section_addr + i * XRAY_SLED_ENTRY_SIZE;
+
+		s->address = get64(p + SLED_OFF_ADDRESS, false);
+		s->function = get64(p + SLED_OFF_FUNCTION, false);
+		s->kind = p[SLED_OFF_KIND];
+		s->always_instrument = p[SLED_OFF_ALWAYS];
+		s->version = p[SLED_OFF_VERSION];
+		if (s->kind >= XRAY_SLED_KIND_COUNT) {
+			unsigned int kind = s->kind;
+
+			xray_instr_map_free(map);
+			return set_err(
+				err, errlen, -EBADMSG,
+				"sled %zu (section offset %zu) has unknown kind %u",
+				i, i * XRAY_SLED_ENTRY_SIZE, kind);
+		}
+		s->address = field(s->address, s->version,
+				   at + SLED_OFF_ADDRESS, reloc, reloc_ctx);
+		s->function = field(s->function, s->version,
+				    at + SLED_OFF_FUNCTION, reloc, reloc_ctx);
+		if (!map->nfunctions ||
+		    map->functions[map->nfunctions - 1].address !=
+			    s->function) {
+			map->functions[map->nfunctions].address = s->function;
+			map->functions[map->nfunctions].first_sled =
+				(uint32_t)i;
+			map->nfunctions++;
+		}
+		map->functions[map->nfunctions - 1].nsleds++;
+	}
+	map->nsleds = n;
+	return 0;
+}
+
+/*
+ * ELF files.
+ */
+struct elf_relocs {
+	size_t nrel, cap;
+	struct {
+		uint64_t at, value;
+	} * rel;
+};
+
+static int by_address(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+static int add_reloc(struct elf_relocs *out, uint64_t at, uint64_t value)
+{
+	if (out->nrel == out->cap) {
+		size_t cap = out->cap ? 2 * out->cap : 64;
+		void *n = realloc(out->rel, cap * sizeof(*out->rel));
+
+		if (!n)
+			return -ENOMEM;
+		out->rel = n;
+		out->cap = cap;
+	}
+	out->rel[out->nrel].at = at;
+	out->rel[out->nrel].value = value;
+	out->nrel++;
+	return 0;
+}
+
+/*
+ * Collect what relocations say about the map's fields.  In executables and
+ * shared objects, relative relocations at addresses in [lo, hi).  In a
+ * relocatable object, the relocations of map section @shndx, whose offsets
+ * count from @lo; a PC-relative one there means the field's target is
+ * symbol + addend, which is what we want in the end anyway.
+ */
+static int collect_relocs(Elf *elf, bool relocatable, size_t shndx, uint64_t lo,
+			  uint64_t hi, struct elf_relocs *out)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data, *symdata = NULL;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !sh.sh_entsize)
+			continue;
+		if (relocatable && sh.sh_info != shndx)
+			continue;
+		if (sh.sh_link) {
+			Elf_Scn *sym = elf_getscn(elf, sh.sh_link);
+
+			symdata = sym ? elf_getdata(sym, NULL) : NULL;
+		}
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize;
+		     i++) {
+			uint64_t at, value;
+			GElf_Sym sym;
+			GElf_Rela r;
+			int ret;
+
+			if (!gelf_getrela(data, (int)i, &r))
+				break;
+			at = relocatable ? lo + r.r_offset : r.r_offset;
+			if (at < lo || at >= hi)
+				continue;
+			switch (GELF_R_TYPE(r.r_info)) {
+			case R_X86_64_RELATIVE:
+				value = (uint64_t)r.r_addend;
+				break;
+			case R_X86_64_64:
+			case R_X86_64_PC64:
+				if (!relocatable || !symdata ||
+				    !gelf_getsym(symdata,
+						 (int)GELF_R_SYM(r.r_info),
+						 &sym))
+					continue;
+				value = sym.st_value + (uint64_t)r.r_addend;
+				break;
+			default:
+				continue;
+			}
+			ret = add_reloc(out, at, value);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static bool lookup_reloc(void *ctx, uint64_t at, uint64_t *value)
+{
+	struct elf_relocs *r = ctx;
+	size_t lo = 0, hi = r->nrel;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (r->rel[mid].at == at) {
+			*value = r->rel[mid].value;
+			return true;
+		}
+		if (r->rel[mid].at < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static int append(uint8_t **buf, size_t *len, const void *data, size_t size)
+{
+	uint8_t *n = realloc(*buf, *len + size + 1);
+
+	if (!n)
+		return -ENOMEM;
+	memcpy(n + *len, data, size);
+	*buf = n;
+	*len += size;
+	return 0;
+}
+
+int xray_instr_map_load_elf(const char *path, struct xray_instr_map *map,
+			    char *err, size_t errlen)
+{
+	struct elf_relocs relocs = { 0 };
+	Elf_Scn *scn = NULL;
+	uint8_t *bytes = NULL;
+	size_t len = 0, nsections = 0, shstrndx;
+	uint64_t base = 0;
+	bool relocatable;
+	GElf_Ehdr eh;
+	Elf *elf = NULL;
+	int fd, ret = 0;
+
+	memset(map, 0, sizeof(*map));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return set_err(err, errlen, -EINVAL, "libelf is unusable");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		return set_err(err, errlen, ret, "%s: %s", path,
+			       strerror(-ret));
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    gelf_getclass(elf) != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+		ret = set_err(err, errlen, -ENOEXEC,
+			      "%s: not a 64-bit little-endian ELF file", path);
+		goto out;
+	}
+	if (elf_getshdrstrndx(elf, &shstrndx)) {
+		ret = set_err(err, errlen, -EBADMSG, "%s: %s", path,
+			      elf_errmsg(-1));
+		goto out;
+	}
+	relocatable = eh.e_type == ET_REL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *data;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, "xray_instr_map"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || (sh.sh_size &&
+			      (!data->d_buf || data->d_size != sh.sh_size))) {
+			ret = set_err(
+				err, errlen, -EBADMSG,
+				"%s: cannot read section %zu (xray_instr_map)",
+				path, elf_ndxscn(scn));
+			goto out;
+		}
+		/* a linked binary has one map at its address; an object's
+		 * pieces are laid end to end from 0 */
+		if (!relocatable)
+			base = sh.sh_addr;
+		ret = collect_relocs(elf, relocatable, elf_ndxscn(scn), base,
+				     base + sh.sh_size, &relocs);
+		if (!ret)
+			ret = append(&bytes, &len, data->d_buf, data->d_size);
+		if (ret) {
+			set_err(err, errlen, ret, "out of memory");
+			goto out;
+		}
+		base += sh.sh_size;
+		nsections++;
+		if (!relocatable)
+			break;
+	}
+	if (!nsections) {
+		ret = set_err(
+			err, errlen, -ENOENT,
+			"%s: no xray_instr_map section (was it built with -fxray-instrument?)",
+			path);
+		goto out;
+	}
+	qsort(relocs.rel, relocs.nrel, sizeof(*relocs.rel), by_address);
+	ret = xray_instr_map_decode(bytes, len, relocatable ? 0 : base - len,
+				    lookup_reloc, &relocs, map, err, errlen);
+	if (ret && err && errlen) {
+		char inner[256];
+
+		snprintf(inner, sizeof(inner), "%s", err);
+		snprintf(err, errlen, "%s: %s", path, inner);
+	}
+out:
+	free(bytes);
+	free(relocs.rel);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
