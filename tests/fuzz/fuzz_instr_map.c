@@ -35,8 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t next = 0;
 
 		if (xray_instr_map_decode(data + 8, size - 8, addr,
-					  pass ? odd_reloc : NULL, NULL, &map, err,
-					  sizeof(err)))
+					  pass ? odd_reloc : NULL, NULL, &map,
+					  err, sizeof(err)))
 			continue;
 		for (size_t f = 0; f < map.nfunctions; f++) {
 			const struct xray_function *fn = &map.functions[f];
@@ -46,11 +46,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (f && map.functions[f - 1].address == fn->address)
 				abort();
 			for (uint32_t i = 0; i < fn->nsleds; i++)
-				if (map.sleds[fn->first_sled + i].function != fn->address)
+				if (map.sleds[fn->first_sled + i].function !=
+				    fn->address)
 					abort();
 			next += fn->nsleds;
 		}
-		if (next != map.nsleds || map.nsleds != (size - 8) / XRAY_SLED_ENTRY_SIZE)
+		if (next != map.nsleds ||
+		    map.nsleds != (size - 8) / XRAY_SLED_ENTRY_SIZE)
 			abort();
 		xray_instr_map_free(&map);
 	}
