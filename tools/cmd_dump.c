@@ -223,8 +223,24 @@ static void print_record_json(const struct xrayfdr_record *rec)
 	printf("}\n");
 }
 
+static const char *sched_kind_name(unsigned int kind)
+{
+	switch (kind) {
+	case XRAYFDR_SCHED_SWITCH_OUT:
+		return "switch-out";
+	case XRAYFDR_SCHED_SWITCH_IN:
+		return "switch-in";
+	default:
+		return "migrate";
+	}
+}
+
 static void print_event(const struct xrayfdr_event *ev, bool json)
 {
+	struct xrayfdr_sched_event se;
+	bool sched = ev->kind == XRAYFDR_EV_CUSTOM &&
+		     xrayfdr_sched_decode(ev->data, ev->data_size, &se);
+
 	if (json) {
 		printf("{\"offset\":%" PRIu64
 		       ",\"kind\":\"%s\",\"func_id\":%" PRId32
@@ -264,7 +280,14 @@ static void print_event(const struct xrayfdr_event *ev, bool json)
 	}
 	if (ev->kind == XRAYFDR_EV_TYPED)
 		printf(" type=%u", ev->event_type);
-	if (ev->kind == XRAYFDR_EV_CUSTOM || ev->kind == XRAYFDR_EV_TYPED) {
+	if (sched) {
+		printf(" sched %s cpu=%u", sched_kind_name(se.kind), se.cpu);
+		if (se.kind == XRAYFDR_SCHED_MIGRATE)
+			printf(" prev_cpu=%u", se.prev_cpu);
+		if (se.flags & XRAYFDR_SCHED_PREEMPTED)
+			printf(" preempted");
+	} else if (ev->kind == XRAYFDR_EV_CUSTOM ||
+		   ev->kind == XRAYFDR_EV_TYPED) {
 		printf(" data=");
 		print_escaped(stdout, ev->data, ev->data_size, DATA_PREVIEW);
 	}

@@ -50,6 +50,9 @@ static void synth_usage(FILE *out)
 		"                         2^32 ticks (forces TSCWrap records)\n"
 		"  -m, --migrate-every=N  every N calls, move the thread to another CPU\n"
 		"                         (default 200; 0: never)\n"
+		"      --sched            scheduler events (switch-out, switch-in,\n"
+		"                         migration; Documentation/fdr-format.rst) around\n"
+		"                         each thread's bursts; CPUs change only there\n"
 		"  -s, --seed=N           random seed (default 1)\n"
 		"  -h, --help             show this help\n",
 		MAX_DEPTH);
@@ -58,6 +61,7 @@ static void synth_usage(FILE *out)
 struct synth_thread {
 	uint32_t tid;
 	uint16_t cpu;
+	bool switched_out;
 	unsigned int depth;
 	int32_t stack[MAX_DEPTH];
 	uint64_t calls;
@@ -72,6 +76,7 @@ struct synth {
 	unsigned int max_depth;
 	bool args, events, basic;
 	bool typed_ok; /* typed events exist from FDR version 2 on */
+	bool sched; /* scheduler events around each burst */
 	uint64_t wrap_every, migrate_every;
 	uint64_t calls; /* all threads */
 	uint64_t nevents;
@@ -112,6 +117,51 @@ static int put(struct synth *s, struct synth_thread *t, unsigned int kind,
 	return xrayfdr_writer_event(s->w, &ev);
 }
 
+static int sched_event(struct synth *s, struct synth_thread *t, uint8_t kind,
+		       uint16_t prev_cpu)
+{
+	struct xrayfdr_sched_event se = {
+		.kind = kind,
+		.flags = kind == XRAYFDR_SCHED_SWITCH_OUT ?
+				 XRAYFDR_SCHED_PREEMPTED :
+				 0,
+		.cpu = t->cpu,
+		.prev_cpu = prev_cpu,
+		.tid = t->tid,
+	};
+	uint8_t payload[XRAYFDR_SCHED_PAYLOAD_SIZE];
+
+	xrayfdr_sched_encode(payload, &se);
+	return put(s, t, XRAYFDR_EV_CUSTOM, 0, NULL, 0, payload,
+		   sizeof(payload), 0);
+}
+
+/* A burst starts: the thread is switched in, on another CPU now and then. */
+static int burst_start(struct synth *s, struct synth_thread *t)
+{
+	uint16_t prev = t->cpu;
+	int ret;
+
+	if (!s->sched || !t->switched_out)
+		return 0;
+	t->switched_out = false;
+	if (next_rand(s) % 4 == 0) {
+		t->cpu = (uint16_t)((t->cpu + 1) % 4);
+		ret = sched_event(s, t, XRAYFDR_SCHED_MIGRATE, prev);
+		if (ret)
+			return ret;
+	}
+	return sched_event(s, t, XRAYFDR_SCHED_SWITCH_IN, prev);
+}
+
+static int burst_end(struct synth *s, struct synth_thread *t)
+{
+	if (!s->sched)
+		return 0;
+	t->switched_out = true;
+	return sched_event(s, t, XRAYFDR_SCHED_SWITCH_OUT, t->cpu);
+}
+
 /* One step of a thread's walk: enter, exit, tail call, or an event. */
 static int step(struct synth *s, struct synth_thread *t)
 {
@@ -140,7 +190,8 @@ static int step(struct synth *s, struct synth_thread *t)
 		s->calls++;
 		if (s->wrap_every && s->calls % s->wrap_every == 0)
 			s->tsc += (1ull << 32) + next_rand(s) % 1000;
-		if (s->migrate_every && s->calls % s->migrate_every == 0)
+		if (!s->sched && s->migrate_every &&
+		    s->calls % s->migrate_every == 0)
 			t->cpu = (uint16_t)((t->cpu + 1) % 4);
 		if (s->args && fn % 5 == 0)
 			return put(s, t, XRAYFDR_EV_ENTRY_ARGS, fn, &arg, 1,
@@ -164,6 +215,13 @@ static int step(struct synth *s, struct synth_thread *t)
 		   0, 0);
 }
 
+/* Has the thread made all its calls (or the file reached its size)? */
+static bool thread_done(struct synth *s, const struct synth_thread *t,
+			uint64_t size, uint64_t calls)
+{
+	return size ? xrayfdr_writer_bytes(s->w) >= size : t->calls >= calls;
+}
+
 static int synth_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -182,6 +240,7 @@ static int synth_run(int argc, char **argv)
 		{ "wrap-every", required_argument, NULL, 'w' },
 		{ "migrate-every", required_argument, NULL, 'm' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "sched", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -239,6 +298,9 @@ static int synth_run(int argc, char **argv)
 			break;
 		case 'E':
 			s.events = true;
+			break;
+		case 'K':
+			s.sched = true;
 			break;
 		case 'w':
 			bad = parse_uint(optarg, 0, UINT64_MAX, &s.wrap_every);
@@ -313,10 +375,11 @@ static int synth_run(int argc, char **argv)
 			struct synth_thread *t = &ts[i];
 			uint64_t burst = 1 + next_rand(&s) % 64;
 
+			if (!t->depth && thread_done(&s, t, size, calls))
+				continue;
+			ret = burst_start(&s, t);
 			for (uint64_t k = 0; k < burst && !ret; k++) {
-				bool done = size ? xrayfdr_writer_bytes(s.w) >=
-							    size :
-						   t->calls >= calls;
+				bool done = thread_done(&s, t, size, calls);
 
 				if (done && !t->depth)
 					break;
@@ -327,9 +390,9 @@ static int synth_run(int argc, char **argv)
 				else
 					ret = step(&s, t);
 			}
-			more |= t->depth ||
-				!(size ? xrayfdr_writer_bytes(s.w) >= size :
-					 t->calls >= calls);
+			if (!ret)
+				ret = burst_end(&s, t);
+			more |= t->depth || !thread_done(&s, t, size, calls);
 		}
 		if (ret || !more)
 			break;

@@ -201,3 +201,35 @@ const char *xrayfdr_event_kind_name(unsigned int kind)
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
 }
+
+static const uint8_t sched_magic[4] = { 'X', 'F', 'S', 'C' };
+
+void xrayfdr_sched_encode(void *buf, const struct xrayfdr_sched_event *se)
+{
+	uint8_t *p = buf;
+
+	memset(p, 0, XRAYFDR_SCHED_PAYLOAD_SIZE);
+	memcpy(p, sched_magic, sizeof(sched_magic));
+	p[4] = se->kind;
+	p[5] = se->flags;
+	put16(p + 6, se->cpu, false);
+	put16(p + 8, se->prev_cpu, false);
+	put32(p + 12, se->tid, false);
+}
+
+int xrayfdr_sched_decode(const void *data, size_t size,
+			 struct xrayfdr_sched_event *se)
+{
+	const uint8_t *p = data;
+
+	if (size != XRAYFDR_SCHED_PAYLOAD_SIZE ||
+	    memcmp(p, sched_magic, sizeof(sched_magic)) ||
+	    p[4] < XRAYFDR_SCHED_SWITCH_OUT || p[4] > XRAYFDR_SCHED_MIGRATE)
+		return 0;
+	se->kind = p[4];
+	se->flags = p[5];
+	se->cpu = get16(p + 6, false);
+	se->prev_cpu = get16(p + 8, false);
+	se->tid = get32(p + 12, false);
+	return 1;
+}

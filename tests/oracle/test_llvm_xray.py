@@ -82,9 +82,18 @@ FUNCTION_KINDS = {"function-enter", "function-exit", "function-tail-exit",
                   "function-enter-arg"}
 
 
+def ascii_prefix(text):
+    """llvm-xray's YAML cannot carry payload bytes >= 0x80 (it writes them
+    raw and its emitter then garbles what follows): compare up to there."""
+    for i, ch in enumerate(text):
+        if ord(ch) >= 0x80:
+            return text[:i] + "<binary>"
+    return text
+
+
 def key_llvm(r):
     kind = r["kind"]
-    data = r.get("data") or ""
+    data = ascii_prefix(r.get("data") or "")
     return (kind,
             r["func-id"] if kind in FUNCTION_KINDS else None,
             r.get("thread", 0), r.get("process", 0), r["cpu"], r["tsc"],
@@ -100,7 +109,7 @@ def key_ours(e, version, llvm_quirks=True):
         pid = e["tid"]      # llvm-xray: a v2 NewBuffer names the process too
     if llvm_quirks and kind == "custom-event" and version < 4:
         cpu = 0             # llvm-xray: no CPU in custom events before v4
-    data = bytes.fromhex(e.get("data", "")).decode("latin-1")
+    data = ascii_prefix(bytes.fromhex(e.get("data", "")).decode("latin-1"))
     return (kind,
             e["func_id"] if kind in FUNCTION_KINDS else None,
             e["tid"], pid, cpu, e["tsc"], tuple(e.get("args", ())),
@@ -193,7 +202,8 @@ def our_records(path):
         elif name == "CallArgument":
             out.append((name, r["arg"]))
         elif name in ("CustomEventMarker", "TypedEventMarker"):
-            data = bytes.fromhex(r["data"]).decode("latin-1")
+            # fdr-dump prints payloads raw: read them as its output is read
+            data = bytes.fromhex(r["data"]).decode("utf-8", errors="replace")
             if name == "TypedEventMarker":
                 out.append((name, r["event_size"], data, r["tsc_delta"], r["event_type"]))
             elif version >= 5:
@@ -272,7 +282,8 @@ def synth_cases(tmp):
             "--migrate-every", "61", "--buffer-size", "1024"]
     for v in range(1, 6):
         for extra, label in (([], "plain"), (["--events"], "events"),
-                             (["--seed", "7", "--depth", "30"], "deep")):
+                             (["--seed", "7", "--depth", "30"], "deep"),
+                             (["--sched", "--seed", "5"], "scheduler events")):
             path = os.path.join(tmp, f"synth-v{v}-{label}.xray")
             p = run([XRAYFDR, "synth", "-o", path, "-V", str(v)] + base + extra)
             if p.returncode:

@@ -299,6 +299,33 @@ static void test_encode_rejects(void **state)
 	assert_int_equal(xrayfdr_encode_metadata(rec, false, 6, &md), -EINVAL);
 }
 
+static void test_sched_payload(void **state)
+{
+	struct xrayfdr_sched_event se = { .kind = XRAYFDR_SCHED_MIGRATE,
+					  .flags = XRAYFDR_SCHED_PREEMPTED,
+					  .cpu = 3,
+					  .prev_cpu = 258,
+					  .tid = 0x01020304 };
+	struct xrayfdr_sched_event back;
+
+	(void)state;
+	xrayfdr_sched_encode(rec, &se);
+	assert_hex(rec, 16, "58 46 53 43 03 01 03 00 02 01 00 00 04 03 02 01");
+	assert_int_equal(xrayfdr_sched_decode(rec, 16, &back), 1);
+	assert_int_equal(back.kind, XRAYFDR_SCHED_MIGRATE);
+	assert_int_equal(back.flags, XRAYFDR_SCHED_PREEMPTED);
+	assert_int_equal(back.cpu, 3);
+	assert_int_equal(back.prev_cpu, 258);
+	assert_int_equal(back.tid, 0x01020304);
+	/* anything else is an ordinary custom event */
+	assert_int_equal(xrayfdr_sched_decode(rec, 15, &back), 0);
+	rec[4] = 4;
+	assert_int_equal(xrayfdr_sched_decode(rec, 16, &back), 0);
+	rec[4] = 1;
+	rec[0] = 'x';
+	assert_int_equal(xrayfdr_sched_decode(rec, 16, &back), 0);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -326,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_metadata_be),
 		cmocka_unit_test(test_metadata_round_trip),
 		cmocka_unit_test(test_encode_rejects),
+		cmocka_unit_test(test_sched_payload),
 		cmocka_unit_test(test_names),
 	};
 

@@ -166,6 +166,49 @@ struct xrayfdr_event {
 };
 
 /*
+ * Scheduler events.  What the kernel module sees of a traced thread
+ * (switched out, switched in, moved to another CPU) travels in FDR logs as
+ * a custom event whose 16-byte payload is:
+ *
+ *   offset 0  4  magic "XFSC"
+ *   offset 4  1  kind (enum xrayfdr_sched_kind)
+ *   offset 5  1  flags: bit 0 = switched out while runnable (preempted)
+ *   offset 6  2  u16 CPU where it happened
+ *   offset 8  2  u16 previous CPU (migrations; else equal to the CPU)
+ *   offset 10 2  zero
+ *   offset 12 4  u32 thread id
+ *
+ * little endian, whatever the byte order of the log.  The event's TSC is
+ * the time of the switch.  llvm-xray shows them as ordinary custom events.
+ */
+#define XRAYFDR_SCHED_PAYLOAD_SIZE 16
+#define XRAYFDR_SCHED_PREEMPTED 0x1u
+
+enum xrayfdr_sched_kind {
+	XRAYFDR_SCHED_SWITCH_OUT = 1,
+	XRAYFDR_SCHED_SWITCH_IN = 2,
+	XRAYFDR_SCHED_MIGRATE = 3,
+};
+
+struct xrayfdr_sched_event {
+	uint8_t kind; /* enum xrayfdr_sched_kind */
+	uint8_t flags;
+	uint16_t cpu;
+	uint16_t prev_cpu;
+	uint32_t tid;
+};
+
+/* Encode the 16-byte payload of a scheduler event into @buf. */
+XRAYFDR_API void xrayfdr_sched_encode(void *buf,
+				      const struct xrayfdr_sched_event *se);
+/*
+ * Decode a custom event's payload.  Return 1 if it is a scheduler event
+ * (and fill *se), 0 if it is some other custom event.
+ */
+XRAYFDR_API int xrayfdr_sched_decode(const void *data, size_t size,
+				     struct xrayfdr_sched_event *se);
+
+/*
  * Reader.
  */
 
