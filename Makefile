@@ -51,6 +51,8 @@ TOOL_SRCS :=
 TOOL_LDLIBS :=
 CHECK_SUITES :=
 CHECK_DEPS :=
+BENCH_SUITES :=
+BENCH_DEPS :=
 CLEAN_EXTRA :=
 
 include lib/Build.mk
@@ -62,7 +64,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
 
 
-.PHONY: all lib tools check demo deps fuzz install clean help
+.PHONY: all lib tools check bench demo deps fuzz install clean help
 .DEFAULT_GOAL := all
 # Keep intermediate objects of chained rules (the sanitizer tree).
 .SECONDARY:
@@ -113,6 +115,9 @@ check: all $(CHECK_DEPS)
 	$(Q)BUILD=$(BUILD) PYTHON=$(PYTHON) FUZZ_SECONDS=$(FUZZ_SECONDS) \
 		tests/run-tests.sh $(CHECK_SUITES)
 
+bench: all $(BENCH_DEPS)
+	$(Q)BUILD=$(BUILD) scripts/run-bench.sh $(BENCH_SUITES)
+
 demo: all
 	$(Q)BUILD=$(BUILD) scripts/demo.sh
 
@@ -141,6 +146,7 @@ help:
 	@echo 'xrayfdr $(VERSION): targets'
 	@echo '  all (default)  library and tools into $(BUILD)/: bin/xrayfdr, lib/libxrayfdr.{a,so}'
 	@echo '  check          every test; ends with "N passed, N failed, N skipped"'
+	@echo '  bench          benchmarks against the peers, side by side (figures, ratios)'
 	@echo '  demo           write a sample trace and show it (see README.md)'
 	@echo '  deps           install the Debian packages the project needs (root)'
 	@echo '  fuzz           run the fuzz targets, FUZZ_SECONDS each (default 60)'
