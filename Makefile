@@ -59,6 +59,7 @@ include lib/Build.mk
 include lib/fdr/Build.mk
 include tools/Build.mk
 include tests/Build.mk
+include kmod/Build.mk
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
