@@ -28,3 +28,23 @@ $(KMOD_KO): $(KMOD_SRCS) include/uapi/linux/xray_fdr.h
 
 kmod-clean:
 	$(Q)rm -rf $(KMOD_DIR)
+
+# What the module's tests need from Debian's linux-source tarball: the
+# kselftest harness headers and checkpatch.pl with its data files.
+KSRC_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.1*.tar.xz)))
+KSRC_DIR := $(BUILD)/ksrc
+KSRC_STAMP := $(KSRC_DIR)/.extracted
+KSRC_FILES := tools/testing/selftests/kselftest.h \
+	tools/testing/selftests/kselftest_harness.h \
+	scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
+
+$(KSRC_STAMP):
+	$(call msg,EXTRACT,$(KSRC_DIR) from $(KSRC_TAR))
+	$(Q)if [ ! -f "$(KSRC_TAR)" ]; then \
+		echo "kmod: no linux-source tarball (KSRC_TAR='$(KSRC_TAR)'); run make deps" >&2; \
+		exit 1; fi
+	$(Q)rm -rf $(KSRC_DIR) && mkdir -p $(KSRC_DIR)
+	$(Q)top=$$(basename $(KSRC_TAR) .tar.xz); \
+		tar -xJf $(KSRC_TAR) -C $(KSRC_DIR) --strip-components=1 \
+		$(addprefix $$top/,$(KSRC_FILES))
+	$(Q)touch $@

@@ -1,0 +1,29 @@
+#!/bin/sh
+# Pack the test guest's initramfs: static busybox, /init, the module, the
+# selftests (with their run order) and xrayfdr-ctl.
+#
+#   scripts/vm/mkinitramfs.sh OUT.cpio.gz MODULE.ko CTL SELFTEST...
+set -eu
+out=$1 ko=$2 ctl=$3
+shift 3
+busybox=${BUSYBOX:-/bin/busybox}
+if ! file -L "$busybox" 2>/dev/null | grep -q 'statically linked'; then
+	# `file` may be missing: fall back to ldd's verdict
+	if ldd "$busybox" >/dev/null 2>&1; then
+		echo "mkinitramfs: $busybox is not static (install busybox-static)" >&2
+		exit 1
+	fi
+fi
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root/bin" "$root/lib/modules" "$root/selftests"
+cp "$busybox" "$root/bin/busybox"
+cp "$(dirname "$0")/guest-init" "$root/init"
+cp "$ko" "$root/lib/modules/"
+cp "$ctl" "$root/bin/xrayfdr-ctl"
+for t in "$@"; do
+	cp "$t" "$root/selftests/"
+	basename "$t" >>"$root/selftests/list"
+done
+(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Boot Debian's packaged kernel in QEMU with the test initramfs, once per
+# TSC mode, and report what the guest's selftests said as TAP.
+#
+# The host decides from the serial logs alone (QEMU exits 0 even after a
+# guest panic): a boot passes only if the guest reached its end marker, the
+# module loaded, every expected selftest ran to completion with its whole
+# plan of results and exit status 0, and the kernel log has no BUG,
+# WARNING, Oops, Call Trace, panic, RIP, UBSAN, soft lockup or hung task
+# line.  A hang fails by timeout.
+#
+# Environment: BUILD (build), VM_MODES ("default reliable": without and
+# with tsc=reliable), VM_TIMEOUT (seconds per boot, 600), VM_ACCEL (auto:
+# KVM only if a quick probe boots, else TCG; or tcg, kvm), VM_SMP (2),
+# VM_MEM (1G).  Files: $BUILD/vm/{vmlinuz,initramfs.cpio.gz,selftests.list};
+# logs in $BUILD/vm/<mode>.console.log and <mode>.tests.log.
+set -u
+BUILD=${BUILD:-build}
+VM=$BUILD/vm
+MODES=${VM_MODES:-default reliable}
+TIMEOUT=${VM_TIMEOUT:-600}
+SMP=${VM_SMP:-2}
+MEM=${VM_MEM:-1G}
+KERNEL=$VM/vmlinuz
+INITRD=$VM/initramfs.cpio.gz
+LIST=$VM/selftests.list
+BAD='BUG:|WARNING:|Oops|general protection fault|Kernel panic|Call Trace:|RIP:|UBSAN:|soft lockup|hung task|kernel BUG'
+
+n=0
+result() { # status description
+	n=$((n + 1))
+	if [ "$1" = ok ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+
+for f in "$KERNEL" "$INITRD" "$LIST"; do
+	if [ ! -e "$f" ]; then
+		echo "1..1"
+		echo "not ok 1 - $f is missing (make vmtest builds it)"
+		exit 1
+	fi
+done
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	echo "1..1"
+	echo "not ok 1 - qemu-system-x86_64 not installed (make deps)"
+	exit 1
+fi
+
+qemu() { # accel-args log-prefix append timeout
+	local accel=$1 prefix=$2 append=$3 limit=$4
+	rm -f "$prefix.console.log" "$prefix.tests.log"
+	timeout -k 5 "$limit" qemu-system-x86_64 $accel -m "$MEM" -smp "$SMP" \
+		-kernel "$KERNEL" -initrd "$INITRD" -append "$append" \
+		-display none -monitor none -nic none -no-reboot \
+		-serial "file:$prefix.console.log" -serial "file:$prefix.tests.log" \
+		</dev/null >"$prefix.qemu.log" 2>&1
+}
+
+# KVM only if it can boot this kernel here: some hosts expose a /dev/kvm
+# that hangs in the decompressor.  The verdict is kept for the build tree.
+accel_args() {
+	local mode=${VM_ACCEL:-auto}
+	if [ "$mode" = auto ]; then
+		if [ -f "$VM/accel" ]; then
+			mode=$(cat "$VM/accel")
+		elif [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+			qemu "-accel kvm -cpu host" "$VM/kvm-probe" \
+				"console=ttyS0 panic=-1 xrayfdr.probe" 15
+			if grep -q XRAYFDR-PROBE-OK "$VM/kvm-probe.tests.log" 2>/dev/null; then
+				mode=kvm
+			else
+				mode=tcg
+			fi
+			echo "$mode" >"$VM/accel"
+		else
+			mode=tcg
+		fi
+	fi
+	if [ "$mode" = kvm ]; then
+		echo "-accel kvm -cpu host"
+	else
+		echo "-accel tcg -cpu max"
+	fi
+}
+
+ACCEL=$(accel_args)
+echo "# accelerator: $ACCEL; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+for mode in $MODES; do
+	append="console=ttyS0 panic=-1 oops=panic loglevel=7 xrayfdr.timeout=300"
+	[ "$mode" = reliable ] && append="$append tsc=reliable"
+	prefix=$VM/$mode
+	start=$(date +%s.%N)
+	qemu "$ACCEL" "$prefix" "$append" "$TIMEOUT"
+	rc=$?
+	secs=$(echo "$(date +%s.%N) $start" | awk '{printf "%.1f", $1 - $2}')
+	tests=$prefix.tests.log
+	console=$prefix.console.log
+	tr -d '\r' <"$tests" >"$tests.clean" 2>/dev/null || : >"$tests.clean"
+
+	booted=$(sed -n 's/^XRAYFDR-VM-BEGIN uptime=//p' "$tests.clean")
+	ended=$(sed -n 's/^XRAYFDR-VM-END uptime=//p' "$tests.clean")
+	if [ -n "$ended" ]; then
+		result ok "tsc=$mode: guest ran every selftest (init after ${booted}s of guest time, done at ${ended}s; ${secs}s wall)"
+	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		result fail "tsc=$mode: guest timed out after ${TIMEOUT}s (logs $prefix.*.log)"
+	else
+		result fail "tsc=$mode: guest stopped before its end marker, qemu status $rc (logs $prefix.*.log)"
+	fi
+	if grep -q '^XRAYFDR-INSMOD ok' "$tests.clean"; then
+		result ok "tsc=$mode: insmod xray_fdr.ko"
+	else
+		result fail "tsc=$mode: insmod xray_fdr.ko"
+	fi
+
+	for t in $(cat "$LIST"); do
+		# One selftest's TAP: its results, plan, totals and exit status.
+		awk -v t="$t" -v mode="tsc=$mode" -v start="$n" '
+			$0 == "XRAYFDR-TEST-BEGIN " t { on = 1; next }
+			on && index($0, "XRAYFDR-TEST-END " t " ") == 1 {
+				on = 0; ended = 1
+				rc = $3; sub(/rc=/, "", rc)
+				next
+			}
+			!on { next }
+			/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; next }
+			/^# Totals:/ { totals = $0; sub(/^# Totals: /, "", totals); next }
+			/^(not )?ok [0-9]+/ {
+				line = $0
+				status = "ok"
+				if (line ~ /^not /) { status = "not ok"; sub(/^not /, "", line) }
+				sub(/^ok [0-9]+ ?/, "", line)
+				seen++
+				start++
+				if (line ~ /^# SKIP/) {
+					printf "%s %d - %s %s: result %d %s\n", status, start, mode, t, seen, line
+				} else {
+					printf "%s %d - %s %s: %s\n", status, start, mode, t, line
+				}
+				if (status != "ok") failed++
+			}
+			END {
+				start++
+				why = ""
+				if (!ended) why = why " no end marker (crashed or hung);"
+				if (plan == 0) why = why " no plan;"
+				if (seen != plan) why = why " " seen " results for a plan of " plan ";"
+				if (ended && rc != 0) why = why " exit status " rc ";"
+				if (why == "")
+					printf "ok %d - %s %s: %d results, %s\n", start, mode, t, seen, totals
+				else
+					printf "not ok %d - %s %s:%s\n", start, mode, t, why
+			}' "$tests.clean" >"$prefix.$t.tap"
+		cat "$prefix.$t.tap"
+		n=$((n + $(wc -l <"$prefix.$t.tap")))
+	done
+
+	bad=$(grep -aE "$BAD" "$console" 2>/dev/null | head -n 20)
+	if [ -z "$bad" ]; then
+		result ok "tsc=$mode: kernel log has no BUG/WARNING/Oops/panic lines"
+	else
+		result fail "tsc=$mode: kernel log has BUG/WARNING/Oops/panic lines ($console)"
+		sed 's/^/# /' <<<"$bad"
+	fi
+done
+echo "1..$n"
