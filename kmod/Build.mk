@@ -24,7 +24,9 @@ $(KMOD_KO): $(KMOD_SRCS) include/uapi/linux/xray_fdr.h
 	$(Q)for f in $(KMOD_SRCS); do ln -sf $(CURDIR)/$$f $(KMOD_DIR)/; done
 	$(Q)$(MAKE) -s -C $(KDIR) M=$(CURDIR)/$(KMOD_DIR) \
 		CONFIG_XRAY_FDR=m XRAYFDR_UAPI=$(CURDIR)/include/uapi \
-		XRAYFDR_WERROR=1 W=1 modules
+		XRAYFDR_WERROR=1 W=1 modules 2>$(KMOD_DIR)/build.log; \
+		rc=$$?; grep -v '^Skipping BTF generation' $(KMOD_DIR)/build.log >&2; \
+		exit $$rc
 
 kmod-clean:
 	$(Q)rm -rf $(KMOD_DIR)

@@ -3,7 +3,7 @@
 # headers come from Debian's linux-source package, extracted into
 # $(BUILD)/ksrc with checkpatch.pl (see kmod/Build.mk).
 
-SELFTEST_PROGS := test_mmap
+SELFTEST_PROGS := test_mmap test_sched
 SELFTEST_DIR := $(BUILD)/selftests
 SELFTEST_BINS := $(SELFTEST_PROGS:%=$(SELFTEST_DIR)/%)
 SELFTEST_SUPPORT := selftests/xrayfdr_test.c
