@@ -60,6 +60,7 @@ include lib/fdr/Build.mk
 include tools/Build.mk
 include tests/Build.mk
 include kmod/Build.mk
+include tools/ctl/Build.mk
 include selftests/Build.mk
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)

@@ -50,7 +50,8 @@ static const struct nla_policy
 			NLA_POLICY_FULL_RANGE(NLA_U32, &xfdr_total_kb_range),
 		[XRAY_FDR_A_CONFIG_MAX_SESSIONS] =
 			NLA_POLICY_RANGE(NLA_U32, 1, 4096),
-		[XRAY_FDR_A_CONFIG_MAX_RETAINED] = NLA_POLICY_MAX(NLA_U32, 1024),
+		[XRAY_FDR_A_CONFIG_MAX_RETAINED] =
+			NLA_POLICY_MAX(NLA_U32, 1024),
 		[XRAY_FDR_A_CONFIG_SCHED_RECORDS] = NLA_POLICY_MAX(NLA_U8, 1),
 	};
 
@@ -116,7 +117,8 @@ static int xfdr_nl_put_status(struct sk_buff *msg)
 	if (nla_put_u32(msg, XRAY_FDR_A_STATUS_ABI_VERSION,
 			XRAY_FDR_ABI_VERSION) ||
 	    nla_put_u32(msg, XRAY_FDR_A_STATUS_NR_CPUS, nr_cpu_ids) ||
-	    nla_put_u32(msg, XRAY_FDR_A_STATUS_SESSIONS, xfdr_totals.sessions) ||
+	    nla_put_u32(msg, XRAY_FDR_A_STATUS_SESSIONS,
+			xfdr_totals.sessions) ||
 	    nla_put_u32(msg, XRAY_FDR_A_STATUS_SESSIONS_RETAINED,
 			xfdr_totals.retained) ||
 	    nla_put_u64_64bit(msg, XRAY_FDR_A_STATUS_SWITCH_RECORDS,
@@ -216,8 +218,9 @@ static struct xfdr_session *xfdr_nl_session(struct sk_buff *skb,
 		return ERR_PTR(-ENOENT);
 	}
 	if (!xfdr_session_may_control(s, skb)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "session of another user: needs CAP_SYS_ADMIN");
+		NL_SET_ERR_MSG_ATTR(
+			info->extack, attr,
+			"session of another user: needs CAP_SYS_ADMIN");
 		xfdr_session_put(s);
 		return ERR_PTR(-EPERM);
 	}
@@ -263,7 +266,8 @@ out_put:
 }
 
 /* cb->args[0]: how many visible sessions earlier parts already sent. */
-static int xfdr_nl_session_dump(struct sk_buff *skb, struct netlink_callback *cb)
+static int xfdr_nl_session_dump(struct sk_buff *skb,
+				struct netlink_callback *cb)
 {
 	bool admin = netlink_capable(cb->skb, CAP_SYS_ADMIN);
 	long skip = cb->args[0], sent = 0;
@@ -271,7 +275,8 @@ static int xfdr_nl_session_dump(struct sk_buff *skb, struct netlink_callback *cb
 	void *hdr;
 
 	mutex_lock(&xfdr_lock);
-	list_for_each_entry(s, &xfdr_sessions, node) {
+	list_for_each_entry(s, &xfdr_sessions, node)
+	{
 		if (!xfdr_session_listed(s) ||
 		    (!admin && !uid_eq(current_euid(), s->owner_uid)))
 			continue;
@@ -326,66 +331,36 @@ static int xfdr_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-static int xfdr_nl_session_start(struct sk_buff *skb, struct genl_info *info)
-{
-	struct xfdr_session *s = xfdr_nl_session(skb, info);
-	int err;
-
-	if (IS_ERR(s))
-		return PTR_ERR(s);
-	err = xfdr_session_start(s);
-	xfdr_session_put(s);
-	return err;
-}
-
-static int xfdr_nl_session_stop(struct sk_buff *skb, struct genl_info *info)
-{
-	struct xfdr_session *s = xfdr_nl_session(skb, info);
-	int err;
-
-	if (IS_ERR(s))
-		return PTR_ERR(s);
-	err = xfdr_session_stop(s);
-	xfdr_session_put(s);
-	return err;
-}
-
-static int xfdr_nl_session_freeze(struct sk_buff *skb, struct genl_info *info)
-{
-	struct xfdr_session *s = xfdr_nl_session(skb, info);
-	int err;
-
-	if (IS_ERR(s))
-		return PTR_ERR(s);
-	err = xfdr_session_freeze(s);
-	xfdr_session_put(s);
-	return err;
-}
-
-static int xfdr_nl_session_keep(struct sk_buff *skb, struct genl_info *info)
+/* start, stop, freeze, keep and drop: a session, then one action on it. */
+static int xfdr_nl_session_act(struct sk_buff *skb, struct genl_info *info)
 {
 	struct xfdr_session *s;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, XRAY_FDR_A_SESSION_KEEP))
+	if (info->genlhdr->cmd == XRAY_FDR_CMD_SESSION_KEEP &&
+	    GENL_REQ_ATTR_CHECK(info, XRAY_FDR_A_SESSION_KEEP))
 		return -EINVAL;
 	s = xfdr_nl_session(skb, info);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	err = xfdr_session_keep(s,
-				nla_get_u8(info->attrs[XRAY_FDR_A_SESSION_KEEP]));
-	xfdr_session_put(s);
-	return err;
-}
-
-static int xfdr_nl_session_drop(struct sk_buff *skb, struct genl_info *info)
-{
-	struct xfdr_session *s = xfdr_nl_session(skb, info);
-	int err;
-
-	if (IS_ERR(s))
-		return PTR_ERR(s);
-	err = xfdr_session_drop(s);
+	switch (info->genlhdr->cmd) {
+	case XRAY_FDR_CMD_SESSION_START:
+		err = xfdr_session_start(s);
+		break;
+	case XRAY_FDR_CMD_SESSION_STOP:
+		err = xfdr_session_stop(s);
+		break;
+	case XRAY_FDR_CMD_SESSION_FREEZE:
+		err = xfdr_session_freeze(s);
+		break;
+	case XRAY_FDR_CMD_SESSION_KEEP:
+		err = xfdr_session_keep(
+			s, nla_get_u8(info->attrs[XRAY_FDR_A_SESSION_KEEP]));
+		break;
+	default:
+		err = xfdr_session_drop(s);
+		break;
+	}
 	xfdr_session_put(s);
 	return err;
 }
@@ -413,31 +388,31 @@ static const struct genl_ops xfdr_nl_ops[] = {
 	},
 	{
 		.cmd = XRAY_FDR_CMD_SESSION_START,
-		.doit = xfdr_nl_session_start,
+		.doit = xfdr_nl_session_act,
 		.policy = xfdr_session_start_nl_policy,
 		.maxattr = ARRAY_SIZE(xfdr_session_start_nl_policy) - 1,
 	},
 	{
 		.cmd = XRAY_FDR_CMD_SESSION_STOP,
-		.doit = xfdr_nl_session_stop,
+		.doit = xfdr_nl_session_act,
 		.policy = xfdr_session_stop_nl_policy,
 		.maxattr = ARRAY_SIZE(xfdr_session_stop_nl_policy) - 1,
 	},
 	{
 		.cmd = XRAY_FDR_CMD_SESSION_FREEZE,
-		.doit = xfdr_nl_session_freeze,
+		.doit = xfdr_nl_session_act,
 		.policy = xfdr_session_freeze_nl_policy,
 		.maxattr = ARRAY_SIZE(xfdr_session_freeze_nl_policy) - 1,
 	},
 	{
 		.cmd = XRAY_FDR_CMD_SESSION_KEEP,
-		.doit = xfdr_nl_session_keep,
+		.doit = xfdr_nl_session_act,
 		.policy = xfdr_session_keep_nl_policy,
 		.maxattr = ARRAY_SIZE(xfdr_session_keep_nl_policy) - 1,
 	},
 	{
 		.cmd = XRAY_FDR_CMD_SESSION_DROP,
-		.doit = xfdr_nl_session_drop,
+		.doit = xfdr_nl_session_act,
 		.policy = xfdr_session_drop_nl_policy,
 		.maxattr = ARRAY_SIZE(xfdr_session_drop_nl_policy) - 1,
 	},

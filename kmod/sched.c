@@ -73,14 +73,27 @@ static u32 xfdr_thread_hash(struct xfdr_session *s, u32 key)
 	return hash_32(key, 32) & s->thread_mask;
 }
 
+/*
+ * A thread's slot lies within XFDR_THREAD_PROBES slots of its hash: a
+ * lookup costs a few cache lines at most, however many threads came and
+ * went.  Exits leave XFDR_THREAD_GONE, which a new thread may reuse; an
+ * empty slot ends a search, since no key is ever placed beyond one.
+ */
+#define XFDR_THREAD_PROBES 32U
+
+static u32 xfdr_thread_probes(struct xfdr_session *s)
+{
+	return min(XFDR_THREAD_PROBES, s->thread_mask + 1);
+}
+
 /* The slot of @key, or NULL. */
 static struct xfdr_thread *xfdr_thread_find(struct xfdr_session *s, u32 key)
 {
-	u32 i = xfdr_thread_hash(s, key), n;
+	u32 i = xfdr_thread_hash(s, key), n, probes = xfdr_thread_probes(s);
 	struct xfdr_thread *slot;
 	u32 k;
 
-	for (n = 0; n <= s->thread_mask; n++, i = (i + 1) & s->thread_mask) {
+	for (n = 0; n < probes; n++, i = (i + 1) & s->thread_mask) {
 		slot = &s->threads[i];
 		k = READ_ONCE(slot->key);
 		if (k == key)
@@ -99,16 +112,15 @@ static struct xfdr_thread *xfdr_thread_find(struct xfdr_session *s, u32 key)
 static struct xfdr_thread *xfdr_thread_get(struct xfdr_session *s,
 					   struct task_struct *t, bool *fresh)
 {
+	u32 key = t->pid, i, n, k, probes = xfdr_thread_probes(s);
 	struct xfdr_thread *slot, *free;
-	u32 key = t->pid, i, n, k;
 	int attempt;
 
 	*fresh = false;
 	for (attempt = 0; attempt < 4; attempt++) {
 		free = NULL;
 		i = xfdr_thread_hash(s, key);
-		for (n = 0; n <= s->thread_mask;
-		     n++, i = (i + 1) & s->thread_mask) {
+		for (n = 0; n < probes; n++, i = (i + 1) & s->thread_mask) {
 			slot = &s->threads[i];
 			k = READ_ONCE(slot->key);
 			if (k == key)

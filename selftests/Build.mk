@@ -1,30 +1,61 @@
-# Selftests of the kernel module: kselftest-harness programs linked
-# statically, so the test VM needs nothing but busybox.  The harness
-# headers come from Debian's linux-source package, extracted into
-# $(BUILD)/ksrc with checkpatch.pl (see kmod/Build.mk).
+# Selftests of the kernel module, run inside a QEMU guest by `make vmtest`
+# (and `make check`).  kselftest-harness programs are linked statically so
+# the guest needs nothing but busybox; the harness headers come from
+# Debian's linux-source package, extracted into $(BUILD)/ksrc (kmod/Build.mk).
 
-SELFTEST_PROGS := test_mmap test_sched
+# Run in this order; test_unload last (it reloads the module).
+SELFTEST_PROGS := test_mmap test_sched test_tsc test_netlink test_retain \
+	test_stress
+SELFTEST_SCRIPTS := test_ctl.sh
+SELFTEST_ORDER := $(SELFTEST_PROGS) $(SELFTEST_SCRIPTS) test_unload
 SELFTEST_DIR := $(BUILD)/selftests
-SELFTEST_BINS := $(SELFTEST_PROGS:%=$(SELFTEST_DIR)/%)
-SELFTEST_SUPPORT := selftests/xrayfdr_test.c
+SELFTEST_BINS := $(SELFTEST_ORDER:%=$(SELFTEST_DIR)/%)
+SELFTEST_SUPPORT := selftests/xrayfdr_test.c tools/ctl/ctl_nl.c
 # gnu11: kselftest_harness.h relies on GNU C extensions.
 SELFTEST_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
 	-Wno-missing-field-initializers \
 	-isystem $(KSRC_DIR)/tools/testing/selftests -isystem /usr/include/libnl3 \
-	-Iinclude/uapi -Iselftests
+	-Iinclude/uapi -Iselftests -Itools/ctl
 SELFTEST_LDLIBS := -static -lnl-genl-3 -lnl-3 -lpthread -lm
-# libnl's objects mention getaddrinfo & co, which static glibc warns about
-# at every link; nothing here calls them.
-STATIC_LINK_NOISE := grep -v -e 'in statically linked applications requires' \
-	-e ': in function .nl_\|: in function .__nl\|: in function .nl_addr'
 
 $(SELFTEST_DIR)/%: selftests/%.c $(SELFTEST_SUPPORT) selftests/xrayfdr_test.h \
-		include/uapi/linux/xray_fdr.h $(KSRC_STAMP)
+		tools/ctl/ctl_nl.h include/uapi/linux/xray_fdr.h $(KSRC_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(SELFTEST_SUPPORT) \
 		$(SELFTEST_LDLIBS) 2>$@.log; rc=$$?; $(STATIC_LINK_NOISE) $@.log >&2; \
 		rm -f $@.log; exit $$rc
 
+$(SELFTEST_DIR)/%.sh: selftests/%.sh
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+
 selftests: $(SELFTEST_BINS)
-.PHONY: selftests
+
+# The guest: Debian's packaged kernel of the same release as KDIR, and an
+# initramfs with busybox, the module, the selftests and xrayfdr-ctl.
+VM_DIR := $(BUILD)/vm
+VM_INITRD := $(VM_DIR)/initramfs.cpio.gz
+VM_KERNEL := $(VM_DIR)/vmlinuz
+VM_LIST := $(VM_DIR)/selftests.list
+
+$(VM_KERNEL): $(KMOD_KO)
+	$(Q)mkdir -p $(@D)
+	$(Q)if [ ! -r /boot/vmlinuz-$(KVER) ]; then \
+		echo "vmtest: no /boot/vmlinuz-$(KVER) for KDIR=$(KDIR); run make deps" >&2; \
+		exit 1; fi
+	$(Q)ln -sf /boot/vmlinuz-$(KVER) $@
+
+$(VM_INITRD): $(KMOD_KO) $(CTL_BIN) $(SELFTEST_BINS) scripts/vm/guest-init \
+		scripts/vm/mkinitramfs.sh
+	$(call msg,CPIO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)scripts/vm/mkinitramfs.sh $@ $(KMOD_KO) $(CTL_BIN) $(SELFTEST_BINS)
+	$(Q)printf '%s\n' $(SELFTEST_ORDER) >$(VM_LIST)
+
+vmtest: $(VM_INITRD) $(VM_KERNEL)
+	$(Q)BUILD=$(BUILD) tests/run-tests.sh vm/selftests:scripts/vm/vmtest.sh
+
+.PHONY: selftests vmtest
+CHECK_DEPS += $(VM_INITRD) $(VM_KERNEL)
+CHECK_SUITES += vm/selftests:scripts/vm/vmtest.sh

@@ -237,50 +237,42 @@ TEST(no_mapping_before_the_geometry)
 	xs_close(&s);
 }
 
-static uint64_t sysfs(const char *name)
-{
-	uint64_t v = UINT64_MAX;
-
-	xs_sysfs_u64(name, &v);
-	return v;
-}
-
 TEST(mapped_bytes_follow_mappings)
 {
-	uint64_t before = sysfs("bytes_mapped");
+	uint64_t before = xs_sysfs("bytes_mapped");
 	struct xs_session s;
 
 	ASSERT_NE(UINT64_MAX, before);
 	ASSERT_EQ(0, xs_setup(&s, SUBBUF, COUNT, 0));
 	EXPECT_EQ(before + s.info.page_size + s.areas_len,
-		  sysfs("bytes_mapped"));
+		  xs_sysfs("bytes_mapped"));
 	xs_close(&s);
-	EXPECT_EQ(before, sysfs("bytes_mapped"));
+	EXPECT_EQ(before, xs_sysfs("bytes_mapped"));
 }
 
 TEST(closing_while_mapped_keeps_the_session_until_unmapped)
 {
-	uint64_t sessions = sysfs("sessions");
+	uint64_t sessions = xs_sysfs("sessions");
 	struct xs_session s;
 	uint8_t *ring;
 
 	ASSERT_EQ(0, xs_setup(&s, SUBBUF, COUNT, 0));
-	EXPECT_EQ(sessions + 1, sysfs("sessions"));
+	EXPECT_EQ(sessions + 1, xs_sysfs("sessions"));
 	close(s.fd);
 	s.fd = -1;
 	/* the mapping holds the file, and the file the session */
-	EXPECT_EQ(sessions + 1, sysfs("sessions"));
+	EXPECT_EQ(sessions + 1, xs_sysfs("sessions"));
 	ring = xs_ring(&s, 0);
 	ring[100] = 0xa5;
 	EXPECT_EQ(0xa5, ring[100]);
 	xs_close(&s);
-	EXPECT_EQ(sessions, sysfs("sessions"));
+	EXPECT_EQ(sessions, xs_sysfs("sessions"));
 }
 
 TEST(exit_while_mapped_and_recording_is_clean)
 {
-	uint64_t sessions = sysfs("sessions");
-	uint64_t mapped = sysfs("bytes_mapped");
+	uint64_t sessions = xs_sysfs("sessions");
+	uint64_t mapped = xs_sysfs("bytes_mapped");
 	int status, i;
 	pid_t pid;
 
@@ -305,8 +297,8 @@ TEST(exit_while_mapped_and_recording_is_clean)
 			EXPECT_EQ(0, status);
 		}
 	}
-	EXPECT_EQ(sessions, sysfs("sessions"));
-	EXPECT_EQ(mapped, sysfs("bytes_mapped"));
+	EXPECT_EQ(sessions, xs_sysfs("sessions"));
+	EXPECT_EQ(mapped, xs_sysfs("bytes_mapped"));
 }
 
 TEST_HARNESS_MAIN

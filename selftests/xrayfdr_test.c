@@ -24,11 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
-#include <netlink/msg.h>
-#include <netlink/netlink.h>
-
 #include "xrayfdr_test.h"
 
 #define XS_SUBBUF_HDR ((uint32_t)sizeof(struct xray_fdr_subbuf))
@@ -469,6 +464,13 @@ int xs_sysfs_u64(const char *name, uint64_t *v)
 	return 0;
 }
 
+uint64_t xs_sysfs(const char *name)
+{
+	uint64_t v;
+
+	return xs_sysfs_u64(name, &v) ? UINT64_MAX : v;
+}
+
 int xs_pin_cpu(int cpu)
 {
 	cpu_set_t set;
@@ -486,120 +488,4 @@ int xs_nr_online_cpus(void)
 pid_t xs_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
-}
-
-int xs_nl_open(struct nl_sock **skp, int *family)
-{
-	struct nl_sock *sk = nl_socket_alloc();
-	int err;
-
-	if (!sk)
-		return -ENOMEM;
-	err = genl_connect(sk);
-	if (err < 0) {
-		nl_socket_free(sk);
-		return -ECONNREFUSED;
-	}
-	*family = genl_ctrl_resolve(sk, XRAY_FDR_GENL_NAME);
-	if (*family < 0) {
-		nl_socket_free(sk);
-		return -ENOENT;
-	}
-	*skp = sk;
-	return 0;
-}
-
-struct nl_msg *xs_nl_msg(int family, int cmd, int flags)
-{
-	struct nl_msg *msg = nlmsg_alloc();
-
-	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0,
-				flags, cmd, XRAY_FDR_GENL_VERSION)) {
-		nlmsg_free(msg);
-		msg = NULL;
-	}
-	return msg;
-}
-
-struct xs_nl_ctx {
-	int maxattr;
-	xs_nl_reply_fn parse;
-	void *arg;
-	int err;
-	bool done;
-};
-
-static int xs_nl_valid(struct nl_msg *msg, void *p)
-{
-	struct xs_nl_ctx *ctx = p;
-	struct nlattr *attrs[64] = { 0 };
-
-	if (!ctx->parse)
-		return NL_OK;
-	if (ctx->maxattr >= 64 ||
-	    genlmsg_parse(nlmsg_hdr(msg), 0, attrs, ctx->maxattr, NULL) < 0) {
-		ctx->err = -EBADMSG;
-		return NL_STOP;
-	}
-	if (ctx->parse(ctx->arg, attrs))
-		ctx->err = -EBADMSG;
-	return NL_OK;
-}
-
-static int xs_nl_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *p)
-{
-	struct xs_nl_ctx *ctx = p;
-
-	(void)nla;
-	ctx->err = e->error;
-	ctx->done = true;
-	return NL_STOP;
-}
-
-static int xs_nl_done(struct nl_msg *msg, void *p)
-{
-	struct xs_nl_ctx *ctx = p;
-
-	(void)msg;
-	ctx->done = true;
-	return NL_STOP;
-}
-
-int xs_nl_call(struct nl_sock *sk, struct nl_msg *msg, int maxattr,
-	       xs_nl_reply_fn parse, void *arg)
-{
-	struct xs_nl_ctx ctx = { .maxattr = maxattr, .parse = parse,
-				 .arg = arg };
-	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
-	int err;
-
-	if (!cb) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, xs_nl_valid, &ctx);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, xs_nl_done, &ctx);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, xs_nl_done, &ctx);
-	nl_cb_err(cb, NL_CB_CUSTOM, xs_nl_error, &ctx);
-	err = nl_send_auto(sk, msg);
-	nlmsg_free(msg);
-	while (err >= 0 && !ctx.done)
-		err = nl_recvmsgs(sk, cb);
-	nl_cb_put(cb);
-	if (!ctx.done)
-		return -EIO;
-	return ctx.err;
-}
-
-int xs_nl_session_cmd(struct nl_sock *sk, int family, int cmd, uint32_t id)
-{
-	struct nl_msg *msg = xs_nl_msg(family, cmd, 0);
-
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_u32(msg, XRAY_FDR_A_SESSION_ID, id) < 0) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	return xs_nl_call(sk, msg, XRAY_FDR_A_SESSION_MAX, NULL, NULL);
 }

@@ -2,8 +2,8 @@
 /*
  * Helpers shared by the selftests of xray_fdr.ko: sessions and their
  * mappings, a verifying ring reader, the test writer (the commit protocol
- * with rseq, as the runtime will use it), sysfs values, and a little
- * generic netlink on top of libnl.  They run inside the test VM.
+ * with rseq, as the runtime will use it) and sysfs values.  They run
+ * inside the test VM.
  */
 #ifndef XRAYFDR_TEST_H
 #define XRAYFDR_TEST_H
@@ -14,6 +14,8 @@
 #include <sys/types.h>
 
 #include <linux/xray_fdr.h>
+
+#include "ctl_nl.h"
 
 #define XS_DEVICE "/dev/" XRAY_FDR_DEVICE_NAME
 #define XS_SYSFS "/sys/kernel/xrayfdr/"
@@ -101,6 +103,8 @@ int xs_write(const struct xs_session *s, const void *rec, uint32_t len,
 
 /* A value from /sys/kernel/xrayfdr/NAME; 0 or -errno. */
 int xs_sysfs_u64(const char *name, uint64_t *v);
+/* The same, UINT64_MAX if it cannot be read (never a real value). */
+uint64_t xs_sysfs(const char *name);
 /* The first line of a file into @buf; 0 or -errno. */
 int xs_read_line(const char *path, char *buf, size_t len);
 
@@ -108,23 +112,6 @@ int xs_pin_cpu(int cpu);
 int xs_nr_online_cpus(void);
 pid_t xs_gettid(void);
 
-/* Generic netlink. */
-struct nl_sock;
-struct nl_msg;
-struct nlattr;
-/* A connected socket and the family id; 0 or -errno. */
-int xs_nl_open(struct nl_sock **sk, int *family);
-/* A request of command @cmd, to fill with attributes. */
-struct nl_msg *xs_nl_msg(int family, int cmd, int flags);
-/*
- * Send @msg (freed), wait for the answer.  @parse, if set, is called with
- * each reply's attributes (indexed up to @maxattr).  Returns 0 or the
- * kernel's -errno.
- */
-typedef int (*xs_nl_reply_fn)(void *ctx, struct nlattr **attrs);
-int xs_nl_call(struct nl_sock *sk, struct nl_msg *msg, int maxattr,
-	       xs_nl_reply_fn parse, void *ctx);
-/* Shorthand: command @cmd naming session @id. */
-int xs_nl_session_cmd(struct nl_sock *sk, int family, int cmd, uint32_t id);
+/* Generic netlink: tools/ctl/ctl_nl.h, as xrayfdr-ctl uses it. */
 
 #endif

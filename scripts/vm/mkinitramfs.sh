@@ -16,6 +16,7 @@ if ! file -L "$busybox" 2>/dev/null | grep -q 'statically linked'; then
 fi
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
+chmod 755 "$root" # mktemp made it 0700: the guest's / must be searchable by all
 mkdir -p "$root/bin" "$root/lib/modules" "$root/selftests"
 cp "$busybox" "$root/bin/busybox"
 cp "$(dirname "$0")/guest-init" "$root/init"

@@ -14,7 +14,7 @@
 # Environment: BUILD (build), VM_MODES ("default reliable": without and
 # with tsc=reliable), VM_TIMEOUT (seconds per boot, 600), VM_ACCEL (auto:
 # KVM only if a quick probe boots, else TCG; or tcg, kvm), VM_SMP (2),
-# VM_MEM (1G).  Files: $BUILD/vm/{vmlinuz,initramfs.cpio.gz,selftests.list};
+# VM_MEM (1G), VM_ONLY ("test_sched,test_tsc": run only those selftests).  Files: $BUILD/vm/{vmlinuz,initramfs.cpio.gz,selftests.list};
 # logs in $BUILD/vm/<mode>.console.log and <mode>.tests.log.
 set -u
 BUILD=${BUILD:-build}
@@ -90,6 +90,7 @@ echo "# accelerator: $ACCEL; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for mode in $MODES; do
 	append="console=ttyS0 panic=-1 oops=panic loglevel=7 xrayfdr.timeout=300"
 	[ "$mode" = reliable ] && append="$append tsc=reliable"
+	[ -n "${VM_ONLY:-}" ] && append="$append xrayfdr.only=$VM_ONLY"
 	prefix=$VM/$mode
 	start=$(date +%s.%N)
 	qemu "$ACCEL" "$prefix" "$append" "$TIMEOUT"
@@ -114,7 +115,7 @@ for mode in $MODES; do
 		result fail "tsc=$mode: insmod xray_fdr.ko"
 	fi
 
-	for t in $(cat "$LIST"); do
+	for t in $(if [ -n "${VM_ONLY:-}" ]; then echo "$VM_ONLY" | tr , ' '; else cat "$LIST"; fi); do
 		# One selftest's TAP: its results, plan, totals and exit status.
 		awk -v t="$t" -v mode="tsc=$mode" -v start="$n" '
 			$0 == "XRAYFDR-TEST-BEGIN " t { on = 1; next }

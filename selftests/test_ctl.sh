@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# xrayfdr-ctl against the loaded module, in the guest: every command's
+# output and exit status, --json, and its messages when a request is
+# refused or the module is missing.  TAP on stdout.
+set -u
+CTL=${CTL:-xrayfdr-ctl}
+n=0
+fails=0
+out=/tmp/ctl.out
+err=/tmp/ctl.err
+
+# check DESCRIPTION EXPECTED-STATUS PATTERN-IN-STDOUT-OR-STDERR -- CTL ARGS...
+check() {
+	desc=$1 want=$2 pattern=$3
+	shift 4
+	n=$((n + 1))
+	"$CTL" "$@" >"$out" 2>"$err"
+	got=$?
+	if [ "$got" -eq "$want" ] && cat "$out" "$err" | grep -q -- "$pattern"; then
+		echo "ok $n - $desc"
+	else
+		echo "not ok $n - $desc"
+		echo "# xrayfdr-ctl $*: status $got (wanted $want), looked for '$pattern' in:"
+		sed 's/^/#   /' "$out" "$err"
+		fails=$((fails + 1))
+	fi
+}
+
+echo "TAP version 13"
+echo "1..21"
+check "status prints the module's state" 0 "xray_fdr ABI 1" -- status
+check "status --json is one object" 0 '^{"abi_version":1,.*"tsc":{"khz":[0-9]*,.*"config":{.*}}$' -- --json status
+check "config shows the limits" 0 "KiB per session" -- config
+check "config --json" 0 '"max_sessions":64' -- --json config
+check "config rejects an out-of-range value" 1 "out of range" -- config --max-sessions 0
+check "config sets a value" 0 "65 sessions" -- config --max-sessions 65
+check "config sets it back" 0 "64 sessions" -- config --max-sessions 64
+check "config --sched-records wants on or off" 2 "on or off" -- config --sched-records maybe
+
+# A session held by this shell: fd 3 on /dev/xrayfdr (no geometry).
+exec 3<>/dev/xrayfdr
+id=$("$CTL" --json list | sed -n 's/.*{"id":\([0-9]*\),"pid":'$$',.*/\1/p')
+if [ -n "$id" ]; then
+	n=$((n + 1)); echo "ok $n - list shows the shell's session ($id)"
+else
+	n=$((n + 1)); echo "not ok $n - list shows the shell's session"; fails=$((fails + 1))
+	"$CTL" --json list | sed 's/^/# /'
+	id=999999
+fi
+check "list prints a table" 0 "^ *$id .*new" -- list
+check "start without rings explains" 1 "no rings yet" -- start "$id"
+check "keep on" 0 "kept after its process exits" -- keep "$id"
+check "keep off" 0 "freed when its process exits" -- keep "$id" off
+check "keep --json" 0 '{"session":'"$id"',"keep":true}' -- --json keep "$id" on
+check "drop of an open session explains" 1 "still open by its process" -- drop "$id"
+check "stop of an unknown session" 1 "no such session" -- stop 999999
+exec 3>&-
+
+check "a session id must be a number" 2 "not a session id" -- start abc
+check "a command needs its id" 2 "usage: xrayfdr-ctl freeze ID" -- freeze
+check "unknown command" 2 "not a command" -- frobnicate
+check "--help" 0 "Usage: xrayfdr-ctl" -- --help
+
+rmmod xray_fdr
+check "without the module, status says so" 1 "module is not loaded" -- status
+insmod /lib/modules/xray_fdr.ko
+[ "$fails" -eq 0 ]

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Generic netlink to xray_fdr.ko, on libnl-genl-3: one request and its
+ * answer at a time, the kernel's own errno and extended-ack message, and
+ * the replies decoded into plain structs.  Used by xrayfdr-ctl and the
+ * module's selftests.
+ */
+#ifndef XRAYFDR_CTL_NL_H
+#define XRAYFDR_CTL_NL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/xray_fdr.h>
+
+struct nl_sock;
+struct nl_msg;
+struct nlattr;
+
+struct ctl_nl {
+	struct nl_sock *sk;
+	int family;
+	/* the kernel's extended-ack message of the last failed request */
+	char errmsg[256];
+};
+
+/*
+ * Connect and resolve the family.  Returns 0, -ENOENT if the family is not
+ * registered (the module is not loaded), or another -errno.
+ */
+int ctl_nl_open(struct ctl_nl *nl);
+void ctl_nl_close(struct ctl_nl *nl);
+
+/* A request for command @cmd (NLM_F_DUMP in @flags for a dump), or NULL. */
+struct nl_msg *ctl_nl_msg(const struct ctl_nl *nl, int cmd, int flags);
+
+/*
+ * Called for each reply message with its attributes, parsed up to
+ * @maxattr without validation (the decoders below check lengths).  Return
+ * non-zero to report a malformed reply.
+ */
+typedef int (*ctl_nl_reply_fn)(void *ctx, struct nlattr **attrs);
+
+/*
+ * Send @msg (always freed) and wait for the answer: the ACK, the end of a
+ * dump, or an error.  Returns 0, the kernel's -errno (its message, if any,
+ * in nl->errmsg), or -EBADMSG if a reply could not be decoded.
+ */
+int ctl_nl_call(struct ctl_nl *nl, struct nl_msg *msg, int maxattr,
+		ctl_nl_reply_fn fn, void *ctx);
+
+/* Shorthand: a request naming session @id. */
+int ctl_nl_session_cmd(struct ctl_nl *nl, int cmd, uint32_t id);
+
+struct ctl_config {
+	uint32_t max_session_kb;
+	uint32_t max_total_kb;
+	uint32_t max_sessions;
+	uint32_t max_retained;
+	uint8_t sched_records;
+};
+
+struct ctl_status {
+	uint32_t abi_version;
+	uint32_t nr_cpus;
+	uint32_t sessions;
+	uint32_t sessions_retained;
+	uint64_t switch_records;
+	uint64_t migration_records;
+	uint64_t records_lost;
+	uint64_t bytes_allocated;
+	uint64_t bytes_mapped;
+	uint64_t tsc_khz;
+	uint32_t tsc_flags;
+	struct ctl_config config;
+};
+
+struct ctl_session {
+	uint32_t id;
+	uint32_t owner_pid;
+	uint32_t owner_uid;
+	char comm[17];
+	uint32_t state;
+	uint32_t geom_flags;
+	uint32_t subbuf_size;
+	uint32_t subbuf_count;
+	uint32_t nr_cpus;
+	uint64_t bytes;
+	uint64_t switch_records;
+	uint64_t migration_records;
+	uint64_t records_lost;
+	uint32_t event; /* notifications only */
+};
+
+/*
+ * Decode a status-get reply / a session reply or notification from its
+ * attributes.  Returns 0, or -EBADMSG naming nothing: a missing or
+ * wrong-sized attribute.
+ */
+int ctl_decode_status(struct nlattr **attrs, struct ctl_status *st);
+int ctl_decode_session(struct nlattr **attrs, struct ctl_session *s);
+
+/* status-get, decoded; 0 or -errno. */
+int ctl_get_status(struct ctl_nl *nl, struct ctl_status *st);
+/* session-get of session @id, decoded; 0 or -errno. */
+int ctl_get_session(struct ctl_nl *nl, uint32_t id, struct ctl_session *s);
+
+/*
+ * Decode one whole netlink message of command @cmd (status-get or
+ * session-get/ntf) from @len bytes: what the fuzz target feeds.  Returns 0
+ * or -EBADMSG.
+ */
+int ctl_decode_message(const void *buf, size_t len, int cmd, void *out);
+
+#endif

@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * xrayfdr-ctl: drive the xray_fdr kernel module over generic netlink.
+ * Human-readable output by default, one JSON object with --json.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "../xrayfdr.h"
+#include "ctl_nl.h"
+
+static bool json;
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: xrayfdr-ctl [--json] COMMAND [ARGS]\n"
+		"\n"
+		"Control the xray_fdr kernel module: the per-CPU trace rings that\n"
+		"processes traced by xrayfdr open on /dev/xrayfdr (one session per\n"
+		"open), their scheduler records, and the sessions kept after their\n"
+		"process exited (the crash recorder).\n"
+		"\n"
+		"Commands:\n"
+		"  status          module status: sessions, records, memory, TSC facts, limits\n"
+		"  list            the sessions you may see (all of them with CAP_SYS_ADMIN),\n"
+		"                  retained ones included\n"
+		"  start ID        start writing scheduler records into session ID's rings\n"
+		"  stop ID         stop writing them\n"
+		"  freeze ID       stop every writer, so the rings can be read consistently\n"
+		"  keep ID [on|off]\n"
+		"                  keep (or not) session ID's rings in kernel memory after its\n"
+		"                  process exits or is killed; default on\n"
+		"  drop ID         free a retained session\n"
+		"  config [--max-session-kb N] [--max-total-kb N] [--max-sessions N]\n"
+		"         [--max-retained N] [--sched-records on|off]\n"
+		"                  show the global limits, or change them (CAP_SYS_ADMIN)\n"
+		"\n"
+		"Options:\n"
+		"  --json          print one JSON object instead of text\n"
+		"  -h, --help      this text; 'xrayfdr-ctl COMMAND --help' for one command\n"
+		"  --version       the version\n"
+		"\n"
+		"Anyone may act on their own sessions; other users' sessions and the\n"
+		"limits need CAP_SYS_ADMIN.  Session ids are in 'list' and in the\n"
+		"header page of each session's mapping.\n"
+		"\n"
+		"Exit status: 0 done; 1 the module refused or is not loaded; 2 bad usage.\n"
+		"Documentation/kernel-module.rst describes the module.\n");
+}
+
+static void ctl_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void ctl_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "xrayfdr-ctl %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Why the module did not answer, in words a user can act on. */
+static int open_module(const char *cmd, struct ctl_nl *nl)
+{
+	int err = ctl_nl_open(nl);
+
+	if (!err)
+		return 0;
+	if (err == -ENOENT && access("/sys/module/xray_fdr", F_OK))
+		ctl_error(cmd,
+			  "the xray_fdr module is not loaded (modprobe xray_fdr, or insmod xray_fdr.ko)");
+	else if (err == -ENOENT)
+		ctl_error(cmd,
+			  "xray_fdr is loaded but its netlink family '%s' is missing",
+			  XRAY_FDR_GENL_NAME);
+	else
+		ctl_error(cmd, "cannot open a generic netlink socket: %s",
+			  strerror(-err));
+	return EXIT_INVALID;
+}
+
+/* The kernel's refusal of a request about session @id, explained. */
+static int refused(const char *cmd, const struct ctl_nl *nl, uint32_t id,
+		   int err)
+{
+	const char *why;
+
+	switch (err) {
+	case -EPERM:
+		why = id ? "permission denied: the session belongs to another user (needs CAP_SYS_ADMIN)" :
+			   "permission denied: needs CAP_SYS_ADMIN";
+		break;
+	case -ENOENT:
+		why = "no such session (see 'xrayfdr-ctl list')";
+		break;
+	case -ESRCH:
+		why = "the session is retained: its process is gone (read it, then drop it)";
+		break;
+	case -ENODATA:
+		why = "the session has no rings yet: its process has not set their geometry";
+		break;
+	case -EBUSY:
+		why = !strcmp(cmd, "drop") ?
+			      "the session is still open by its process; only retained sessions can be dropped" :
+			      "another session already records this process";
+		break;
+	case -ENOSPC:
+		why = "too many sessions are kept already (see max-retained in 'xrayfdr-ctl config')";
+		break;
+	case -EBADMSG:
+		why = "the module's answer could not be decoded (xrayfdr-ctl and xray_fdr.ko versions differ?)";
+		break;
+	default:
+		why = strerror(-err);
+		break;
+	}
+	if (id)
+		fprintf(stderr, "xrayfdr-ctl %s: session %u: %s", cmd, id, why);
+	else
+		fprintf(stderr, "xrayfdr-ctl %s: %s", cmd, why);
+	if (nl->errmsg[0])
+		fprintf(stderr, " (kernel: %s)", nl->errmsg);
+	fputc('\n', stderr);
+	return EXIT_INVALID;
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static const char *yes_no(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+static const char *json_bool(bool b)
+{
+	return b ? "true" : "false";
+}
+
+static const char *const state_names[] = {
+	"configured", "enabled", "frozen", "keep", "retained", "readonly",
+};
+
+/* "configured,enabled": the set state flags, or "new". */
+static void state_text(uint32_t state, char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < sizeof(state_names) / sizeof(state_names[0]); i++) {
+		if (state & (1u << i))
+			used += snprintf(buf + used, len - used, "%s%s",
+					 used ? "," : "", state_names[i]);
+		if (used >= len)
+			break;
+	}
+	if (!used)
+		snprintf(buf, len, "new");
+}
+
+static void print_config(const struct ctl_config *c)
+{
+	if (json) {
+		printf("{\"max_session_kb\":%u,\"max_total_kb\":%u,\"max_sessions\":%u,\"max_retained\":%u,\"sched_records\":%s}",
+		       c->max_session_kb, c->max_total_kb, c->max_sessions,
+		       c->max_retained, json_bool(c->sched_records));
+		return;
+	}
+	printf("limits      %u KiB per session, %u KiB in all, %u sessions, %u kept\n"
+	       "scheduler   records %s\n",
+	       c->max_session_kb, c->max_total_kb, c->max_sessions,
+	       c->max_retained, c->sched_records ? "on" : "off");
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	struct ctl_status st;
+	struct ctl_nl nl;
+	uint32_t f;
+	int err;
+
+	(void)argv;
+	if (argc > 1) {
+		ctl_error("status", "takes no arguments");
+		return EXIT_USAGE;
+	}
+	if (open_module("status", &nl))
+		return EXIT_INVALID;
+	err = ctl_get_status(&nl, &st);
+	ctl_nl_close(&nl);
+	if (err)
+		return refused("status", &nl, 0, err);
+	f = st.tsc_flags;
+	if (json) {
+		printf("{\"abi_version\":%u,\"nr_cpus\":%u,\"sessions\":%u,\"sessions_retained\":%u,"
+		       "\"switch_records\":%llu,\"migration_records\":%llu,\"records_lost\":%llu,"
+		       "\"bytes_allocated\":%llu,\"bytes_mapped\":%llu,",
+		       st.abi_version, st.nr_cpus, st.sessions,
+		       st.sessions_retained,
+		       (unsigned long long)st.switch_records,
+		       (unsigned long long)st.migration_records,
+		       (unsigned long long)st.records_lost,
+		       (unsigned long long)st.bytes_allocated,
+		       (unsigned long long)st.bytes_mapped);
+		printf("\"tsc\":{\"khz\":%llu,\"constant\":%s,\"nonstop\":%s,\"reliable\":%s,\"clocksource\":%s,\"known_freq\":%s},\"config\":",
+		       (unsigned long long)st.tsc_khz,
+		       json_bool(f & XRAY_FDR_TSC_CONSTANT),
+		       json_bool(f & XRAY_FDR_TSC_NONSTOP),
+		       json_bool(f & XRAY_FDR_TSC_RELIABLE),
+		       json_bool(f & XRAY_FDR_TSC_CLOCKSOURCE),
+		       json_bool(f & XRAY_FDR_TSC_KNOWN_FREQ));
+		print_config(&st.config);
+		printf("}\n");
+		return EXIT_OK;
+	}
+	printf("module      xray_fdr ABI %u, %u CPU areas per session\n"
+	       "sessions    %u open, %u retained\n"
+	       "records     %llu switches, %llu migrations, %llu lost\n"
+	       "memory      %llu bytes allocated, %llu bytes mapped\n"
+	       "TSC         %llu kHz; constant %s, nonstop %s, reliable %s, clocksource %s, known frequency %s\n",
+	       st.abi_version, st.nr_cpus, st.sessions, st.sessions_retained,
+	       (unsigned long long)st.switch_records,
+	       (unsigned long long)st.migration_records,
+	       (unsigned long long)st.records_lost,
+	       (unsigned long long)st.bytes_allocated,
+	       (unsigned long long)st.bytes_mapped,
+	       (unsigned long long)st.tsc_khz,
+	       yes_no(f & XRAY_FDR_TSC_CONSTANT),
+	       yes_no(f & XRAY_FDR_TSC_NONSTOP),
+	       yes_no(f & XRAY_FDR_TSC_RELIABLE),
+	       yes_no(f & XRAY_FDR_TSC_CLOCKSOURCE),
+	       yes_no(f & XRAY_FDR_TSC_KNOWN_FREQ));
+	print_config(&st.config);
+	return EXIT_OK;
+}
+
+struct list_ctx {
+	int count;
+};
+
+static int list_reply(void *p, struct nlattr **attrs)
+{
+	struct list_ctx *ctx = p;
+	struct ctl_session s;
+	char state[96];
+
+	if (ctl_decode_session(attrs, &s))
+		return -EBADMSG;
+	state_text(s.state, state, sizeof(state));
+	if (json) {
+		printf("%s{\"id\":%u,\"pid\":%u,\"uid\":%u,\"comm\":",
+		       ctx->count ? "," : "", s.id, s.owner_pid, s.owner_uid);
+		json_string(s.comm);
+		printf(",\"state\":\"%s\",\"discard\":%s,\"subbuf_size\":%u,\"subbuf_count\":%u,"
+		       "\"nr_cpus\":%u,\"bytes\":%llu,\"switch_records\":%llu,"
+		       "\"migration_records\":%llu,\"records_lost\":%llu}",
+		       state, json_bool(s.geom_flags & XRAY_FDR_GEOM_DISCARD),
+		       s.subbuf_size, s.subbuf_count, s.nr_cpus,
+		       (unsigned long long)s.bytes,
+		       (unsigned long long)s.switch_records,
+		       (unsigned long long)s.migration_records,
+		       (unsigned long long)s.records_lost);
+	} else {
+		if (!ctx->count)
+			printf("%6s %7s %6s %-16s %-26s %12s %10s %10s %6s %6s\n",
+			       "ID", "PID", "UID", "COMMAND", "STATE", "RINGS",
+			       "BYTES", "SWITCHES", "MIGR", "LOST");
+		printf("%6u %7u %6u %-16s %-26s %5ux%-6u %10llu %10llu %6llu %6llu\n",
+		       s.id, s.owner_pid, s.owner_uid, s.comm, state,
+		       s.subbuf_count, s.subbuf_size,
+		       (unsigned long long)s.bytes,
+		       (unsigned long long)s.switch_records,
+		       (unsigned long long)s.migration_records,
+		       (unsigned long long)s.records_lost);
+	}
+	ctx->count++;
+	return 0;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	struct list_ctx ctx = { 0 };
+	struct ctl_nl nl;
+	struct nl_msg *msg;
+	int err;
+
+	(void)argv;
+	if (argc > 1) {
+		ctl_error("list", "takes no arguments");
+		return EXIT_USAGE;
+	}
+	if (open_module("list", &nl))
+		return EXIT_INVALID;
+	msg = ctl_nl_msg(&nl, XRAY_FDR_CMD_SESSION_GET, NLM_F_DUMP);
+	if (json)
+		printf("{\"sessions\":[");
+	err = msg ? ctl_nl_call(&nl, msg, XRAY_FDR_A_SESSION_MAX, list_reply,
+				&ctx) :
+		    -ENOMEM;
+	ctl_nl_close(&nl);
+	if (json)
+		printf("]}\n");
+	else if (!err && !ctx.count)
+		printf("no sessions\n");
+	return err ? refused("list", &nl, 0, err) : EXIT_OK;
+}
+
+static int parse_id(const char *cmd, const char *arg, uint32_t *id)
+{
+	uint64_t v;
+
+	if (parse_uint(arg, 1, UINT32_MAX, &v)) {
+		ctl_error(cmd, "'%s' is not a session id (a number from 1)",
+			  arg ? arg : "");
+		return EXIT_USAGE;
+	}
+	*id = v;
+	return 0;
+}
+
+/* start, stop, freeze, keep, drop: one session, one request. */
+static int cmd_session(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int cmd;
+		const char *done;
+	} acts[] = {
+		{ "start", XRAY_FDR_CMD_SESSION_START, "recording" },
+		{ "stop", XRAY_FDR_CMD_SESSION_STOP, "stopped" },
+		{ "freeze", XRAY_FDR_CMD_SESSION_FREEZE, "frozen" },
+		{ "keep", XRAY_FDR_CMD_SESSION_KEEP, NULL },
+		{ "drop", XRAY_FDR_CMD_SESSION_DROP, "dropped" },
+	};
+	const char *name = argv[0];
+	struct nl_msg *msg;
+	struct ctl_nl nl;
+	int keep = 1, err;
+	uint32_t id;
+	size_t i;
+
+	for (i = 0; strcmp(acts[i].name, name); i++)
+		;
+	if (argc < 2 || argc > (acts[i].cmd == XRAY_FDR_CMD_SESSION_KEEP ? 3 : 2)) {
+		ctl_error(name, "usage: xrayfdr-ctl %s ID%s", name,
+			  acts[i].cmd == XRAY_FDR_CMD_SESSION_KEEP ? " [on|off]" : "");
+		return EXIT_USAGE;
+	}
+	if (parse_id(name, argv[1], &id))
+		return EXIT_USAGE;
+	if (argc == 3) {
+		if (!strcmp(argv[2], "on")) {
+			keep = 1;
+		} else if (!strcmp(argv[2], "off")) {
+			keep = 0;
+		} else {
+			ctl_error(name, "'%s' is neither on nor off", argv[2]);
+			return EXIT_USAGE;
+		}
+	}
+	if (open_module(name, &nl))
+		return EXIT_INVALID;
+	msg = ctl_nl_msg(&nl, acts[i].cmd, 0);
+	if (!msg || nla_put_u32(msg, XRAY_FDR_A_SESSION_ID, id) < 0 ||
+	    (acts[i].cmd == XRAY_FDR_CMD_SESSION_KEEP &&
+	     nla_put_u8(msg, XRAY_FDR_A_SESSION_KEEP, keep) < 0)) {
+		nlmsg_free(msg);
+		ctl_nl_close(&nl);
+		ctl_error(name, "out of memory");
+		return EXIT_INVALID;
+	}
+	err = ctl_nl_call(&nl, msg, XRAY_FDR_A_SESSION_MAX, NULL, NULL);
+	ctl_nl_close(&nl);
+	if (err)
+		return refused(name, &nl, id, err);
+	if (json)
+		printf("{\"session\":%u,\"%s\":%s}\n", id, name,
+		       acts[i].done || keep ? "true" : "false");
+	else
+		printf("session %u: %s\n", id,
+		       acts[i].done ? acts[i].done :
+		       keep	    ? "kept after its process exits" :
+				      "freed when its process exits");
+	return EXIT_OK;
+}
+
+static int cmd_config(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "max-session-kb", required_argument, NULL,
+		  XRAY_FDR_A_CONFIG_MAX_SESSION_KB },
+		{ "max-total-kb", required_argument, NULL,
+		  XRAY_FDR_A_CONFIG_MAX_TOTAL_KB },
+		{ "max-sessions", required_argument, NULL,
+		  XRAY_FDR_A_CONFIG_MAX_SESSIONS },
+		{ "max-retained", required_argument, NULL,
+		  XRAY_FDR_A_CONFIG_MAX_RETAINED },
+		{ "sched-records", required_argument, NULL,
+		  XRAY_FDR_A_CONFIG_SCHED_RECORDS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t value[XRAY_FDR_A_CONFIG_MAX + 1];
+	bool set[XRAY_FDR_A_CONFIG_MAX + 1] = { false }, any = false;
+	struct ctl_status st;
+	struct nl_msg *msg;
+	struct ctl_nl nl;
+	int opt, i, err;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		if (opt == '?')
+			return EXIT_USAGE;
+		if (opt == XRAY_FDR_A_CONFIG_SCHED_RECORDS) {
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				ctl_error("config", "--sched-records takes on or off, not '%s'",
+					  optarg);
+				return EXIT_USAGE;
+			}
+			value[opt] = !strcmp(optarg, "on");
+		} else if (parse_uint(optarg, 0, UINT32_MAX, &value[opt])) {
+			ctl_error("config", "--%s: '%s' is not a number",
+				  option_name(opts, opt), optarg);
+			return EXIT_USAGE;
+		}
+		set[opt] = any = true;
+	}
+	if (optind < argc) {
+		ctl_error("config", "unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (open_module("config", &nl))
+		return EXIT_INVALID;
+	if (any) {
+		msg = ctl_nl_msg(&nl, XRAY_FDR_CMD_CONFIG_SET, 0);
+		for (i = 1; msg && i <= XRAY_FDR_A_CONFIG_MAX; i++) {
+			if (!set[i])
+				continue;
+			if (i == XRAY_FDR_A_CONFIG_SCHED_RECORDS)
+				err = nla_put_u8(msg, i, value[i]);
+			else
+				err = nla_put_u32(msg, i, value[i]);
+			if (err < 0) {
+				nlmsg_free(msg);
+				msg = NULL;
+			}
+		}
+		err = msg ? ctl_nl_call(&nl, msg, 0, NULL, NULL) : -ENOMEM;
+		if (err == -ERANGE || err == -EINVAL) {
+			ctl_nl_close(&nl);
+			ctl_error("config", "a value is out of range%s%s%s",
+				  nl.errmsg[0] ? " (kernel: " : "", nl.errmsg,
+				  nl.errmsg[0] ? ")" : "");
+			return EXIT_INVALID;
+		}
+		if (err) {
+			ctl_nl_close(&nl);
+			return refused("config", &nl, 0, err);
+		}
+	}
+	err = ctl_get_status(&nl, &st);
+	ctl_nl_close(&nl);
+	if (err)
+		return refused("config", &nl, 0, err);
+	print_config(&st.config);
+	if (json)
+		putchar('\n');
+	return EXIT_OK;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "status", cmd_status }, { "list", cmd_list },
+	{ "start", cmd_session }, { "stop", cmd_session },
+	{ "freeze", cmd_session }, { "keep", cmd_session },
+	{ "drop", cmd_session }, { "config", cmd_config },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	size_t i;
+	int opt;
+
+	/* options before the command; the command parses the rest */
+	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case 'V':
+			printf("xrayfdr-ctl %s (netlink family %s version %d, ABI %d)\n",
+			       XRAYFDR_VERSION, XRAY_FDR_GENL_NAME,
+			       XRAY_FDR_GENL_VERSION, XRAY_FDR_ABI_VERSION);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(commands[i].name, argv[optind]))
+			continue;
+		if (argc > optind + 1 && (!strcmp(argv[optind + 1], "--help") ||
+					  !strcmp(argv[optind + 1], "-h"))) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		return commands[i].run(argc - optind, argv + optind);
+	}
+	fprintf(stderr,
+		"xrayfdr-ctl: '%s' is not a command; see 'xrayfdr-ctl --help'\n",
+		argv[optind]);
+	return EXIT_USAGE;
+}
