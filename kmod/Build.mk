@@ -50,3 +50,9 @@ $(KSRC_STAMP):
 		tar -xJf $(KSRC_TAR) -C $(KSRC_DIR) --strip-components=1 \
 		$(addprefix $$top/,$(KSRC_FILES))
 	$(Q)touch $@
+
+# Host-side checks of the module's sources: checkpatch, and the netlink
+# spec against the uapi header and the kernel's policies.
+CHECK_DEPS += $(KSRC_STAMP)
+CHECK_SUITES += kmod/checkpatch:selftests/host/checkpatch.sh
+CHECK_SUITES += kmod/netlink-spec:selftests/host/check-spec.py

@@ -10,19 +10,19 @@
 #include <linux/mm.h>
 #include <linux/version.h>
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#if KERNEL_VERSION(6, 1, 0) > LINUX_VERSION_CODE
 #error "xray_fdr needs Linux 6.1 or later"
 #endif
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-static inline void xfdr_vm_flags_mod(struct vm_area_struct *vma,
-				     vm_flags_t set, vm_flags_t clear)
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
+static inline void xfdr_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
+				     vm_flags_t clear)
 {
 	vm_flags_mod(vma, set, clear);
 }
 #else
-static inline void xfdr_vm_flags_mod(struct vm_area_struct *vma,
-				     vm_flags_t set, vm_flags_t clear)
+static inline void xfdr_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
+				     vm_flags_t clear)
 {
 	vma->vm_flags = (vma->vm_flags | set) & ~clear;
 }

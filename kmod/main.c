@@ -68,6 +68,7 @@ struct xfdr_file {
 static struct xfdr_session *xfdr_file_session(struct xfdr_file *f,
 					      bool *readonly)
 {
+	/* pairs with the release in xfdr_ioctl_attach(): a view is whole */
 	struct xfdr_session *view = smp_load_acquire(&f->view);
 
 	*readonly = view;
@@ -184,6 +185,7 @@ static int xfdr_ioctl_attach(struct xfdr_file *f, void __user *uarg)
 		err = -EBUSY;
 		goto err_put;
 	}
+	/* pairs with the acquire in xfdr_file_session() */
 	smp_store_release(&f->view, target);
 	mutex_unlock(&xfdr_lock);
 	return 0;
@@ -290,7 +292,7 @@ static int xfdr_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct xfdr_file *f = file->private_data;
 	unsigned long len = vma->vm_end - vma->vm_start;
-	unsigned long area_pages, first, count, cpu;
+	unsigned long area_pages, first, count, cpu, uaddr;
 	struct xfdr_session *s;
 	bool readonly;
 	int err;
@@ -334,12 +336,12 @@ static int xfdr_mmap(struct file *file, struct vm_area_struct *vma)
 		err = xfdr_insert_pages(vma, vma->vm_start, s->header,
 					PAGE_SIZE);
 	} else {
-		for (cpu = first, err = 0; cpu < first + count && !err; cpu++)
-			err = xfdr_insert_pages(vma,
-						vma->vm_start +
-							(cpu - first) *
-								s->area_size,
-						s->cpus[cpu].area, s->area_size);
+		uaddr = vma->vm_start;
+		for (cpu = first, err = 0; cpu < first + count && !err; cpu++) {
+			err = xfdr_insert_pages(vma, uaddr, s->cpus[cpu].area,
+						s->area_size);
+			uaddr += s->area_size;
+		}
 	}
 	if (err)
 		return err;
@@ -450,5 +452,5 @@ module_init(xfdr_init);
 module_exit(xfdr_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("XRay flight data recorder: per-CPU rings, scheduler records, TSC facts");
+MODULE_DESCRIPTION("XRay flight data recorder rings for xrayfdr");
 MODULE_AUTHOR("The xrayfdr authors");

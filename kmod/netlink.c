@@ -218,9 +218,7 @@ static struct xfdr_session *xfdr_nl_session(struct sk_buff *skb,
 		return ERR_PTR(-ENOENT);
 	}
 	if (!xfdr_session_may_control(s, skb)) {
-		NL_SET_ERR_MSG_ATTR(
-			info->extack, attr,
-			"session of another user: needs CAP_SYS_ADMIN");
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "needs CAP_SYS_ADMIN");
 		xfdr_session_put(s);
 		return ERR_PTR(-EPERM);
 	}
@@ -275,8 +273,7 @@ static int xfdr_nl_session_dump(struct sk_buff *skb,
 	void *hdr;
 
 	mutex_lock(&xfdr_lock);
-	list_for_each_entry(s, &xfdr_sessions, node)
-	{
+	list_for_each_entry(s, &xfdr_sessions, node) {
 		if (!xfdr_session_listed(s) ||
 		    (!admin && !uid_eq(current_euid(), s->owner_uid)))
 			continue;
@@ -334,6 +331,7 @@ static int xfdr_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 /* start, stop, freeze, keep and drop: a session, then one action on it. */
 static int xfdr_nl_session_act(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *keep = info->attrs[XRAY_FDR_A_SESSION_KEEP];
 	struct xfdr_session *s;
 	int err;
 
@@ -354,8 +352,7 @@ static int xfdr_nl_session_act(struct sk_buff *skb, struct genl_info *info)
 		err = xfdr_session_freeze(s);
 		break;
 	case XRAY_FDR_CMD_SESSION_KEEP:
-		err = xfdr_session_keep(
-			s, nla_get_u8(info->attrs[XRAY_FDR_A_SESSION_KEEP]));
+		err = xfdr_session_keep(s, nla_get_u8(keep));
 		break;
 	default:
 		err = xfdr_session_drop(s);

@@ -40,8 +40,8 @@ static struct xray_fdr_subbuf *xfdr_subbuf(struct xfdr_session *s,
 					  ((size_t)idx << s->subbuf_shift));
 }
 
-static void xfdr_subbuf_open(struct xfdr_session *s, unsigned int cpu,
-			     u32 idx, u64 seq, u32 tid, u64 tsc)
+static void xfdr_subbuf_open(struct xfdr_session *s, unsigned int cpu, u32 idx,
+			     u64 seq, u32 tid, u64 tsc)
 {
 	struct xray_fdr_subbuf *sb = xfdr_subbuf(s, cpu, idx);
 
@@ -78,8 +78,8 @@ void xfdr_ring_init(struct xfdr_session *s, unsigned int cpu)
  * Return: true if written, false if dropped (ring full or commit word
  * corrupt).
  */
-bool xfdr_ring_append(struct xfdr_session *s, unsigned int cpu,
-		      const void *rec, u32 len, u64 tsc)
+bool xfdr_ring_append(struct xfdr_session *s, unsigned int cpu, const void *rec,
+		      u32 len, u64 tsc)
 {
 	struct xray_fdr_control *ctl = xfdr_control(s, cpu);
 	u64 commit = READ_ONCE(ctl->commit);
@@ -110,6 +110,7 @@ bool xfdr_ring_append(struct xfdr_session *s, unsigned int cpu,
 	}
 
 	memcpy(xfdr_ring(s, cpu) + off, rec, len);
+	/* publish: readers on other CPUs acquire the commit word */
 	smp_store_release(&ctl->commit, XRAY_FDR_COMMIT(tid, off + len));
 	return true;
 }

@@ -138,7 +138,8 @@ static struct xfdr_thread *xfdr_thread_get(struct xfdr_session *s,
 		k = READ_ONCE(free->key);
 		if ((k == XFDR_THREAD_EMPTY || k == XFDR_THREAD_GONE) &&
 		    cmpxchg(&free->key, k, key) == k) {
-			free->vtid = __task_pid_nr_ns(t, PIDTYPE_PID, s->pid_ns);
+			free->vtid =
+				__task_pid_nr_ns(t, PIDTYPE_PID, s->pid_ns);
 			free->vpid =
 				__task_pid_nr_ns(t, PIDTYPE_TGID, s->pid_ns);
 			*fresh = true;

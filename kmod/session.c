@@ -27,6 +27,7 @@
 
 #include "xfdr.h"
 
+/* Serialises every change of a session's state, the lists and the totals. */
 DEFINE_MUTEX(xfdr_lock);
 LIST_HEAD(xfdr_sessions);
 struct xfdr_totals xfdr_totals;
@@ -124,8 +125,7 @@ static void xfdr_session_free_rings(struct xfdr_session *s)
 }
 
 /* kref release: called with xfdr_lock held, returns with it released. */
-static void xfdr_session_release(struct kref *ref)
-	__releases(&xfdr_lock)
+static void xfdr_session_release(struct kref *ref) __releases(&xfdr_lock)
 {
 	struct xfdr_session *s = container_of(ref, struct xfdr_session, ref);
 
@@ -542,7 +542,8 @@ void xfdr_session_counts(const struct xfdr_session *s,
 	if (!s->cpus)
 		return;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		counts->switch_records += READ_ONCE(s->cpus[cpu].switch_records);
+		counts->switch_records +=
+			READ_ONCE(s->cpus[cpu].switch_records);
 		counts->migration_records +=
 			READ_ONCE(s->cpus[cpu].migration_records);
 		counts->records_lost += READ_ONCE(s->cpus[cpu].records_lost);

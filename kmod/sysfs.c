@@ -94,12 +94,12 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 	xfdr_values(v);
 	for (i = 0; i < XFDR_V_COUNT; i++)
-		len += sysfs_emit_at(buf, len, "%s %llu\n",
-				     xfdr_value_names[i], v[i]);
+		len += sysfs_emit_at(buf, len, "%s %llu\n", xfdr_value_names[i],
+				     v[i]);
 	return len;
 }
 
-#define XFDR_VALUE_ATTR(_name) \
+#define XFDR_VALUE_ATTR(_name)                           \
 	static struct kobj_attribute xfdr_attr_##_name = \
 		__ATTR(_name, 0444, xfdr_value_show, NULL)
 
@@ -120,22 +120,14 @@ XFDR_VALUE_ATTR(tsc_known_freq);
 static struct kobj_attribute xfdr_attr_stats = __ATTR_RO(stats);
 
 static struct attribute *xfdr_attrs[] = {
-	&xfdr_attr_stats.attr,
-	&xfdr_attr_abi_version.attr,
-	&xfdr_attr_sessions.attr,
-	&xfdr_attr_sessions_retained.attr,
-	&xfdr_attr_switch_records.attr,
-	&xfdr_attr_migration_records.attr,
-	&xfdr_attr_records_lost.attr,
-	&xfdr_attr_bytes_allocated.attr,
-	&xfdr_attr_bytes_mapped.attr,
-	&xfdr_attr_tsc_khz.attr,
-	&xfdr_attr_constant_tsc.attr,
-	&xfdr_attr_nonstop_tsc.attr,
-	&xfdr_attr_tsc_reliable.attr,
-	&xfdr_attr_tsc_clocksource.attr,
-	&xfdr_attr_tsc_known_freq.attr,
-	NULL,
+	&xfdr_attr_stats.attr,		&xfdr_attr_abi_version.attr,
+	&xfdr_attr_sessions.attr,	&xfdr_attr_sessions_retained.attr,
+	&xfdr_attr_switch_records.attr, &xfdr_attr_migration_records.attr,
+	&xfdr_attr_records_lost.attr,	&xfdr_attr_bytes_allocated.attr,
+	&xfdr_attr_bytes_mapped.attr,	&xfdr_attr_tsc_khz.attr,
+	&xfdr_attr_constant_tsc.attr,	&xfdr_attr_nonstop_tsc.attr,
+	&xfdr_attr_tsc_reliable.attr,	&xfdr_attr_tsc_clocksource.attr,
+	&xfdr_attr_tsc_known_freq.attr, NULL,
 };
 
 static const struct attribute_group xfdr_attr_group = {

@@ -20,6 +20,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
 #include <linux/xray_fdr.h>
@@ -32,7 +33,7 @@ struct pid_namespace;
 struct sk_buff;
 
 /* The largest ring: commit offsets are 32-bit. */
-#define XFDR_RING_MAX_BYTES (1U << 30)
+#define XFDR_RING_MAX_BYTES SZ_1G
 
 /**
  * struct xfdr_config - global limits (module parameters, netlink config-set)
@@ -187,8 +188,8 @@ void xfdr_sessions_drop_all(void);
 
 /* ring.c */
 void xfdr_ring_init(struct xfdr_session *s, unsigned int cpu);
-bool xfdr_ring_append(struct xfdr_session *s, unsigned int cpu,
-		      const void *rec, u32 len, u64 tsc);
+bool xfdr_ring_append(struct xfdr_session *s, unsigned int cpu, const void *rec,
+		      u32 len, u64 tsc);
 
 /* sched.c */
 int xfdr_sched_init(void);

@@ -136,9 +136,8 @@ TEST_F(mapped, every_area_maps_alone_and_in_runs)
 	uint8_t *p;
 
 	for (cpu = 0; cpu < h->nr_cpus; cpu++) {
-		p = mmap(NULL, h->area_size, PROT_READ | PROT_WRITE,
-			 MAP_SHARED, self->s.fd,
-			 h->area_offset + cpu * h->area_size);
+		p = mmap(NULL, h->area_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 self->s.fd, h->area_offset + cpu * h->area_size);
 		ASSERT_NE(MAP_FAILED, p);
 		/* the same pages as in the big mapping */
 		p[h->area_size - 1] = 0x5a;
@@ -147,8 +146,8 @@ TEST_F(mapped, every_area_maps_alone_and_in_runs)
 	}
 	if (h->nr_cpus >= 2) {
 		p = mmap(NULL, 2 * h->area_size, PROT_READ, MAP_SHARED,
-			 self->s.fd, h->area_offset + (h->nr_cpus - 2) *
-							      h->area_size);
+			 self->s.fd,
+			 h->area_offset + (h->nr_cpus - 2) * h->area_size);
 		ASSERT_NE(MAP_FAILED, p);
 		EXPECT_EQ(0, munmap(p, 2 * h->area_size));
 	}
@@ -189,20 +188,18 @@ TEST_F(mapped, bad_mappings_fail_with_their_errno)
 	EXPECT_EQ(EINVAL, map_errno(fd, 2 * page, PROT_READ, MAP_SHARED, 0));
 	EXPECT_EQ(EINVAL, map_errno(fd, area - page, rw, MAP_SHARED, first));
 	EXPECT_EQ(EINVAL, map_errno(fd, area + page, rw, MAP_SHARED, first));
-	EXPECT_EQ(EINVAL, map_errno(fd, area * (h->nr_cpus + 1), rw,
-				    MAP_SHARED, first));
+	EXPECT_EQ(EINVAL, map_errno(fd, area * (h->nr_cpus + 1), rw, MAP_SHARED,
+				    first));
 	/* offsets */
 	EXPECT_EQ(EINVAL, map_errno(fd, area, rw, MAP_SHARED, first + page));
 	EXPECT_EQ(EINVAL, map_errno(fd, area, rw, MAP_SHARED, end));
-	EXPECT_EQ(EINVAL, map_errno(fd, area, rw, MAP_SHARED,
-				    (off_t)1 << 40));
-	EXPECT_EQ(EINVAL, map_errno(fd, 2 * area, rw, MAP_SHARED,
-				    end - area));
+	EXPECT_EQ(EINVAL, map_errno(fd, area, rw, MAP_SHARED, (off_t)1 << 40));
+	EXPECT_EQ(EINVAL, map_errno(fd, 2 * area, rw, MAP_SHARED, end - area));
 	/* protections and flags */
-	EXPECT_EQ(EPERM, map_errno(fd, area, rw | PROT_EXEC, MAP_SHARED,
-				   first));
-	EXPECT_EQ(EPERM, map_errno(fd, page, PROT_READ | PROT_EXEC,
-				   MAP_SHARED, 0));
+	EXPECT_EQ(EPERM,
+		  map_errno(fd, area, rw | PROT_EXEC, MAP_SHARED, first));
+	EXPECT_EQ(EPERM,
+		  map_errno(fd, page, PROT_READ | PROT_EXEC, MAP_SHARED, 0));
 	EXPECT_EQ(EINVAL, map_errno(fd, area, rw, MAP_PRIVATE, first));
 	EXPECT_EQ(EINVAL, map_errno(fd, page, PROT_READ, MAP_PRIVATE, 0));
 }
@@ -230,8 +227,8 @@ TEST(no_mapping_before_the_geometry)
 	struct xs_session s;
 
 	ASSERT_EQ(0, xs_open(&s));
-	EXPECT_EQ(EINVAL, map_errno(s.fd, s.info.page_size, PROT_READ,
-				    MAP_SHARED, 0));
+	EXPECT_EQ(EINVAL,
+		  map_errno(s.fd, s.info.page_size, PROT_READ, MAP_SHARED, 0));
 	EXPECT_EQ(EINVAL, map_errno(s.fd, s.info.page_size, PROT_READ,
 				    MAP_SHARED, s.info.page_size));
 	xs_close(&s);

@@ -187,7 +187,7 @@ TEST_F(nl, session_get_dump_lists_own_sessions)
 TEST_F(nl, session_commands_reject_bad_attributes)
 {
 	static const int cmds[] = {
-		XRAY_FDR_CMD_SESSION_GET, XRAY_FDR_CMD_SESSION_START,
+		XRAY_FDR_CMD_SESSION_GET,  XRAY_FDR_CMD_SESSION_START,
 		XRAY_FDR_CMD_SESSION_STOP, XRAY_FDR_CMD_SESSION_FREEZE,
 		XRAY_FDR_CMD_SESSION_KEEP, XRAY_FDR_CMD_SESSION_DROP,
 	};
@@ -232,8 +232,8 @@ TEST_F(nl, keep_checks_its_flag)
 	nla_put_u32(msg, XRAY_FDR_A_SESSION_ID, id);
 	nla_put_u32(msg, XRAY_FDR_A_SESSION_KEEP, wide);
 	EXPECT_EQ(-EINVAL, ctl_nl_call(&self->nl, msg, 0, NULL, NULL));
-	EXPECT_EQ(-ERANGE, session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_KEEP,
-				       id, 2));
+	EXPECT_EQ(-ERANGE,
+		  session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_KEEP, id, 2));
 	EXPECT_FALSE(self->s.hdr->state & XRAY_FDR_STATE_KEEP);
 	EXPECT_EQ(0, session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_KEEP, id, 1));
 	EXPECT_TRUE(self->s.hdr->state & XRAY_FDR_STATE_KEEP);
@@ -247,7 +247,8 @@ TEST_F(nl, start_stop_freeze_drive_the_session)
 	const struct xray_fdr_header *h = self->s.hdr;
 	struct xs_session bare;
 
-	ASSERT_EQ(0, session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_START, id, -1));
+	ASSERT_EQ(0,
+		  session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_START, id, -1));
 	EXPECT_TRUE(h->state & XRAY_FDR_STATE_ENABLED);
 	/* one recording session per process */
 	ASSERT_EQ(0, xs_setup(&bare, 4096, 2, 0));
@@ -256,11 +257,12 @@ TEST_F(nl, start_stop_freeze_drive_the_session)
 	xs_close(&bare);
 	ASSERT_EQ(0, session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_STOP, id, -1));
 	EXPECT_FALSE(h->state & XRAY_FDR_STATE_ENABLED);
-	ASSERT_EQ(0, session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_FREEZE, id, -1));
+	ASSERT_EQ(0,
+		  session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_FREEZE, id, -1));
 	EXPECT_TRUE(h->state & XRAY_FDR_STATE_FROZEN);
 	/* a live session cannot be dropped */
-	EXPECT_EQ(-EBUSY, session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_DROP, id,
-				      -1));
+	EXPECT_EQ(-EBUSY,
+		  session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_DROP, id, -1));
 	/* a session without geometry cannot record */
 	ASSERT_EQ(0, xs_open(&bare));
 	EXPECT_EQ(-ENODATA, session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_START,
@@ -300,8 +302,8 @@ TEST_F(nl, config_set_checks_every_limit)
 	v = 1;
 	EXPECT_EQ(-EINVAL, request(&self->nl, XRAY_FDR_CMD_CONFIG_SET,
 				   XRAY_FDR_A_CONFIG_SCHED_RECORDS, &v, 4));
-	EXPECT_EQ(-EINVAL, request(&self->nl, XRAY_FDR_CMD_CONFIG_SET, 40,
-				   &v, 4));
+	EXPECT_EQ(-EINVAL,
+		  request(&self->nl, XRAY_FDR_CMD_CONFIG_SET, 40, &v, 4));
 	/* nothing changed */
 	ASSERT_EQ(0, ctl_get_status(&self->nl, &st));
 	EXPECT_EQ(0, memcmp(&st.config, &self->saved, sizeof(st.config)));
@@ -318,7 +320,8 @@ TEST_F(nl, limits_are_enforced)
 {
 	struct ctl_config c = self->saved;
 	struct xs_session a, b;
-	uint64_t sessions = xs_sysfs("sessions") + xs_sysfs("sessions_retained");
+	uint64_t sessions =
+		xs_sysfs("sessions") + xs_sysfs("sessions_retained");
 
 	/* sessions: the fixture's is open already */
 	c.max_sessions = sessions + 1;

@@ -167,8 +167,8 @@ TEST(kept_session_survives_sigkill_and_dumps_intact)
 	/* dropped: gone from the list, memory freed once the view closes */
 	EXPECT_EQ(0, ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_DROP, id));
 	EXPECT_EQ(-ENOENT, ctl_get_session(&nl, id, &cs));
-	EXPECT_EQ(-ENOENT, ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_DROP,
-					      id));
+	EXPECT_EQ(-ENOENT,
+		  ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_DROP, id));
 	EXPECT_EQ(retained, xs_sysfs("sessions_retained"));
 	EXPECT_EQ(XRAY_FDR_MAGIC, v.hdr->magic);
 	xs_close(&v);
@@ -210,13 +210,17 @@ TEST(attach_only_to_retained_sessions)
 	ASSERT_EQ(0, xs_setup(&live, 4096, 2, 0));
 	ASSERT_EQ(0, xs_open(&v));
 	att.session_id = live.info.session_id;
-	EXPECT_EQ(-EBUSY, xs_ioctl(&v, XRAY_FDR_IOC_ATTACH, (unsigned long)&att));
+	EXPECT_EQ(-EBUSY,
+		  xs_ioctl(&v, XRAY_FDR_IOC_ATTACH, (unsigned long)&att));
 	att.session_id = 0x7fffffff;
-	EXPECT_EQ(-ENOENT, xs_ioctl(&v, XRAY_FDR_IOC_ATTACH, (unsigned long)&att));
+	EXPECT_EQ(-ENOENT,
+		  xs_ioctl(&v, XRAY_FDR_IOC_ATTACH, (unsigned long)&att));
 	att.size = 4;
-	EXPECT_EQ(-EINVAL, xs_ioctl(&v, XRAY_FDR_IOC_ATTACH, (unsigned long)&att));
+	EXPECT_EQ(-EINVAL,
+		  xs_ioctl(&v, XRAY_FDR_IOC_ATTACH, (unsigned long)&att));
 	big.a.session_id = live.info.session_id;
-	EXPECT_EQ(-E2BIG, xs_ioctl(&v, XRAY_FDR_IOC_ATTACH, (unsigned long)&big));
+	EXPECT_EQ(-E2BIG,
+		  xs_ioctl(&v, XRAY_FDR_IOC_ATTACH, (unsigned long)&big));
 	xs_close(&v);
 	xs_close(&live);
 }
@@ -231,7 +235,8 @@ TEST(keep_can_be_taken_back)
 	if (pid == 0) {
 		struct xs_session s;
 
-		if (xs_setup(&s, 4096, 2, 0) || xs_ioctl(&s, XRAY_FDR_IOC_KEEP, 1) ||
+		if (xs_setup(&s, 4096, 2, 0) ||
+		    xs_ioctl(&s, XRAY_FDR_IOC_KEEP, 1) ||
 		    xs_ioctl(&s, XRAY_FDR_IOC_KEEP, 0))
 			_exit(1);
 		_exit(0);

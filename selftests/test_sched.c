@@ -297,7 +297,8 @@ TEST_F(rec, affinity_change_gives_a_migration_record)
 	for (i = 0; i < self->n; i++) {
 		struct xs_sched *r = &self->v[i];
 
-		if (r->tid != (uint32_t)m.tid || r->kind != XRAY_FDR_REC_MIGRATE)
+		if (r->tid != (uint32_t)m.tid ||
+		    r->kind != XRAY_FDR_REC_MIGRATE)
 			continue;
 		EXPECT_EQ(1, r->cpu);
 		EXPECT_EQ(0, r->prev_cpu);
@@ -369,7 +370,8 @@ TEST_F(rec, corrupt_commit_words_lose_records_not_memory)
 	ASSERT_EQ(0, xs_ioctl(&self->s, XRAY_FDR_IOC_START, 0));
 	ASSERT_EQ(0, run_pingpong(&pp, 10));
 	ASSERT_EQ(0, xs_ioctl(&self->s, XRAY_FDR_IOC_STOP, 0));
-	EXPECT_LT(4096u, XRAY_FDR_COMMIT_OFFSET(xs_control(&self->s, 0)->commit));
+	EXPECT_LT(4096u,
+		  XRAY_FDR_COMMIT_OFFSET(xs_control(&self->s, 0)->commit));
 }
 
 /*
@@ -468,10 +470,10 @@ static int mark_record(void *p, unsigned int cpu, const uint8_t *rec,
 
 	(void)cpu;
 	(void)sb;
-	if (len != sizeof(*t) ||
-	    XRAY_FDR_REC_KIND(rec[0]) != XS_REC_TEST_KIND)
+	if (len != sizeof(*t) || XRAY_FDR_REC_KIND(rec[0]) != XS_REC_TEST_KIND)
 		return 0;
-	if (t->writer >= WRITERS || t->seq >= PER_WRITER || s->got[t->writer][t->seq]++)
+	if (t->writer >= WRITERS || t->seq >= PER_WRITER ||
+	    s->got[t->writer][t->seq]++)
 		s->dup++;
 	return 0;
 }

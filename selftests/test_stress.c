@@ -94,7 +94,8 @@ static int check_order(void *p, unsigned int cpu, const uint8_t *rec,
 		o->sched++;
 		return 0;
 	}
-	if (len != sizeof(*t) || XRAY_FDR_REC_KIND(rec[0]) != XS_REC_TEST_KIND ||
+	if (len != sizeof(*t) ||
+	    XRAY_FDR_REC_KIND(rec[0]) != XS_REC_TEST_KIND ||
 	    t->writer >= THREADS || t->seq < o->next[t->writer]) {
 		o->bad++;
 		return 0;
@@ -125,9 +126,7 @@ static pid_t churn_sessions(uint64_t end)
 	return pid;
 }
 
-FIXTURE(stress)
-{
-};
+FIXTURE(stress){};
 
 FIXTURE_SETUP(stress)
 {
@@ -167,8 +166,9 @@ TEST_F_TIMEOUT(stress, many_threads_switching_while_sessions_come_and_go, 120)
 	/* the main thread stops, freezes and restarts the recording */
 	while (now_ns() < end) {
 		usleep(50000);
-		EXPECT_EQ(0, xs_ioctl(&s, toggles % 3 ? XRAY_FDR_IOC_STOP :
-							XRAY_FDR_IOC_FREEZE,
+		EXPECT_EQ(0, xs_ioctl(&s,
+				      toggles % 3 ? XRAY_FDR_IOC_STOP :
+						    XRAY_FDR_IOC_FREEZE,
 				      0));
 		usleep(5000);
 		EXPECT_EQ(0, xs_ioctl(&s, XRAY_FDR_IOC_START, 0));
@@ -228,8 +228,9 @@ TEST_F_TIMEOUT(stress, exiting_threads_free_their_slot, 120)
 				xs_control(&s, k)->commit);
 
 			xs_control(&s, k)->consumed =
-				((const struct xray_fdr_subbuf *)(ring +
-					(off - 1) / 65536 * 65536))->seq;
+				((const struct xray_fdr_subbuf
+					  *)(ring + (off - 1) / 65536 * 65536))
+					->seq;
 		}
 	}
 	ASSERT_EQ(0, xs_ioctl(&s, XRAY_FDR_IOC_STOP, 0));

@@ -70,8 +70,8 @@ static uint64_t log_mhz(const char *log, const char *key, const char *suffix)
 	while ((p = strstr(p, key))) {
 		p += strlen(key);
 		end = 0;
-		if (sscanf(p, "%lu.%3lu MHz%n", &mhz, &frac, &end) == 2 && end &&
-		    !strncmp(p + end, suffix, strlen(suffix)))
+		if (sscanf(p, "%lu.%3lu MHz%n", &mhz, &frac, &end) == 2 &&
+		    end && !strncmp(p + end, suffix, strlen(suffix)))
 			khz = (uint64_t)mhz * 1000 + frac;
 	}
 	return khz;
@@ -101,8 +101,8 @@ TEST(tsc_khz_is_the_kernels_calibration)
 	if (log_mhz(log, "tsc: Detected ", " TSC"))
 		khz = log_mhz(log, "tsc: Detected ", " TSC");
 	if (log_mhz(log, "tsc: Refined TSC clocksource calibration: ", ""))
-		khz = log_mhz(log, "tsc: Refined TSC clocksource calibration: ",
-			      "");
+		khz = log_mhz(log,
+			      "tsc: Refined TSC clocksource calibration: ", "");
 	free(log);
 	ASSERT_NE(0, khz);
 	EXPECT_EQ(khz, xs_sysfs("tsc_khz"));
@@ -130,8 +130,11 @@ TEST(clocksource_fact_matches_the_current_clocksource)
 {
 	char cs[64];
 
-	ASSERT_EQ(0, xs_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-				  cs, sizeof(cs)));
+	ASSERT_EQ(
+		0,
+		xs_read_line(
+			"/sys/devices/system/clocksource/clocksource0/current_clocksource",
+			cs, sizeof(cs)));
 	EXPECT_EQ(!strcmp(cs, "tsc"), xs_sysfs("tsc_clocksource"));
 	TH_LOG("current clocksource %s", cs);
 }
@@ -165,9 +168,10 @@ TEST(header_page_and_netlink_carry_the_same_facts)
 }
 
 static const char *const values[] = {
-	"abi_version", "sessions", "sessions_retained", "switch_records",
-	"migration_records", "records_lost", "bytes_allocated", "bytes_mapped",
-	"tsc_khz", "constant_tsc", "nonstop_tsc", "tsc_reliable",
+	"abi_version",	   "sessions",		"sessions_retained",
+	"switch_records",  "migration_records", "records_lost",
+	"bytes_allocated", "bytes_mapped",	"tsc_khz",
+	"constant_tsc",	   "nonstop_tsc",	"tsc_reliable",
 	"tsc_clocksource", "tsc_known_freq",
 };
 

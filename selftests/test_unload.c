@@ -42,7 +42,8 @@ static int make_retained(void)
 	if (pid == 0) {
 		struct xs_session s;
 
-		if (xs_setup(&s, 4096, 4, 0) || xs_ioctl(&s, XRAY_FDR_IOC_KEEP, 1) ||
+		if (xs_setup(&s, 4096, 4, 0) ||
+		    xs_ioctl(&s, XRAY_FDR_IOC_KEEP, 1) ||
 		    xs_ioctl(&s, XRAY_FDR_IOC_START, 0))
 			_exit(1);
 		usleep(2000);

@@ -85,8 +85,8 @@ int xs_map(struct xs_session *s, bool writable)
 	return 0;
 }
 
-int xs_setup(struct xs_session *s, uint32_t subbuf_size,
-	     uint32_t subbuf_count, uint32_t flags)
+int xs_setup(struct xs_session *s, uint32_t subbuf_size, uint32_t subbuf_count,
+	     uint32_t flags)
 {
 	int err = xs_open(s);
 
@@ -148,8 +148,7 @@ static long xs_fail(char *err, size_t errlen, const char *fmt, ...)
  */
 static long xs_walk_subbuf(const struct xs_session *s, unsigned int cpu,
 			   const struct xray_fdr_subbuf *sb, uint32_t used,
-			   xs_record_fn fn, void *ctx, char *err,
-			   size_t errlen)
+			   xs_record_fn fn, void *ctx, char *err, size_t errlen)
 {
 	const uint8_t *base = (const uint8_t *)sb;
 	uint32_t off = XS_SUBBUF_HDR, len;
@@ -168,10 +167,11 @@ static long xs_walk_subbuf(const struct xs_session *s, unsigned int cpu,
 		if (base[off] & XRAY_FDR_REC_EXTENDED)
 			len = base[off + 1] * 8u;
 		if (!len || off + len > used)
-			return xs_fail(err, errlen,
-				       "cpu %u seq %llu offset %u: record of %u bytes overruns %u",
-				       cpu, (unsigned long long)sb->seq, off,
-				       len, used);
+			return xs_fail(
+				err, errlen,
+				"cpu %u seq %llu offset %u: record of %u bytes overruns %u",
+				cpu, (unsigned long long)sb->seq, off, len,
+				used);
 		n++;
 		if (fn && fn(ctx, cpu, base + off, len, sb))
 			return n;
@@ -180,8 +180,8 @@ static long xs_walk_subbuf(const struct xs_session *s, unsigned int cpu,
 	return n;
 }
 
-long xs_walk_ring(const struct xs_session *s, unsigned int cpu,
-		  xs_record_fn fn, void *ctx, char *err, size_t errlen)
+long xs_walk_ring(const struct xs_session *s, unsigned int cpu, xs_record_fn fn,
+		  void *ctx, char *err, size_t errlen)
 {
 	const struct xray_fdr_control *ctl = xs_control(s, cpu);
 	uint32_t count = s->hdr->subbuf_count, size = s->hdr->subbuf_size;
@@ -238,9 +238,10 @@ static int xs_collect(void *p, unsigned int cpu, const uint8_t *rec,
 	    len != sizeof(*r) || r->reserved || r->cpu != cpu ||
 	    (kind != XRAY_FDR_REC_MIGRATE && r->prev_cpu != cpu) ||
 	    (kind != XRAY_FDR_REC_SWITCH_OUT && r->flags)) {
-		snprintf(ctx->err, ctx->errlen,
-			 "ring %u: bad kernel record kind %u len %u cpu %u prev %u flags %u",
-			 cpu, kind, len, r->cpu, r->prev_cpu, r->flags);
+		snprintf(
+			ctx->err, ctx->errlen,
+			"ring %u: bad kernel record kind %u len %u cpu %u prev %u flags %u",
+			cpu, kind, len, r->cpu, r->prev_cpu, r->flags);
 		ctx->bad = 1;
 		return 1;
 	}
@@ -313,44 +314,44 @@ static int xs_rseq_commit(struct rseq *rs, uint32_t cpu, __u64 *commit,
 {
 	int ret;
 
-	__asm__ __volatile__(".pushsection __rseq_cs, \"aw\"\n\t"
-			     ".balign 32\n\t"
-			     "3:\n\t"
-			     ".long 0x0, 0x0\n\t"
-			     ".quad 1f, (2f - 1f), 4f\n\t"
-			     ".popsection\n\t"
-			     "leaq 3b(%%rip), %%rax\n\t"
-			     "movq %%rax, %[rseq_cs]\n\t"
-			     "1:\n\t"
-			     "cmpl %[cpu], %[cpu_id]\n\t"
-			     "jnz 4f\n\t"
-			     "cmpq %[expect], (%[commit])\n\t"
-			     "jnz 4f\n\t"
-			     "testq %[n], %[n]\n\t"
-			     "jz 6f\n\t"
-			     "5:\n\t"
-			     "movq (%[st]), %%rax\n\t"
-			     "movq 8(%[st]), %%rdx\n\t"
-			     "movq %%rdx, (%%rax)\n\t"
-			     "addq $16, %[st]\n\t"
-			     "decq %[n]\n\t"
-			     "jnz 5b\n\t"
-			     "6:\n\t"
-			     "movq %[newval], (%[commit])\n\t"
-			     "2:\n\t"
-			     "movl $0, %[ret]\n\t"
-			     "jmp 7f\n\t"
-			     /* the signature the kernel checks before 4: */
-			     ".long 0x53053053\n\t"
-			     "4:\n\t"
-			     "movl $1, %[ret]\n\t"
-			     "7:\n\t"
-			     : [ret] "=&r"(ret), [st] "+&r"(st), [n] "+&r"(n),
-			       [rseq_cs] "=m"(rs->rseq_cs)
-			     : [cpu] "r"(cpu), [cpu_id] "m"(rs->cpu_id),
-			       [commit] "r"(commit), [expect] "r"(expect),
-			       [newval] "r"(newval)
-			     : "rax", "rdx", "memory", "cc");
+	__asm__ __volatile__(
+		".pushsection __rseq_cs, \"aw\"\n\t"
+		".balign 32\n\t"
+		"3:\n\t"
+		".long 0x0, 0x0\n\t"
+		".quad 1f, (2f - 1f), 4f\n\t"
+		".popsection\n\t"
+		"leaq 3b(%%rip), %%rax\n\t"
+		"movq %%rax, %[rseq_cs]\n\t"
+		"1:\n\t"
+		"cmpl %[cpu], %[cpu_id]\n\t"
+		"jnz 4f\n\t"
+		"cmpq %[expect], (%[commit])\n\t"
+		"jnz 4f\n\t"
+		"testq %[n], %[n]\n\t"
+		"jz 6f\n\t"
+		"5:\n\t"
+		"movq (%[st]), %%rax\n\t"
+		"movq 8(%[st]), %%rdx\n\t"
+		"movq %%rdx, (%%rax)\n\t"
+		"addq $16, %[st]\n\t"
+		"decq %[n]\n\t"
+		"jnz 5b\n\t"
+		"6:\n\t"
+		"movq %[newval], (%[commit])\n\t"
+		"2:\n\t"
+		"movl $0, %[ret]\n\t"
+		"jmp 7f\n\t"
+		/* the signature the kernel checks before 4: */
+		".long 0x53053053\n\t"
+		"4:\n\t"
+		"movl $1, %[ret]\n\t"
+		"7:\n\t"
+		: [ret] "=&r"(ret), [st] "+&r"(st), [n] "+&r"(n),
+		  [rseq_cs] "=m"(rs->rseq_cs)
+		: [cpu] "r"(cpu), [cpu_id] "m"(rs->cpu_id), [commit] "r"(commit),
+		  [expect] "r"(expect), [newval] "r"(newval)
+		: "rax", "rdx", "memory", "cc");
 	return ret;
 }
 
@@ -406,17 +407,15 @@ int xs_write(const struct xs_session *s, const void *rec, uint32_t len,
 			next = (struct xray_fdr_subbuf *)(xs_ring(s, cpu) +
 							  (size_t)idx * size);
 			st[n++] = (struct xs_store){ &next->seq, seq };
-			st[n++] = (struct xs_store){
-				&next->tsc, __builtin_ia32_rdtsc()
-			};
+			st[n++] = (struct xs_store){ &next->tsc,
+						     __builtin_ia32_rdtsc() };
 			st[n++] = (struct xs_store){ &next->wall_ns,
 						     xs_wall_ns() };
 			st[n++] = (struct xs_store){
 				(__u64 *)&next->cpu,
 				cpu | (uint64_t)tid << 32,
 			};
-			st[n++] = (struct xs_store){ (__u64 *)&next->used,
-						     0 };
+			st[n++] = (struct xs_store){ (__u64 *)&next->used, 0 };
 			st[n++] = (struct xs_store){ &next->reserved, 0 };
 			off = idx * size + XS_SUBBUF_HDR;
 		}

@@ -38,8 +38,8 @@ int xs_configure(struct xs_session *s, uint32_t subbuf_size,
 /* map the header and every CPU area; 0 or -errno. */
 int xs_map(struct xs_session *s, bool writable);
 /* open, configure and map in one go; 0 or -errno. */
-int xs_setup(struct xs_session *s, uint32_t subbuf_size,
-	     uint32_t subbuf_count, uint32_t flags);
+int xs_setup(struct xs_session *s, uint32_t subbuf_size, uint32_t subbuf_count,
+	     uint32_t flags);
 void xs_close(struct xs_session *s);
 int xs_ioctl(struct xs_session *s, unsigned long cmd, unsigned long arg);
 
@@ -55,8 +55,8 @@ uint8_t *xs_ring(const struct xs_session *s, unsigned int cpu);
  */
 typedef int (*xs_record_fn)(void *ctx, unsigned int cpu, const uint8_t *rec,
 			    uint32_t len, const struct xray_fdr_subbuf *sb);
-long xs_walk_ring(const struct xs_session *s, unsigned int cpu,
-		  xs_record_fn fn, void *ctx, char *err, size_t errlen);
+long xs_walk_ring(const struct xs_session *s, unsigned int cpu, xs_record_fn fn,
+		  void *ctx, char *err, size_t errlen);
 
 /* A scheduler record as read back. */
 struct xs_sched {

@@ -22,3 +22,29 @@ $(CTL_BIN): $(CTL_OBJS)
 ctl: $(CTL_BIN)
 tools: $(CTL_BIN)
 .PHONY: ctl
+
+# The fuzz target of the reply decoder, run by the fuzz suite of make check
+# (tests/fuzz/run-fuzz.sh runs every $(BUILD)/fuzz/fuzz_* it finds) with
+# seeds written by the same source built as a program.
+CTL_FUZZ := $(BUILD)/fuzz/fuzz_ctl_reply
+CTL_FUZZ_SEEDS := $(BUILD)/fuzz/corpus-ctl_reply/.seeded
+CTL_FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude/uapi -Itools/ctl \
+	-isystem /usr/include/libnl3
+
+$(CTL_FUZZ): tools/ctl/fuzz_ctl_reply.c tools/ctl/ctl_nl.c tools/ctl/ctl_nl.h \
+		include/uapi/linux/xray_fdr.h
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		$(CTL_FUZZ_CFLAGS) -o $@ tools/ctl/fuzz_ctl_reply.c tools/ctl/ctl_nl.c \
+		-lnl-genl-3 -lnl-3
+
+$(CTL_FUZZ_SEEDS): tools/ctl/fuzz_ctl_reply.c include/uapi/linux/xray_fdr.h
+	$(call msg,SEEDS,$(@D))
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -DCTL_FUZZ_SEEDS $(CTL_FUZZ_CFLAGS) -Wall -Wextra -Werror \
+		-o $(BUILD)/fuzz/ctl_seeds tools/ctl/fuzz_ctl_reply.c -lnl-genl-3 -lnl-3
+	$(Q)$(BUILD)/fuzz/ctl_seeds $(@D)
+	$(Q)touch $@
+
+CHECK_DEPS += $(CTL_FUZZ) $(CTL_FUZZ_SEEDS)

@@ -31,8 +31,8 @@ int ctl_nl_open(struct ctl_nl *nl)
 		goto err_free;
 	}
 	/* ask for the kernel's error messages along with its errno */
-	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK,
-		   &one, sizeof(one));
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK, &one,
+		   sizeof(one));
 	nl->family = genl_ctrl_resolve(nl->sk, XRAY_FDR_GENL_NAME);
 	if (nl->family < 0) {
 		err = -ENOENT;
@@ -138,7 +138,10 @@ int ctl_nl_call(struct ctl_nl *nl, struct nl_msg *msg, int maxattr,
 		ctl_nl_reply_fn fn, void *ctx)
 {
 	struct ctl_call c = {
-		.nl = nl, .maxattr = maxattr, .fn = fn, .ctx = ctx,
+		.nl = nl,
+		.maxattr = maxattr,
+		.fn = fn,
+		.ctx = ctx,
 	};
 	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
 	int err, decode_err = 0;
@@ -253,8 +256,7 @@ int ctl_decode_session(struct nlattr **a, struct ctl_session *s)
 	    get_u32(a, XRAY_FDR_A_SESSION_SUBBUF_COUNT, &s->subbuf_count) ||
 	    get_u32(a, XRAY_FDR_A_SESSION_NR_CPUS, &s->nr_cpus) ||
 	    get_u64(a, XRAY_FDR_A_SESSION_BYTES, &s->bytes) ||
-	    get_u64(a, XRAY_FDR_A_SESSION_SWITCH_RECORDS,
-		    &s->switch_records) ||
+	    get_u64(a, XRAY_FDR_A_SESSION_SWITCH_RECORDS, &s->switch_records) ||
 	    get_u64(a, XRAY_FDR_A_SESSION_MIGRATION_RECORDS,
 		    &s->migration_records) ||
 	    get_u64(a, XRAY_FDR_A_SESSION_RECORDS_LOST, &s->records_lost))

@@ -79,12 +79,14 @@ static int open_module(const char *cmd, struct ctl_nl *nl)
 	if (!err)
 		return 0;
 	if (err == -ENOENT && access("/sys/module/xray_fdr", F_OK))
-		ctl_error(cmd,
-			  "the xray_fdr module is not loaded (modprobe xray_fdr, or insmod xray_fdr.ko)");
+		ctl_error(
+			cmd,
+			"the xray_fdr module is not loaded (modprobe xray_fdr, or insmod xray_fdr.ko)");
 	else if (err == -ENOENT)
-		ctl_error(cmd,
-			  "xray_fdr is loaded but its netlink family '%s' is missing",
-			  XRAY_FDR_GENL_NAME);
+		ctl_error(
+			cmd,
+			"xray_fdr is loaded but its netlink family '%s' is missing",
+			XRAY_FDR_GENL_NAME);
 	else
 		ctl_error(cmd, "cannot open a generic netlink socket: %s",
 			  strerror(-err));
@@ -366,9 +368,12 @@ static int cmd_session(int argc, char **argv)
 
 	for (i = 0; strcmp(acts[i].name, name); i++)
 		;
-	if (argc < 2 || argc > (acts[i].cmd == XRAY_FDR_CMD_SESSION_KEEP ? 3 : 2)) {
+	if (argc < 2 ||
+	    argc > (acts[i].cmd == XRAY_FDR_CMD_SESSION_KEEP ? 3 : 2)) {
 		ctl_error(name, "usage: xrayfdr-ctl %s ID%s", name,
-			  acts[i].cmd == XRAY_FDR_CMD_SESSION_KEEP ? " [on|off]" : "");
+			  acts[i].cmd == XRAY_FDR_CMD_SESSION_KEEP ?
+				  " [on|off]" :
+				  "");
 		return EXIT_USAGE;
 	}
 	if (parse_id(name, argv[1], &id))
@@ -442,8 +447,10 @@ static int cmd_config(int argc, char **argv)
 			return EXIT_USAGE;
 		if (opt == XRAY_FDR_A_CONFIG_SCHED_RECORDS) {
 			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
-				ctl_error("config", "--sched-records takes on or off, not '%s'",
-					  optarg);
+				ctl_error(
+					"config",
+					"--sched-records takes on or off, not '%s'",
+					optarg);
 				return EXIT_USAGE;
 			}
 			value[opt] = !strcmp(optarg, "on");
@@ -501,10 +508,10 @@ static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
 } commands[] = {
-	{ "status", cmd_status }, { "list", cmd_list },
-	{ "start", cmd_session }, { "stop", cmd_session },
+	{ "status", cmd_status },  { "list", cmd_list },
+	{ "start", cmd_session },  { "stop", cmd_session },
 	{ "freeze", cmd_session }, { "keep", cmd_session },
-	{ "drop", cmd_session }, { "config", cmd_config },
+	{ "drop", cmd_session },   { "config", cmd_config },
 };
 
 int main(int argc, char **argv)

@@ -65,6 +65,7 @@ struct xray_fdr_info {
 	__u32 state;
 	__u64 max_session_bytes;
 };
+
 #define XRAY_FDR_INFO_SIZE_VER0 56
 
 /* Geometry flags. */
@@ -89,6 +90,7 @@ struct xray_fdr_geometry {
 	__u32 subbuf_size;
 	__u32 subbuf_count;
 };
+
 #define XRAY_FDR_GEOMETRY_SIZE_VER0 16
 #define XRAY_FDR_SUBBUF_MIN_SIZE 4096
 
@@ -105,6 +107,7 @@ struct xray_fdr_attach {
 	__u32 size;
 	__u32 session_id;
 };
+
 #define XRAY_FDR_ATTACH_SIZE_VER0 8
 
 #define XRAY_FDR_IOC_INFO _IOWR(XRAY_FDR_IOC_MAGIC, 0x00, struct xray_fdr_info)
@@ -125,7 +128,7 @@ struct xray_fdr_attach {
 #define XRAY_FDR_STATE_CONFIGURED (1U << 0) /* geometry set, rings exist */
 #define XRAY_FDR_STATE_ENABLED (1U << 1) /* recording */
 #define XRAY_FDR_STATE_FROZEN (1U << 2) /* nobody writes: the rings are final */
-#define XRAY_FDR_STATE_KEEP (1U << 3) /* retain the rings after the last close */
+#define XRAY_FDR_STATE_KEEP (1U << 3) /* keep the rings after the last close */
 #define XRAY_FDR_STATE_RETAINED (1U << 4) /* the owner is gone, rings kept */
 #define XRAY_FDR_STATE_READONLY (1U << 5) /* this file is an attached view */
 
@@ -273,6 +276,7 @@ struct xray_fdr_subbuf {
 	__u32 flags;
 	__u64 reserved;
 };
+
 #define XRAY_FDR_SUBBUF_KERNEL (1U << 0) /* opened by the kernel */
 
 /*
