@@ -324,6 +324,10 @@ int xfdr_sched_attach(struct xfdr_session *s)
 		if (err)
 			return err;
 	}
+	/* No probe sees @s yet: forget threads from an earlier recording,
+	 * whose pids may have been reused since.
+	 */
+	memset(s->threads, 0, (s->thread_mask + 1) * sizeof(*s->threads));
 	xfdr_nr_recording++;
 	hash_add_rcu(xfdr_recording, &s->mm_node, (unsigned long)s->mm);
 	return 0;

@@ -4,7 +4,7 @@
 # Debian's linux-source package, extracted into $(BUILD)/ksrc (kmod/Build.mk).
 
 # Run in this order; test_unload last (it reloads the module).
-SELFTEST_PROGS := test_mmap test_sched test_tsc test_netlink test_retain \
+SELFTEST_PROGS := test_mmap test_ioctl test_sched test_tsc test_netlink test_retain \
 	test_stress
 SELFTEST_SCRIPTS := test_ctl.sh
 SELFTEST_ORDER := $(SELFTEST_PROGS) $(SELFTEST_SCRIPTS) test_unload

@@ -104,13 +104,18 @@ TEST_F(rec, pingpong_gives_matching_switch_pairs)
 {
 	int rounds = 300, i, t, handoffs = 0, outs[2] = { 0 }, ins[2] = { 0 };
 	unsigned int last[2] = { 0 };
+	uint64_t switches = xs_sysfs("switch_records"), tsc = 0, mine = 0;
 	struct xs_sched *r, *prev = NULL;
 	struct pingpong pp;
-	uint64_t tsc = 0;
+	unsigned int cpu;
 
 	ASSERT_EQ(0, xs_ioctl(&self->s, XRAY_FDR_IOC_START, 0));
 	ASSERT_EQ(0, run_pingpong(&pp, rounds));
 	ASSERT_EQ(0, xs_ioctl(&self->s, XRAY_FDR_IOC_STOP, 0));
+	/* the statistics moved by what this session got, at least */
+	for (cpu = 0; cpu < self->s.hdr->nr_cpus; cpu++)
+		mine += xs_control(&self->s, cpu)->switch_records;
+	EXPECT_LE(switches + mine, xs_sysfs("switch_records"));
 	self->n = collect(&self->s, &self->v, self->err);
 	ASSERT_LT(0, self->n) TH_LOG("%s", self->err);
 
