@@ -3,7 +3,9 @@
 """The netlink family three ways must agree: its YAML spec
 (Documentation/netlink/specs/xrayfdr.yaml), the uapi header's enums and
 defines (include/uapi/linux/xray_fdr.h) and the kernel's policies
-(kmod/netlink.c).  Prints TAP: one result per check."""
+(kmod/netlink.c).  And the sysfs files the kernel creates (kmod/sysfs.c)
+are the ones Documentation/ABI/testing/sysfs-kernel-xrayfdr describes.
+Prints TAP: one result per check."""
 
 import os
 import re
@@ -15,6 +17,8 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 SPEC = os.path.join(ROOT, "Documentation/netlink/specs/xrayfdr.yaml")
 HEADER = os.path.join(ROOT, "include/uapi/linux/xray_fdr.h")
 KERNEL = os.path.join(ROOT, "kmod/netlink.c")
+SYSFS = os.path.join(ROOT, "kmod/sysfs.c")
+ABI = os.path.join(ROOT, "Documentation/ABI/testing/sysfs-kernel-xrayfdr")
 
 results = []
 
@@ -192,6 +196,21 @@ def main():
     groups = [g["name"] for g in spec.get("mcast-groups", {}).get("list", [])]
     check(groups == [defines.get("XRAY_FDR_GENL_MCGRP_MONITOR")],
           "multicast groups match XRAY_FDR_GENL_MCGRP_MONITOR")
+
+    with open(SYSFS) as f:
+        sysfs = strip_comments(f.read())
+    with open(ABI) as f:
+        abi = f.read()
+    created = set(re.findall(r"^XFDR_VALUE_ATTR\((\w+)\);", sysfs, flags=re.M))
+    created |= set(re.findall(r"__ATTR_RO\((\w+)\)", sysfs))
+    documented = set(re.findall(r"^What:\s+/sys/kernel/xrayfdr/(\w+)$", abi,
+                                flags=re.M))
+    check(created and created == documented,
+          "sysfs files match Documentation/ABI/testing/sysfs-kernel-xrayfdr",
+          "undocumented: %s; documented, not created: %s"
+          % (sorted(created - documented), sorted(documented - created)))
+    for name in ("tsc_khz", "constant_tsc", "nonstop_tsc", "tsc_reliable"):
+        check(name in created, "sysfs has %s, which the runtime reads" % name)
 
     print("1..%d" % len(results))
     for i, (ok, desc, detail) in enumerate(results, 1):
