@@ -62,7 +62,8 @@ int main(int argc, char **argv)
 	if (argc != 2 || !st || !se)
 		return 2;
 	genlmsg_put(st, 0, 1, 20, 0, 0, XRAY_FDR_CMD_STATUS_GET, 1);
-	for (a = XRAY_FDR_A_STATUS_ABI_VERSION; a < XRAY_FDR_A_STATUS_CONFIG; a++)
+	for (a = XRAY_FDR_A_STATUS_ABI_VERSION; a < XRAY_FDR_A_STATUS_CONFIG;
+	     a++)
 		if (a >= XRAY_FDR_A_STATUS_SWITCH_RECORDS &&
 		    a <= XRAY_FDR_A_STATUS_TSC_KHZ)
 			nla_put_u64(st, a, 1000 + a);
