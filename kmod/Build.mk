@@ -11,7 +11,7 @@ KMOD_DIR := $(BUILD)/kmod
 KMOD_KO := $(KMOD_DIR)/xray_fdr.ko
 KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h) kmod/Kbuild
 
-.PHONY: kmod kmod-clean
+.PHONY: kmod kmod-install kmod-clean
 
 kmod: $(KMOD_KO)
 
@@ -27,6 +27,12 @@ $(KMOD_KO): $(KMOD_SRCS) include/uapi/linux/xray_fdr.h
 		XRAYFDR_WERROR=1 W=1 modules 2>$(KMOD_DIR)/build.log; \
 		rc=$$?; grep -v '^Skipping BTF generation' $(KMOD_DIR)/build.log >&2; \
 		exit $$rc
+
+# Into /lib/modules/$(KVER)/updates, or under INSTALL_MOD_PATH.
+kmod-install: $(KMOD_KO)
+	$(Q)$(MAKE) -s -C $(KDIR) M=$(CURDIR)/$(KMOD_DIR) \
+		CONFIG_XRAY_FDR=m XRAYFDR_UAPI=$(CURDIR)/include/uapi \
+		CONFIG_MODULE_SIG_ALL= INSTALL_MOD_DIR=updates modules_install
 
 kmod-clean:
 	$(Q)rm -rf $(KMOD_DIR)

@@ -283,6 +283,7 @@ static void *move_cpu0_to_cpu1(void *p)
 
 TEST_F(rec, affinity_change_gives_a_migration_record)
 {
+	uint64_t migrations = xs_sysfs("migration_records");
 	struct mover m = { 0 };
 	int i, found = 0;
 	pthread_t t;
@@ -316,6 +317,7 @@ TEST_F(rec, affinity_change_gives_a_migration_record)
 	}
 	EXPECT_EQ(1, found);
 	EXPECT_EQ(found, (int)xs_control(&self->s, 1)->migration_records);
+	EXPECT_LE(migrations + found, xs_sysfs("migration_records"));
 }
 
 TEST_F(rec, stop_and_freeze_stop_the_kernel)

@@ -48,3 +48,10 @@ $(CTL_FUZZ_SEEDS): tools/ctl/fuzz_ctl_reply.c include/uapi/linux/xray_fdr.h
 	$(Q)touch $@
 
 CHECK_DEPS += $(CTL_FUZZ) $(CTL_FUZZ_SEEDS)
+
+# make install also installs xrayfdr-ctl.
+install: install-ctl
+install-ctl: $(CTL_BIN)
+	$(Q)install -d $(DESTDIR)$(BINDIR)
+	$(Q)install -m 755 $(CTL_BIN) $(DESTDIR)$(BINDIR)/
+.PHONY: install-ctl
