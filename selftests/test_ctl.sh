@@ -20,6 +20,8 @@ check() {
 	got=$?
 	if [ "$got" -eq "$want" ] && cat "$out" "$err" | grep -q -- "$pattern"; then
 		echo "ok $n - $desc"
+		# the host checks that every --json answer parses
+		case "$1" in --json) sed 's/^/# json: /' "$out" ;; esac
 	else
 		echo "not ok $n - $desc"
 		echo "# xrayfdr-ctl $*: status $got (wanted $want), looked for '$pattern' in:"
@@ -29,7 +31,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..21"
+echo "1..26"
 check "status prints the module's state" 0 "xray_fdr ABI 1" -- status
 check "status --json is one object" 0 '^{"abi_version":1,.*"tsc":{"khz":[0-9]*,.*"config":{.*}}$' -- --json status
 check "config shows the limits" 0 "KiB per session" -- config
@@ -50,12 +52,34 @@ else
 	id=999999
 fi
 check "list prints a table" 0 "^ *$id .*new" -- list
+check "list --json" 0 '"comm":"sh","state":"new"' -- --json list
 check "start without rings explains" 1 "no rings yet" -- start "$id"
 check "keep on" 0 "kept after its process exits" -- keep "$id"
 check "keep off" 0 "freed when its process exits" -- keep "$id" off
 check "keep --json" 0 '{"session":'"$id"',"keep":true}' -- --json keep "$id" on
 check "drop of an open session explains" 1 "still open by its process" -- drop "$id"
 check "stop of an unknown session" 1 "no such session" -- stop 999999
+
+# the same requests from an unprivileged user
+nobody() { # description expected-status pattern -- args
+	desc=$1 want=$2 pattern=$3
+	shift 4
+	n=$((n + 1))
+	su -s /bin/sh nobody -c "$(command -v "$CTL") $*" >"$out" 2>"$err"
+	got=$?
+	if [ "$got" -eq "$want" ] && cat "$out" "$err" | grep -q -- "$pattern"; then
+		echo "ok $n - $desc"
+	else
+		echo "not ok $n - $desc"
+		echo "# as nobody: xrayfdr-ctl $*: status $got (wanted $want), looked for '$pattern' in:"
+		sed 's/^/#   /' "$out" "$err"
+		fails=$((fails + 1))
+	fi
+}
+nobody "nobody may read the status" 0 "xray_fdr ABI 1" -- status
+nobody "nobody may not change the limits" 1 "permission denied: needs CAP_SYS_ADMIN" -- config --max-sessions 10
+nobody "nobody may not start root's session" 1 "belongs to another user" -- start "$id"
+nobody "nobody does not see root's session" 0 "no sessions" -- list
 exec 3>&-
 
 check "a session id must be a number" 2 "not a session id" -- start abc

@@ -17,7 +17,10 @@ fi
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 chmod 755 "$root" # mktemp made it 0700: the guest's / must be searchable by all
-mkdir -p "$root/bin" "$root/lib/modules" "$root/selftests"
+mkdir -p "$root/bin" "$root/lib/modules" "$root/selftests" "$root/etc"
+# users for the tests that drop privileges (su nobody)
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 cp "$busybox" "$root/bin/busybox"
 cp "$(dirname "$0")/guest-init" "$root/init"
 cp "$ko" "$root/lib/modules/"

@@ -157,6 +157,20 @@ for mode in $MODES; do
 		n=$((n + $(wc -l <"$prefix.$t.tap")))
 	done
 
+	# xrayfdr-ctl --json answers the guest echoed: each must parse
+	json=$(sed -n 's/^# json: //p' "$tests.clean")
+	if [ -n "$json" ]; then
+		if err=$(printf '%s\n' "$json" | python3 -c '
+import json, sys
+for i, line in enumerate(sys.stdin, 1):
+    json.loads(line)
+print(i)' 2>&1); then
+			result ok "tsc=$mode: $err xrayfdr-ctl --json answers are valid JSON"
+		else
+			result fail "tsc=$mode: an xrayfdr-ctl --json answer is not JSON: $(echo "$err" | tail -n1)"
+		fi
+	fi
+
 	bad=$(grep -aE "$BAD" "$console" 2>/dev/null | head -n 20)
 	if [ -z "$bad" ]; then
 		result ok "tsc=$mode: kernel log has no BUG/WARNING/Oops/panic lines"
