@@ -52,7 +52,7 @@ else
 	id=999999
 fi
 check "list prints a table" 0 "^ *$id .*new" -- list
-check "list --json" 0 '"comm":"sh","state":"new"' -- --json list
+check "list --json" 0 '"comm":"test_ctl.sh","state":"new"' -- --json list
 check "start without rings explains" 1 "no rings yet" -- start "$id"
 check "keep on" 0 "kept after its process exits" -- keep "$id"
 check "keep off" 0 "freed when its process exits" -- keep "$id" off
