@@ -494,6 +494,7 @@ TEST_F_TIMEOUT(rec, rseq_writers_and_kernel_share_rings, 120)
 	unsigned int cpu;
 	long total = 0, r, sched = 0;
 	int i, k, missing = 0;
+	uint64_t kernel = 0;
 
 	if (!xs_rseq_available())
 		SKIP(return, "glibc did not register rseq for this thread");
@@ -538,8 +539,16 @@ TEST_F_TIMEOUT(rec, rseq_writers_and_kernel_share_rings, 120)
 		}
 	}
 	EXPECT_EQ(0, missing);
-	/* the kernel wrote its records into the same rings meanwhile */
+	/* the kernel wrote its records into the same rings meanwhile, and
+	 * every one it committed is still there: no user commit clobbered it
+	 */
 	EXPECT_LT(WRITERS * 2, sched);
+	for (cpu = 0; cpu < self->s.hdr->nr_cpus; cpu++) {
+		kernel += xs_control(&self->s, cpu)->switch_records +
+			  xs_control(&self->s, cpu)->migration_records;
+		EXPECT_EQ(0, xs_control(&self->s, cpu)->records_lost);
+	}
+	EXPECT_EQ(kernel, (uint64_t)sched);
 	EXPECT_EQ(WRITERS * PER_WRITER + sched, total);
 	TH_LOG("%ld records, %ld from the scheduler", total, sched);
 }
