@@ -158,24 +158,15 @@ TEST_F(rec, pingpong_gives_matching_switch_pairs)
 	       outs[1], handoffs);
 }
 
-/* Spin until @deadline (CLOCK_MONOTONIC ns). */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
-
 static void *spin_on_cpu0(void *p)
 {
-	uint64_t end = now_ns() + 300000000u;
+	uint64_t end = xs_now_ns() + 300000000u;
 	volatile uint64_t x = 0;
 
 	*(pid_t *)p = xs_gettid();
 	if (xs_pin_cpu(0))
 		return (void *)1;
-	while (now_ns() < end)
+	while (xs_now_ns() < end)
 		x++;
 	return NULL;
 }
@@ -236,8 +227,8 @@ TEST_F(rec, untraced_busy_process_leaves_no_trace)
 
 		if (xs_pin_cpu(0))
 			_exit(1);
-		end = now_ns() + 300000000u;
-		while (now_ns() < end) {
+		end = xs_now_ns() + 300000000u;
+		while (xs_now_ns() < end) {
 			x++;
 			if (!(x % 100000))
 				sched_yield();

@@ -21,14 +21,6 @@
 
 #define THREADS 16
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
-
 struct worker {
 	const struct xs_session *s;
 	uint64_t end;
@@ -48,7 +40,7 @@ static void *worker(void *p)
 	int ret;
 
 	rec.tid = xs_gettid();
-	while (now_ns() < w->end) {
+	while (xs_now_ns() < w->end) {
 		rec.seq = w->written;
 		ret = xs_write(w->s, &rec, sizeof(rec), rec.tid);
 		if (ret == -EAGAIN) {
@@ -113,7 +105,7 @@ static pid_t churn_sessions(uint64_t end)
 	if (pid == 0) {
 		struct xs_session s;
 
-		while (now_ns() < end) {
+		while (xs_now_ns() < end) {
 			if (xs_setup(&s, 4096, 4, 0) ||
 			    xs_ioctl(&s, XRAY_FDR_IOC_START, 0))
 				_exit(1);
@@ -138,7 +130,7 @@ FIXTURE_TEARDOWN(stress)
 
 TEST_F_TIMEOUT(stress, many_threads_switching_while_sessions_come_and_go, 120)
 {
-	uint64_t end = now_ns() + 3000000000ull;
+	uint64_t end = xs_now_ns() + 3000000000ull;
 	uint64_t sessions = xs_sysfs("sessions");
 	struct worker w[THREADS];
 	pthread_t t[THREADS];
@@ -164,7 +156,7 @@ TEST_F_TIMEOUT(stress, many_threads_switching_while_sessions_come_and_go, 120)
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, worker, &w[i]));
 	}
 	/* the main thread stops, freezes and restarts the recording */
-	while (now_ns() < end) {
+	while (xs_now_ns() < end) {
 		usleep(50000);
 		EXPECT_EQ(0, xs_ioctl(&s,
 				      toggles % 3 ? XRAY_FDR_IOC_STOP :

@@ -470,6 +470,14 @@ uint64_t xs_sysfs(const char *name)
 	return xs_sysfs_u64(name, &v) ? UINT64_MAX : v;
 }
 
+uint64_t xs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
 int xs_pin_cpu(int cpu)
 {
 	cpu_set_t set;

@@ -108,6 +108,8 @@ uint64_t xs_sysfs(const char *name);
 /* The first line of a file into @buf; 0 or -errno. */
 int xs_read_line(const char *path, char *buf, size_t len);
 
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t xs_now_ns(void);
 int xs_pin_cpu(int cpu);
 int xs_nr_online_cpus(void);
 pid_t xs_gettid(void);
