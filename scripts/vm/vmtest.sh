@@ -48,13 +48,95 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 fi
 
 qemu() { # accel-args log-prefix append timeout
-	local accel=$1 prefix=$2 append=$3 limit=$4
-	rm -f "$prefix.console.log" "$prefix.tests.log"
-	timeout -k 5 "$limit" qemu-system-x86_64 $accel -m "$MEM" -smp "$SMP" \
+	local accel=$1 prefix=$2 append=$3 limit=$4 pid waited=0
+	rm -f "$prefix.console.log" "$prefix.tests.log" "$prefix.cpus.log" \
+		"$prefix.mon"
+	qemu-system-x86_64 $accel -m "$MEM" -smp "$SMP" \
 		-kernel "$KERNEL" -initrd "$INITRD" -append "$append" \
-		-display none -monitor none -nic none -no-reboot \
+		-display none -nic none -no-reboot \
+		-monitor "unix:$prefix.mon,server=on,wait=off" \
 		-serial "file:$prefix.console.log" -serial "file:$prefix.tests.log" \
-		</dev/null >"$prefix.qemu.log" 2>&1
+		</dev/null >"$prefix.qemu.log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt "$limit" ]; do
+		sleep 1
+		waited=$((waited + 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		# hung: keep where each CPU was, then stop the guest
+		cpu_state "$prefix.mon" >"$prefix.cpus.log" 2>&1
+		kill "$pid"
+		sleep 1
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		return 124
+	fi
+	wait "$pid"
+}
+
+# The registers of every vCPU, from the QEMU monitor, with each RIP
+# named from System.map (shifted by the guest's KASLR offset, which the
+# guest printed) or from the module's symbols the guest listed.
+cpu_state() { # monitor-socket
+	python3 - "$1" "/boot/System.map-$(basename "$(readlink -f "$KERNEL")" | sed 's/^vmlinuz-//')" \
+		"${1%.mon}.tests.log" <<'PY'
+import re, socket, sys, time
+mon, sysmap, tests = sys.argv[1:4]
+s = socket.socket(socket.AF_UNIX)
+s.connect(mon)
+s.settimeout(2)
+s.sendall(b"info registers -a\n")
+time.sleep(2)
+out = b""
+try:
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        out += chunk
+except OSError:
+    pass
+text = out.decode(errors="replace")
+print(text)
+# Debian's /boot/System.map is a stub (the real one is in the -dbg
+# package): name kernel addresses from it only if it is real, else as
+# offsets from _stext; module addresses from the symbols the guest printed.
+log = open(tests, errors="replace").read()
+m = re.search(r"^# _stext ([0-9a-f]+)", log, re.M)
+stext = int(m.group(1), 16) if m else None
+kernel = []
+try:
+    for line in open(sysmap):
+        a, t, n = line.split()[:3]
+        if t in "tTwW":
+            kernel.append((int(a, 16), n))
+except (OSError, ValueError):
+    pass
+base = dict((n, a) for a, n in kernel).get("_stext")
+kernel = [(a - base + stext, n) for a, n in kernel] if base and stext else []
+module = sorted((int(a, 16), n + " [xray_fdr]") for a, n in
+                re.findall(r"^# ksym ([0-9a-f]+) \w (\S+)", log, re.M))
+
+
+def lookup(table, addr, limit):
+    best = None
+    for a, n in table:
+        if a > addr:
+            break
+        best = (a, n)
+    if best and addr - best[0] < limit:
+        return "%s+0x%x" % (best[1], addr - best[0])
+    return None
+
+
+for rip in re.findall(r"RIP=([0-9a-f]+)", text):
+    addr = int(rip, 16)
+    name = (lookup(module, addr, 0x10000) or
+            lookup(sorted(kernel), addr, 0x100000) or
+            ("_stext+0x%x" % (addr - stext) if stext and addr >= stext
+             else "?"))
+    print("RIP %s = %s" % (rip, name))
+PY
 }
 
 # KVM only if it can boot this kernel here: some hosts expose a /dev/kvm
@@ -104,8 +186,9 @@ for mode in $MODES; do
 	ended=$(sed -n 's/^XRAYFDR-VM-END uptime=//p' "$tests.clean")
 	if [ -n "$ended" ]; then
 		result ok "tsc=$mode: guest ran every selftest (init after ${booted}s of guest time, done at ${ended}s; ${secs}s wall)"
-	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	elif [ "$rc" -eq 124 ]; then
 		result fail "tsc=$mode: guest timed out after ${TIMEOUT}s (logs $prefix.*.log)"
+		grep '^RIP ' "$prefix.cpus.log" 2>/dev/null | sed 's/^/# /'
 	else
 		result fail "tsc=$mode: guest stopped before its end marker, qemu status $rc (logs $prefix.*.log)"
 	fi
