@@ -4,10 +4,14 @@
  *
  * Linux 6.1 does not export sched_switch to modules, so the tracepoint is
  * found by name with for_each_kernel_tracepoint() and a probe attached with
- * tracepoint_probe_register().  The probes are registered only while at
- * least one session records: otherwise the scheduler never calls us.
- * While registered, an untraced task costs a load of its mm and one hash
- * bucket (sessions that record, keyed by mm).
+ * tracepoint_probe_register().  The probes are registered when a session
+ * first records and stay until the module goes: attaching and detaching
+ * patches the scheduler's code on every CPU, which recording sessions
+ * that start and stop often must not cause each time.  Before the first
+ * recording the scheduler never calls us; afterwards a switch costs a load
+ * of the number of recording sessions while none records, and while one
+ * does, a load of each task's mm and one hash bucket (recording sessions
+ * keyed by mm).
  *
  * A traced task is one using the mm of a recording session (the threads of
  * the process that opened it), excluding kernel threads and io_uring
@@ -37,6 +41,7 @@ static struct tracepoint *xfdr_tp_exit;
 /* Recording sessions by mm; changed under xfdr_lock, read under RCU. */
 static DEFINE_HASHTABLE(xfdr_recording, 6);
 static unsigned int xfdr_nr_recording;
+static bool xfdr_probes_on;
 
 struct xfdr_pcpu_stats {
 	u64 switch_records;
@@ -242,7 +247,8 @@ static void xfdr_probe_switch(void *data, bool preempt,
 	unsigned int cpu = smp_processor_id();
 	struct xfdr_session *s;
 
-	if (unlikely(!READ_ONCE(xfdr_config.sched_records)))
+	if (!READ_ONCE(xfdr_nr_recording) ||
+	    unlikely(!READ_ONCE(xfdr_config.sched_records)))
 		return;
 	s = xfdr_traced(prev);
 	if (s)
@@ -264,7 +270,8 @@ static void xfdr_probe_exit(void *data, struct task_struct *t)
 	struct xfdr_session *s;
 	int bkt;
 
-	if (t->flags & (PF_KTHREAD | PF_IO_WORKER))
+	if (!READ_ONCE(xfdr_nr_recording) ||
+	    (t->flags & (PF_KTHREAD | PF_IO_WORKER)))
 		return;
 	rcu_read_lock();
 	hash_for_each_rcu(xfdr_recording, bkt, s, mm_node) {
@@ -279,6 +286,8 @@ static int xfdr_probes_register(void)
 {
 	int err;
 
+	if (xfdr_probes_on)
+		return 0;
 	err = tracepoint_probe_register(xfdr_tp_switch, xfdr_probe_switch,
 					NULL);
 	if (err)
@@ -286,19 +295,12 @@ static int xfdr_probes_register(void)
 	err = tracepoint_probe_register(xfdr_tp_exit, xfdr_probe_exit, NULL);
 	if (err)
 		goto err_switch;
+	xfdr_probes_on = true;
 	return 0;
 
 err_switch:
 	tracepoint_probe_unregister(xfdr_tp_switch, xfdr_probe_switch, NULL);
 	return err;
-}
-
-static void xfdr_probes_unregister(void)
-{
-	WARN_ON_ONCE(tracepoint_probe_unregister(xfdr_tp_exit, xfdr_probe_exit,
-						 NULL));
-	WARN_ON_ONCE(tracepoint_probe_unregister(xfdr_tp_switch,
-						 xfdr_probe_switch, NULL));
 }
 
 /**
@@ -319,16 +321,14 @@ int xfdr_sched_attach(struct xfdr_session *s)
 		if (other->mm == s->mm)
 			return -EBUSY;
 	}
-	if (!xfdr_nr_recording) {
-		err = xfdr_probes_register();
-		if (err)
-			return err;
-	}
+	err = xfdr_probes_register();
+	if (err)
+		return err;
 	/* No probe sees @s yet: forget threads from an earlier recording,
 	 * whose pids may have been reused since.
 	 */
 	memset(s->threads, 0, (s->thread_mask + 1) * sizeof(*s->threads));
-	xfdr_nr_recording++;
+	WRITE_ONCE(xfdr_nr_recording, xfdr_nr_recording + 1);
 	hash_add_rcu(xfdr_recording, &s->mm_node, (unsigned long)s->mm);
 	return 0;
 }
@@ -343,8 +343,7 @@ void xfdr_sched_detach(struct xfdr_session *s)
 {
 	lockdep_assert_held(&xfdr_lock);
 	hash_del_rcu(&s->mm_node);
-	if (!--xfdr_nr_recording)
-		xfdr_probes_unregister();
+	WRITE_ONCE(xfdr_nr_recording, xfdr_nr_recording - 1);
 	/* Probes run with preemption off: this waits for them. */
 	synchronize_rcu();
 }
@@ -370,6 +369,13 @@ int xfdr_sched_init(void)
 void xfdr_sched_exit(void)
 {
 	WARN_ON_ONCE(xfdr_nr_recording);
+	if (!xfdr_probes_on)
+		return;
+	WARN_ON_ONCE(tracepoint_probe_unregister(xfdr_tp_exit, xfdr_probe_exit,
+						 NULL));
+	WARN_ON_ONCE(tracepoint_probe_unregister(xfdr_tp_switch,
+						 xfdr_probe_switch, NULL));
+	/* no probe may still run once the module's code goes */
 	tracepoint_synchronize_unregister();
 }
 
