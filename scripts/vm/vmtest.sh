@@ -9,10 +9,10 @@
 # module loaded, every expected selftest ran to completion with its whole
 # plan of results and exit status 0, and the kernel log has no BUG,
 # WARNING, Oops, Call Trace, panic, RIP, UBSAN, soft lockup or hung task
-# line.  A hang fails by timeout.
+# line (nor an RCU stall).  A hang fails by timeout.
 #
 # Environment: BUILD (build), VM_MODES ("default reliable": without and
-# with tsc=reliable), VM_TIMEOUT (seconds per boot, 600), VM_ACCEL (auto:
+# with tsc=reliable), VM_TIMEOUT (seconds per boot, 420), VM_ACCEL (auto:
 # KVM only if a quick probe boots, else TCG; or tcg, kvm), VM_SMP (2),
 # VM_MEM (1G), VM_ONLY ("test_sched,test_tsc": run only those selftests).  Files: $BUILD/vm/{vmlinuz,initramfs.cpio.gz,selftests.list};
 # logs in $BUILD/vm/<mode>.console.log and <mode>.tests.log.
@@ -20,13 +20,13 @@ set -u
 BUILD=${BUILD:-build}
 VM=$BUILD/vm
 MODES=${VM_MODES:-default reliable}
-TIMEOUT=${VM_TIMEOUT:-600}
+TIMEOUT=${VM_TIMEOUT:-420}
 SMP=${VM_SMP:-2}
 MEM=${VM_MEM:-1G}
 KERNEL=$VM/vmlinuz
 INITRD=$VM/initramfs.cpio.gz
 LIST=$VM/selftests.list
-BAD='BUG:|WARNING:|Oops|general protection fault|Kernel panic|Call Trace:|RIP:|UBSAN:|soft lockup|hung task|kernel BUG'
+BAD='BUG:|WARNING:|Oops|general protection fault|Kernel panic|Call Trace:|RIP:|UBSAN:|soft lockup|hung task|kernel BUG|detected stalls'
 
 n=0
 result() { # status description
@@ -170,7 +170,7 @@ ACCEL=$(accel_args)
 echo "# accelerator: $ACCEL; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 for mode in $MODES; do
-	append="console=ttyS0 panic=-1 oops=panic loglevel=7 xrayfdr.timeout=300"
+	append="console=ttyS0 panic=-1 oops=panic loglevel=7 xrayfdr.timeout=180"
 	[ "$mode" = reliable ] && append="$append tsc=reliable"
 	[ -n "${VM_ONLY:-}" ] && append="$append xrayfdr.only=$VM_ONLY"
 	prefix=$VM/$mode
