@@ -48,11 +48,3 @@ CHECK_SUITES += fuzz:tests/fuzz/run-fuzz.sh
 CHECK_SUITES += style/clang-format:tests/style/check-format.sh
 CHECK_SUITES += install:tests/install/test_install.sh
 CHECK_SUITES += tools/cli:tests/tools/test_cli.sh
-
-# Helpers the oracle suite runs beside llvm-xray.
-ORACLE_HELPERS := $(BUILD)/tests/instr_map_print
-$(BUILD)/tests/instr_map_print: $(BUILD)/obj/tests/oracle/instr_map_print.o $(LIB_A)
-	$(call msg,LINK,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -o $@ $^ $(LIB_LDLIBS)
-CHECK_DEPS += $(ORACLE_HELPERS)

@@ -1,2 +1,21 @@
 # The xrayfdr command and its subcommands
 TOOL_SRCS += tools/xrayfdr.c tools/util.c tools/cmd_dump.c tools/cmd_synth.c
+
+# The analysis commands (extract, convert, account, stack, graph) and the
+# code they share in tools/analysis/.  The readers of text formats stay
+# free of libdw and C++ so the fuzz targets can build them alone.
+ANALYSIS_READER_SRCS := tools/analysis/yaml_scalar.c
+ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/symbols.c
+TOOL_SRCS += $(ANALYSIS_SRCS) tools/cmd_extract.c
+# C++ only where a C++ facility is needed: demangling (libstdc++).
+TOOL_CXX_SRCS := tools/analysis/demangle.cc
+TOOL_CXX_OBJS := $(TOOL_CXX_SRCS:%.cc=$(BUILD)/obj/%.o)
+TOOL_LDLIBS += $(TOOL_CXX_OBJS) -ldw -lelf -lstdc++
+
+$(XRAYFDR_BIN): $(TOOL_CXX_OBJS)
+
+$(BUILD)/obj/%.o: %.cc
+	$(call msg,CXX,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -std=c++17 -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
+		$(CFLAGS) $(DEPFLAGS) -c -o $@ $<
