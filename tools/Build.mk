@@ -4,11 +4,14 @@ TOOL_SRCS += tools/xrayfdr.c tools/util.c tools/cmd_dump.c tools/cmd_synth.c
 # The analysis commands (extract, convert, account, stack, graph) and the
 # code they share in tools/analysis/.  The readers of text formats stay
 # free of libdw and C++ so the fuzz targets can build them alone.
-ANALYSIS_READER_SRCS := tools/analysis/yaml_scalar.c
-ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/symbols.c
-TOOL_SRCS += $(ANALYSIS_SRCS) tools/cmd_extract.c
-# C++ only where a C++ facility is needed: demangling (libstdc++).
-TOOL_CXX_SRCS := tools/analysis/demangle.cc
+ANALYSIS_READER_SRCS := tools/analysis/yaml_scalar.c tools/analysis/text_reader.c
+ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/symbols.c \
+	tools/analysis/source.c tools/analysis/sorter.c \
+	tools/analysis/llvm_compat.c tools/analysis/xray_yaml.c
+TOOL_SRCS += $(ANALYSIS_SRCS) tools/cmd_extract.c tools/cmd_convert.c
+# C++ only where a C++ facility is needed: demangling, and std::sort's
+# order of equal elements, which llvm-xray's output inherits (libstdc++).
+TOOL_CXX_SRCS := tools/analysis/demangle.cc tools/analysis/llvm_sort.cc
 TOOL_CXX_OBJS := $(TOOL_CXX_SRCS:%.cc=$(BUILD)/obj/%.o)
 TOOL_LDLIBS += $(TOOL_CXX_OBJS) -ldw -lelf -lstdc++
 

@@ -8,6 +8,7 @@
 #include "xrayfdr.h"
 
 static const struct command *const commands[] = {
+	&cmd_convert,
 	&cmd_dump,
 	&cmd_extract,
 	&cmd_synth,

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* External merge sort; see sorter.h. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sorter.h"
+
+#define MIN_MEMORY (1u << 20)
+#define RUN_IO_BUFFER (1u << 20)
+
+/* In memory: an index of (key, offset) into the arena, where each record
+ * is its length then its bytes.  Sorting the index by (key, offset) keeps
+ * equal keys in arrival order. */
+struct entry {
+	uint64_t key;
+	uint64_t off;
+};
+
+struct run {
+	FILE *f;
+	uint64_t key;
+	uint32_t len;
+	uint8_t *data;
+	size_t cap;
+	bool done;
+};
+
+struct sorter {
+	uint8_t *arena;
+	size_t arena_cap, arena_len;
+	struct entry *index;
+	size_t nindex, index_cap;
+	size_t memory;
+
+	struct run *runs;
+	size_t nruns;
+	uint64_t spilled_bytes;
+
+	/* reading back */
+	bool finished;
+	size_t next; /* in-memory: next index entry */
+	size_t *heap; /* run numbers, a min-heap on (key, run) */
+	size_t nheap;
+	char err[256];
+};
+
+struct sorter *sorter_new(size_t memory)
+{
+	struct sorter *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->memory = memory < MIN_MEMORY ? MIN_MEMORY : memory;
+	/* about three quarters for records, a quarter for the index */
+	s->arena_cap = s->memory / 4 * 3;
+	s->index_cap = (s->memory - s->arena_cap) / sizeof(struct entry);
+	s->arena = malloc(s->arena_cap);
+	s->index = malloc(s->index_cap * sizeof(*s->index));
+	if (!s->arena || !s->index) {
+		sorter_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void sorter_free(struct sorter *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nruns; i++) {
+		if (s->runs[i].f)
+			fclose(s->runs[i].f);
+		free(s->runs[i].data);
+	}
+	free(s->runs);
+	free(s->heap);
+	free(s->arena);
+	free(s->index);
+	free(s);
+}
+
+const char *sorter_error(const struct sorter *s)
+{
+	return s->err;
+}
+
+uint64_t sorter_spilled_runs(const struct sorter *s)
+{
+	return s->nruns;
+}
+
+uint64_t sorter_spilled_bytes(const struct sorter *s)
+{
+	return s->spilled_bytes;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int fail(struct sorter *s, int err, const char *what)
+{
+	const char *dir = getenv("TMPDIR");
+
+	snprintf(s->err, sizeof(s->err), "%s a temporary file in %s: %s", what,
+		 dir && *dir ? dir : "/tmp", strerror(err));
+	return -err;
+}
+
+static FILE *temp_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/xrayfdr-sort-XXXXXX",
+		 dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	unlink(path);
+	f = fdopen(fd, "w+b");
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOFBF, RUN_IO_BUFFER);
+	return f;
+}
+
+/* Sort what is in memory and write it out as a run. */
+static int spill(struct sorter *s)
+{
+	struct run *runs, *r;
+	FILE *f;
+
+	qsort(s->index, s->nindex, sizeof(*s->index), cmp_entry);
+	runs = realloc(s->runs, (s->nruns + 1) * sizeof(*runs));
+	if (!runs)
+		return fail(s, ENOMEM, "cannot track");
+	s->runs = runs;
+	f = temp_file();
+	if (!f)
+		return fail(s, errno, "cannot create");
+	r = &s->runs[s->nruns++];
+	*r = (struct run){ .f = f };
+	for (size_t i = 0; i < s->nindex; i++) {
+		const uint8_t *rec = s->arena + s->index[i].off;
+		uint32_t len;
+
+		memcpy(&len, rec, sizeof(len));
+		if (fwrite(&s->index[i].key, 8, 1, f) != 1 ||
+		    fwrite(rec, 4 + (size_t)len, 1, f) != 1)
+			return fail(s, errno ? errno : EIO, "cannot write");
+		s->spilled_bytes += 12 + (uint64_t)len;
+	}
+	if (fflush(f) || fseeko(f, 0, SEEK_SET))
+		return fail(s, errno ? errno : EIO, "cannot write");
+	s->nindex = 0;
+	s->arena_len = 0;
+	return 0;
+}
+
+int sorter_add(struct sorter *s, uint64_t key, const void *data, size_t len)
+{
+	size_t need = 4 + len;
+	uint32_t len32 = (uint32_t)len;
+
+	if (len > UINT32_MAX - 8)
+		return -EMSGSIZE;
+	if (s->nindex == s->index_cap || s->arena_len + need > s->arena_cap) {
+		int ret;
+
+		if (need > s->arena_cap) {
+			/* a record larger than the whole buffer: make room */
+			uint8_t *a = realloc(s->arena, need);
+
+			if (!a)
+				return -ENOMEM;
+			s->arena = a;
+			s->arena_cap = need;
+		}
+		ret = s->nindex ? spill(s) : 0;
+		if (ret)
+			return ret;
+	}
+	s->index[s->nindex++] =
+		(struct entry){ .key = key, .off = s->arena_len };
+	memcpy(s->arena + s->arena_len, &len32, 4);
+	memcpy(s->arena + s->arena_len + 4, data, len);
+	s->arena_len += need;
+	return 0;
+}
+
+/* Read a run's next record into the run; false at its end or on error. */
+static int run_advance(struct sorter *s, struct run *r)
+{
+	if (fread(&r->key, 8, 1, r->f) != 1) {
+		if (ferror(r->f))
+			return fail(s, EIO, "cannot read");
+		r->done = true;
+		return 0;
+	}
+	if (fread(&r->len, 4, 1, r->f) != 1)
+		return fail(s, EIO, "cannot read");
+	if (r->len > r->cap) {
+		uint8_t *d = realloc(r->data, r->len);
+
+		if (!d)
+			return -ENOMEM;
+		r->data = d;
+		r->cap = r->len;
+	}
+	if (r->len && fread(r->data, r->len, 1, r->f) != 1)
+		return fail(s, EIO, "cannot read");
+	return 0;
+}
+
+static bool run_less(const struct sorter *s, size_t a, size_t b)
+{
+	const struct run *x = &s->runs[a], *y = &s->runs[b];
+
+	return x->key != y->key ? x->key < y->key : a < b;
+}
+
+static void heap_down(struct sorter *s, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i, t;
+
+		if (l < s->nheap && run_less(s, s->heap[l], s->heap[m]))
+			m = l;
+		if (r < s->nheap && run_less(s, s->heap[r], s->heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		t = s->heap[i];
+		s->heap[i] = s->heap[m];
+		s->heap[m] = t;
+		i = m;
+	}
+}
+
+int sorter_finish(struct sorter *s)
+{
+	int ret;
+
+	s->finished = true;
+	if (!s->nruns) {
+		qsort(s->index, s->nindex, sizeof(*s->index), cmp_entry);
+		return 0;
+	}
+	if (s->nindex && (ret = spill(s)))
+		return ret;
+	/* the buffer is not needed any more: the runs have it all */
+	free(s->arena);
+	free(s->index);
+	s->arena = NULL;
+	s->index = NULL;
+	s->heap = malloc(s->nruns * sizeof(*s->heap));
+	if (!s->heap)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nruns; i++) {
+		ret = run_advance(s, &s->runs[i]);
+		if (ret)
+			return ret;
+		if (!s->runs[i].done)
+			s->heap[s->nheap++] = i;
+	}
+	for (size_t i = s->nheap / 2; i-- > 0;)
+		heap_down(s, i);
+	return 0;
+}
+
+int sorter_next(struct sorter *s, uint64_t *key, const void **data, size_t *len)
+{
+	struct run *r;
+	int ret;
+
+	if (!s->nruns) {
+		const uint8_t *rec;
+		uint32_t n;
+
+		if (s->next == s->nindex)
+			return 0;
+		*key = s->index[s->next].key;
+		rec = s->arena + s->index[s->next++].off;
+		memcpy(&n, rec, 4);
+		*data = rec + 4;
+		*len = n;
+		return 1;
+	}
+	if (!s->nheap)
+		return 0;
+	/* The top run's record was handed out last time: advance it now. */
+	r = &s->runs[s->heap[0]];
+	if (s->next) {
+		ret = run_advance(s, r);
+		if (ret)
+			return ret;
+		if (r->done) {
+			s->heap[0] = s->heap[--s->nheap];
+			if (!s->nheap)
+				return 0;
+		}
+		heap_down(s, 0);
+		r = &s->runs[s->heap[0]];
+	}
+	s->next = 1;
+	*key = r->key;
+	*data = r->data;
+	*len = r->len;
+	return 1;
+}

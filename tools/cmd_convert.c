@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* xrayfdr convert: a trace from one format into another. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/source.h"
+#include "analysis/symbols.h"
+#include "analysis/xray_yaml.h"
+#include "xrayfdr.h"
+
+#define DEFAULT_SORT_MEMORY (256ull << 20)
+
+enum out_format {
+	OUT_YAML,
+	OUT_TRACE_EVENT,
+	OUT_FOLDED,
+	OUT_TRACELOG,
+	OUT_FDR,
+};
+
+static const char *const out_names[] = {
+	[OUT_YAML] = "yaml",	 [OUT_TRACE_EVENT] = "trace_event",
+	[OUT_FOLDED] = "folded", [OUT_TRACELOG] = "tracelog",
+	[OUT_FDR] = "fdr",
+};
+
+static void convert_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: xrayfdr convert [OPTIONS] --output-format=FORMAT FILE\n"
+		"\n"
+		"Read a trace (an XRay FDR log of version 1 to 5, a basic-mode log,\n"
+		"llvm-xray's YAML, or CoreProfiler TraceLog text; the format is\n"
+		"recognised from the file) and write it in another format.  The input is\n"
+		"read once, as a stream: memory does not grow with its size.\n"
+		"\n"
+		"Output formats (-f):\n"
+		"  yaml         llvm-xray's YAML, record for record what 'llvm-xray convert\n"
+		"               --output-format=yaml' writes for the same input: records\n"
+		"               sorted by TSC (see --sort), with llvm-xray's values for\n"
+		"               fields the log does not carry\n"
+		"  trace_event  Chrome trace_event JSON (chrome://tracing, Perfetto): one\n"
+		"               complete event ('X') per call, per thread, in microseconds\n"
+		"  folded       FlameGraph folded stacks, 'thread;f;g;h N' with N the\n"
+		"               exclusive (self) time of the stack in TSC ticks\n"
+		"  tracelog     CoreProfiler TraceLog text (instrumentation mode: a stack\n"
+		"               sample per entry and exit, thread CPU time from scheduler\n"
+		"               events); 'xrayfdr convert' reads it back\n"
+		"  fdr          an XRay FDR log again (--fdr-version 1 or 5)\n"
+		"\n"
+		"Options:\n"
+		"  -f, --output-format=FORMAT  one of the above (required)\n"
+		"  -o, --output=FILE      write to FILE ('-', the default: standard output)\n"
+		"  -m, --instr-map=BINARY the binary that wrote the trace: function ids get\n"
+		"                         names (with --symbolize for yaml)\n"
+		"  -y, --symbolize        yaml: write function names instead of ids in\n"
+		"                         'function' (needs --instr-map, as llvm-xray)\n"
+		"      --no-demangle      keep C++ names mangled\n"
+		"  -s, --sort             yaml: sort records by TSC as llvm-xray does (the\n"
+		"                         default); records go through temporary files in\n"
+		"                         $TMPDIR when they exceed --sort-memory\n"
+		"      --no-sort          yaml: keep the file's order (no temporary files)\n"
+		"      --sort-memory=SIZE RAM for sorting (default 256M; suffixes K, M, G)\n"
+		"  -V, --fdr-version=N    fdr: version 1 or 5 (default 5)\n"
+		"  -k, --keep-going       skip damaged parts of the input, say what was\n"
+		"                         skipped, and exit 1 at the end\n"
+		"      --input-format=F   xray, yaml or tracelog instead of recognising it\n"
+		"                         (standard input, '-', is read as xray otherwise)\n"
+		"  -q, --quiet            no progress line on a terminal\n"
+		"  -h, --help             show this help\n"
+		"\n"
+		"Exit status: 0 done, 1 the input is invalid (also after --keep-going),\n"
+		"2 usage or I/O error.\n");
+}
+
+struct convert_opts {
+	enum out_format format;
+	const char *output;
+	const char *instr_map;
+	bool symbolize;
+	bool demangle;
+	bool sort;
+	uint64_t sort_memory;
+	unsigned int fdr_version;
+	struct trace_opts in;
+};
+
+static int convert_yaml(struct trace *t, const struct trace_header *hdr,
+			struct symbols *syms, FILE *out,
+			const struct convert_opts *o)
+{
+	struct xray_yaml_opts yo = { .out = out,
+				     .hdr = hdr,
+				     .syms = o->symbolize ? syms : NULL,
+				     .sort = o->sort,
+				     .memory = o->sort_memory };
+	struct xray_yaml *y = xray_yaml_new(&yo);
+	const struct xrayfdr_event *ev;
+	int ret;
+
+	if (!y) {
+		tool_error("convert", "out of memory");
+		return EXIT_USAGE;
+	}
+	while ((ret = trace_next(t, &ev)) == 1) {
+		ret = xray_yaml_event(y, ev);
+		if (ret)
+			break;
+	}
+	if (ret < 0 && ret != -EBADMSG && *xray_yaml_error(y)) {
+		tool_error("convert", "%s", xray_yaml_error(y));
+		xray_yaml_free(y);
+		return EXIT_USAGE;
+	}
+	if (ret == 0 || o->in.keep_going) {
+		int fin = xray_yaml_finish(y);
+
+		if (fin) {
+			tool_error("convert", "%s", xray_yaml_error(y));
+			xray_yaml_free(y);
+			return EXIT_USAGE;
+		}
+	}
+	xray_yaml_free(y);
+	return trace_status(t, ret);
+}
+
+static int parse_options(int argc, char **argv, struct convert_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output-format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "instr-map", required_argument, NULL, 'm' },
+		{ "instr_map", required_argument, NULL, 'm' },
+		{ "symbolize", no_argument, NULL, 'y' },
+		{ "no-demangle", no_argument, NULL, 'D' },
+		{ "sort", no_argument, NULL, 's' },
+		{ "no-sort", no_argument, NULL, 'S' },
+		{ "sort-memory", required_argument, NULL, 'M' },
+		{ "fdr-version", required_argument, NULL, 'V' },
+		{ "keep-going", no_argument, NULL, 'k' },
+		{ "input-format", required_argument, NULL, 'I' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool have_format = false;
+	uint64_t v;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "f:o:m:ysV:kqh", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			have_format = false;
+			for (size_t i = 0;
+			     i < sizeof(out_names) / sizeof(out_names[0]); i++)
+				if (!strcmp(optarg, out_names[i])) {
+					o->format = (enum out_format)i;
+					have_format = true;
+				}
+			if (!have_format) {
+				tool_error(
+					"convert",
+					"unknown output format '%s' (yaml, trace_event, folded, tracelog, fdr)",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'm':
+			o->instr_map = optarg;
+			break;
+		case 'y':
+			o->symbolize = true;
+			break;
+		case 'D':
+			o->demangle = false;
+			break;
+		case 's':
+			o->sort = true;
+			break;
+		case 'S':
+			o->sort = false;
+			break;
+		case 'M':
+			if (parse_size(optarg, &o->sort_memory)) {
+				tool_error("convert",
+					   "bad value '%s' for --sort-memory",
+					   optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'V':
+			if (parse_uint(optarg, 1, 5, &v) ||
+			    (v != 1 && v != 5)) {
+				tool_error(
+					"convert",
+					"bad value '%s' for --fdr-version (1 or 5)",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o->fdr_version = (unsigned int)v;
+			break;
+		case 'k':
+			o->in.keep_going = true;
+			break;
+		case 'I':
+			if (trace_format_parse(optarg, &o->in.format)) {
+				tool_error(
+					"convert",
+					"bad value '%s' for --input-format (xray, yaml, tracelog)",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'q':
+			o->in.quiet = true;
+			break;
+		case 'h':
+			convert_usage(stdout);
+			return EXIT_OK;
+		default:
+			convert_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!have_format) {
+		tool_error(
+			"convert",
+			"--output-format is required (yaml, trace_event, folded, tracelog, fdr)");
+		return EXIT_USAGE;
+	}
+	if (optind != argc - 1) {
+		tool_error("convert", "expects exactly one FILE (see --help)");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int convert_run(int argc, char **argv)
+{
+	struct convert_opts o = {
+		.demangle = true,
+		.sort = true,
+		.sort_memory = DEFAULT_SORT_MEMORY,
+		.fdr_version = 5,
+		.in = { .cmd = "convert" },
+	};
+	const struct trace_header *hdr;
+	struct symbols *syms = NULL;
+	struct trace *t = NULL;
+	FILE *out = stdout;
+	char err[512];
+	int status;
+
+	status = parse_options(argc, argv, &o);
+	if (status >= 0)
+		return status;
+	if (o.instr_map) {
+		syms = symbols_open(o.instr_map, o.demangle, err, sizeof(err));
+		if (!syms) {
+			tool_error("convert", "%s", err);
+			return EXIT_USAGE;
+		}
+	} else if (o.symbolize) {
+		/* as llvm-xray: ids without a map print as "#id" */
+		syms = symbols_open(NULL, o.demangle, err, sizeof(err));
+		if (!syms) {
+			tool_error("convert", "%s", err);
+			return EXIT_USAGE;
+		}
+	}
+	t = trace_open(argv[optind], &o.in);
+	if (!t) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (trace_header(t, &hdr) < 0) {
+		status = trace_status(t, -EBADMSG);
+		goto out;
+	}
+	if (o.output && strcmp(o.output, "-")) {
+		out = fopen(o.output, "w");
+		if (!out) {
+			tool_error("convert", "%s: %s", o.output,
+				   strerror(errno));
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	switch (o.format) {
+	case OUT_YAML:
+		status = convert_yaml(t, hdr, syms, out, &o);
+		break;
+	default:
+		tool_error("convert", "output format '%s' is not available yet",
+			   out_names[o.format]);
+		status = EXIT_USAGE;
+		break;
+	}
+	if (fflush(out) || ferror(out)) {
+		tool_error("convert", "%s: %s",
+			   o.output ? o.output : "<stdout>",
+			   strerror(errno ? errno : EIO));
+		status = EXIT_USAGE;
+	}
+	if (out != stdout)
+		fclose(out);
+out:
+	trace_close(t);
+	symbols_free(syms);
+	return status;
+}
+
+const struct command cmd_convert = {
+	.name = "convert",
+	.summary =
+		"convert a trace: llvm-xray YAML, trace_event, folded, tracelog, FDR",
+	.run = convert_run,
+	.usage = convert_usage,
+};
