@@ -7,13 +7,15 @@ TOOL_SRCS += tools/xrayfdr.c tools/util.c tools/cmd_dump.c tools/cmd_synth.c
 ANALYSIS_READER_SRCS := tools/analysis/yaml_scalar.c tools/analysis/text_reader.c
 ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/symbols.c \
 	tools/analysis/source.c tools/analysis/sorter.c \
-	tools/analysis/llvm_compat.c tools/analysis/xray_yaml.c
-TOOL_SRCS += $(ANALYSIS_SRCS) tools/cmd_extract.c tools/cmd_convert.c
+	tools/analysis/llvm_compat.c tools/analysis/xray_yaml.c \
+	tools/analysis/calls.c
+TOOL_SRCS += $(ANALYSIS_SRCS) tools/cmd_extract.c tools/cmd_convert.c \
+	tools/cmd_account.c
 # C++ only where a C++ facility is needed: demangling, and std::sort's
 # order of equal elements, which llvm-xray's output inherits (libstdc++).
 TOOL_CXX_SRCS := tools/analysis/demangle.cc tools/analysis/llvm_sort.cc
 TOOL_CXX_OBJS := $(TOOL_CXX_SRCS:%.cc=$(BUILD)/obj/%.o)
-TOOL_LDLIBS += $(TOOL_CXX_OBJS) -ldw -lelf -lstdc++
+TOOL_LDLIBS += $(TOOL_CXX_OBJS) -ldw -lelf -lstdc++ -lm
 
 $(XRAYFDR_BIN): $(TOOL_CXX_OBJS)
 

@@ -8,10 +8,7 @@
 #include "xrayfdr.h"
 
 static const struct command *const commands[] = {
-	&cmd_convert,
-	&cmd_dump,
-	&cmd_extract,
-	&cmd_synth,
+	&cmd_account, &cmd_convert, &cmd_dump, &cmd_extract, &cmd_synth,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

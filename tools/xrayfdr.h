@@ -21,6 +21,7 @@ struct command {
 	void (*usage)(FILE *out);
 };
 
+extern const struct command cmd_account;
 extern const struct command cmd_convert;
 extern const struct command cmd_dump;
 extern const struct command cmd_extract;

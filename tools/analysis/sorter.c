@@ -32,7 +32,7 @@ struct run {
 struct sorter {
 	uint8_t *arena;
 	size_t arena_cap, arena_len;
-	struct entry *index;
+	struct entry *index, *tmp;
 	size_t nindex, index_cap;
 	size_t memory;
 
@@ -55,12 +55,17 @@ struct sorter *sorter_new(size_t memory)
 	if (!s)
 		return NULL;
 	s->memory = memory < MIN_MEMORY ? MIN_MEMORY : memory;
-	/* about three quarters for records, a quarter for the index */
+	/* about three quarters for records, a quarter for the index and
+	 * the radix sort's second copy of it */
 	s->arena_cap = s->memory / 4 * 3;
-	s->index_cap = (s->memory - s->arena_cap) / sizeof(struct entry);
+	s->index_cap = (s->memory - s->arena_cap) / 2 / sizeof(struct entry);
+	if (s->index_cap > UINT32_MAX)
+		s->index_cap =
+			UINT32_MAX; /* the radix sort counts in 32 bits */
 	s->arena = malloc(s->arena_cap);
 	s->index = malloc(s->index_cap * sizeof(*s->index));
-	if (!s->arena || !s->index) {
+	s->tmp = malloc(s->index_cap * sizeof(*s->tmp));
+	if (!s->arena || !s->index || !s->tmp) {
 		sorter_free(s);
 		return NULL;
 	}
@@ -80,6 +85,7 @@ void sorter_free(struct sorter *s)
 	free(s->heap);
 	free(s->arena);
 	free(s->index);
+	free(s->tmp);
 	free(s);
 }
 
@@ -98,13 +104,44 @@ uint64_t sorter_spilled_bytes(const struct sorter *s)
 	return s->spilled_bytes;
 }
 
-static int cmp_entry(const void *a, const void *b)
+/* LSD radix sort on the key, 16 bits a pass: stable, so entries with
+ * equal keys stay in arrival order.  Passes where every key has the same
+ * digit are skipped (the high bits of small keys). */
+static void sort_index(struct sorter *s)
 {
-	const struct entry *x = a, *y = b;
+	static uint32_t count[1 << 16];
+	struct entry *src = s->index, *dst = s->tmp, *t;
+	size_t n = s->nindex;
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
+	for (unsigned int shift = 0; shift < 64; shift += 16) {
+		size_t sum = 0;
+		bool skip = false;
+
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < n; i++)
+			count[(src[i].key >> shift) & 0xffff]++;
+		for (size_t d = 0; d < (1u << 16); d++) {
+			uint32_t c = count[d];
+
+			if (c == n) {
+				skip = true;
+				break;
+			}
+			count[d] = (uint32_t)sum;
+			sum += c;
+		}
+		if (skip)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i].key >> shift) & 0xffff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != s->index) {
+		s->tmp = s->index;
+		s->index = src;
+	}
 }
 
 static int fail(struct sorter *s, int err, const char *what)
@@ -144,7 +181,7 @@ static int spill(struct sorter *s)
 	struct run *runs, *r;
 	FILE *f;
 
-	qsort(s->index, s->nindex, sizeof(*s->index), cmp_entry);
+	sort_index(s);
 	runs = realloc(s->runs, (s->nruns + 1) * sizeof(*runs));
 	if (!runs)
 		return fail(s, ENOMEM, "cannot track");
@@ -257,7 +294,7 @@ int sorter_finish(struct sorter *s)
 
 	s->finished = true;
 	if (!s->nruns) {
-		qsort(s->index, s->nindex, sizeof(*s->index), cmp_entry);
+		sort_index(s);
 		return 0;
 	}
 	if (s->nindex && (ret = spill(s)))
@@ -265,8 +302,10 @@ int sorter_finish(struct sorter *s)
 	/* the buffer is not needed any more: the runs have it all */
 	free(s->arena);
 	free(s->index);
+	free(s->tmp);
 	s->arena = NULL;
 	s->index = NULL;
+	s->tmp = NULL;
 	s->heap = malloc(s->nruns * sizeof(*s->heap));
 	if (!s->heap)
 		return -ENOMEM;
