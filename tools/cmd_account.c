@@ -444,33 +444,36 @@ static int cmp_name(const void *x, const void *y, void *ctx)
 	return c ? c : (a->id > b->id) - (a->id < b->id);
 }
 
-/* llvm-xray's thread order: the DenseMap of (process, thread) buffers. */
+/* llvm-xray's thread order: the DenseMap of (process, thread) buffers
+ * for FDR logs; other formats are read in file order. */
 static int thread_ranks(struct account *a, uint64_t **ranks_out)
 {
 	uint32_t n = calls_nthreads(a->calls);
-	uint32_t *hashes = malloc((n + 1) * sizeof(*hashes));
+	uint64_t *pids = malloc((n + 1) * sizeof(*pids));
+	uint32_t *tids = malloc((n + 1) * sizeof(*tids));
 	uint32_t *order = malloc((n + 1) * sizeof(*order));
 	uint64_t *ranks = calloc(n + 1, sizeof(*ranks));
 	int ret = -ENOMEM;
 
-	if (!hashes || !order || !ranks)
+	if (!pids || !tids || !order || !ranks)
 		goto out;
 	for (uint32_t i = 0; i < n; i++) {
 		struct call_thread *t = calls_thread(a->calls, i);
 		struct thread_state *s = tstate(t);
 
-		hashes[i] = llvm_hash_pair(llvm_hash_u64(s ? s->block_pid : 0),
-					   llvm_hash_u32(t->tid));
+		pids[i] = s ? s->block_pid : 0;
+		tids[i] = t->tid;
 	}
-	ret = llvm_densemap_order(hashes, n, order);
+	ret = llvm_thread_ranks(pids, tids, n, order);
 	if (ret)
 		goto out;
 	for (uint32_t i = 0; i < n; i++)
-		ranks[order[i]] = a->fdr ? i : 0;
+		ranks[i] = a->fdr ? order[i] : 0;
 	*ranks_out = ranks;
 	ranks = NULL;
 out:
-	free(hashes);
+	free(pids);
+	free(tids);
 	free(order);
 	free(ranks);
 	return ret;

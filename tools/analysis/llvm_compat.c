@@ -87,3 +87,24 @@ int llvm_densemap_order(const uint32_t *hashes, size_t n, uint32_t *order)
 	free(buckets);
 	return 0;
 }
+
+int llvm_thread_ranks(const uint64_t *block_pid, const uint32_t *tid,
+		      uint32_t n, uint32_t *rank)
+{
+	uint32_t *hashes = calloc((size_t)n + 1, sizeof(*hashes));
+	uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
+	int ret = -ENOMEM;
+
+	if (hashes && order) {
+		for (uint32_t i = 0; i < n; i++)
+			hashes[i] = llvm_hash_pair(llvm_hash_u64(block_pid[i]),
+						   llvm_hash_u32(tid[i]));
+		ret = llvm_densemap_order(hashes, n, order);
+		if (!ret)
+			for (uint32_t i = 0; i < n; i++)
+				rank[order[i]] = i;
+	}
+	free(hashes);
+	free(order);
+	return ret;
+}

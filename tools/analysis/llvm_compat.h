@@ -38,6 +38,16 @@ uint32_t llvm_hash_pair(uint32_t first_hash, uint32_t second_hash);
 int llvm_densemap_order(const uint32_t *hashes, size_t n, uint32_t *order);
 
 /*
+ * llvm-xray's loader walks an FDR log thread by thread, in the order of a
+ * DenseMap keyed by (process id of the buffer's Pid record, or 0 before
+ * version 3; thread id), filled in order of first appearance.  Given each
+ * thread's key in order of first appearance, set rank[i] to the position
+ * of thread i in that walk.  Return 0 or -ENOMEM.
+ */
+int llvm_thread_ranks(const uint64_t *block_pid, const uint32_t *tid,
+		      uint32_t n, uint32_t *rank);
+
+/*
  * std::sort(idx, idx + n) with comparator
  *   sec[a] < sec[b] && usec[a] < usec[b]
  * (llvm-xray's ordering of a thread's buffers by their wall-clock time).

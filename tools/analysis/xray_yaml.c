@@ -385,21 +385,22 @@ int xray_yaml_event(struct xray_yaml *y, const struct xrayfdr_event *ev)
 static int order_threads(struct xray_yaml *y)
 {
 	uint32_t n = y->nthreads;
-	uint32_t *hashes = malloc((n + 1) * sizeof(*hashes));
-	uint32_t *order = malloc((n + 1) * sizeof(*order));
+	uint64_t *pids = malloc((n + 1) * sizeof(*pids));
+	uint32_t *tids = malloc((n + 1) * sizeof(*tids));
+	uint32_t *ranks = malloc((n + 1) * sizeof(*ranks));
 	int ret = -ENOMEM;
 
-	if (!hashes || !order)
+	if (!pids || !tids || !ranks)
 		goto out;
-	for (uint32_t i = 0; i < n; i++)
-		hashes[i] =
-			llvm_hash_pair(llvm_hash_u64(y->threads[i]->block_pid),
-				       llvm_hash_u32(y->threads[i]->tid));
-	ret = llvm_densemap_order(hashes, n, order);
+	for (uint32_t i = 0; i < n; i++) {
+		pids[i] = y->threads[i]->block_pid;
+		tids[i] = y->threads[i]->tid;
+	}
+	ret = llvm_thread_ranks(pids, tids, n, ranks);
 	if (ret)
 		goto out;
 	for (uint32_t i = 0; i < n; i++)
-		y->threads[order[i]]->rank = i;
+		y->threads[i]->rank = ranks[i];
 	for (uint32_t i = 0; i < n; i++) {
 		struct thread *t = y->threads[i];
 		uint32_t nb = t->nblocks,
@@ -438,8 +439,9 @@ static int order_threads(struct xray_yaml *y)
 		free(usec);
 	}
 out:
-	free(hashes);
-	free(order);
+	free(pids);
+	free(tids);
+	free(ranks);
 	return ret;
 }
 
