@@ -10,7 +10,7 @@ ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/symbols.c \
 	tools/analysis/llvm_compat.c tools/analysis/xray_yaml.c \
 	tools/analysis/calls.c tools/analysis/trie.c tools/analysis/flamegraph.c
 TOOL_SRCS += $(ANALYSIS_SRCS) tools/cmd_extract.c tools/cmd_convert.c \
-	tools/cmd_account.c tools/cmd_stack.c
+	tools/cmd_account.c tools/cmd_stack.c tools/cmd_graph.c
 # C++ only where a C++ facility is needed: demangling, and std::sort's
 # order of equal elements, which llvm-xray's output inherits (libstdc++).
 TOOL_CXX_SRCS := tools/analysis/demangle.cc tools/analysis/llvm_sort.cc

@@ -26,6 +26,7 @@ extern const struct command cmd_convert;
 extern const struct command cmd_dump;
 extern const struct command cmd_stack;
 extern const struct command cmd_extract;
+extern const struct command cmd_graph;
 extern const struct command cmd_synth;
 
 /* Print "xrayfdr CMD: message" to stderr. */
