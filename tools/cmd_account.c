@@ -883,6 +883,7 @@ static int account_run(int argc, char **argv)
 	t = trace_open(a.path, &in);
 	if (!t)
 		goto out;
+	symbols_use_trace_names(p.syms, trace_function_name, t);
 	ret = trace_header(t, &hdr);
 	if (ret == 0) {
 		a.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;

@@ -8,6 +8,7 @@
 
 #include "analysis/source.h"
 #include "analysis/symbols.h"
+#include "analysis/writers.h"
 #include "analysis/xray_yaml.h"
 #include "xrayfdr.h"
 
@@ -125,6 +126,115 @@ static int convert_yaml(struct trace *t, const struct trace_header *hdr,
 		}
 	}
 	xray_yaml_free(y);
+	return trace_status(t, ret);
+}
+
+static int convert_calls(struct trace *t, const struct trace_header *hdr,
+			 struct symbols *syms, FILE *out,
+			 enum call_writer_kind kind)
+{
+	struct call_writer *w = call_writer_new(kind, out, hdr, syms);
+	const struct xrayfdr_event *ev;
+	int ret;
+
+	if (!w) {
+		tool_error("convert", "out of memory");
+		return EXIT_USAGE;
+	}
+	while ((ret = trace_next(t, &ev)) == 1) {
+		ret = call_writer_event(w, ev);
+		if (ret)
+			break;
+	}
+	if (ret == 0 || ret == -EBADMSG)
+		ret = call_writer_finish(w) ?: ret;
+	if (ret == -E2BIG || ret == -ENOMEM || ret == -EINVAL) {
+		tool_error("convert", "%s",
+			   ret == -E2BIG ?
+				   "a call stack deeper than the limit" :
+			   ret == -EINVAL ?
+				   "a negative function id cannot be written" :
+				   "out of memory");
+		call_writer_free(w);
+		return EXIT_USAGE;
+	}
+	if (call_writer_unmatched(w))
+		tool_error(
+			"convert",
+			"%" PRIu64
+			" exits matched no entry on their thread's stack (left out)",
+			call_writer_unmatched(w));
+	call_writer_free(w);
+	return trace_status(t, ret);
+}
+
+static int convert_folded(struct trace *t, struct symbols *syms, FILE *out)
+{
+	uint64_t unmatched = 0;
+	int ret = stack_write_folded(t, syms, out, &unmatched);
+
+	if (ret == -ENOMEM || ret == -E2BIG) {
+		tool_error("convert", "%s",
+			   ret == -E2BIG ?
+				   "a call stack deeper than the limit" :
+				   "out of memory");
+		return EXIT_USAGE;
+	}
+	if (unmatched)
+		tool_error(
+			"convert",
+			"%" PRIu64
+			" exits matched no entry on their thread's stack (left out)",
+			unmatched);
+	return trace_status(t, ret);
+}
+
+static int write_fd(void *ctx, const void *data, size_t size)
+{
+	FILE *out = ctx;
+
+	return fwrite(data, 1, size, out) == size ? 0 : -EIO;
+}
+
+/* Re-encode as FDR through libxrayfdr's writer. */
+static int convert_fdr(struct trace *t, const struct trace_header *hdr,
+		       FILE *out, unsigned int version)
+{
+	XRAYFDR_OPTS(xrayfdr_writer_opts, wo, .version = version,
+		     .constant_tsc = hdr->constant_tsc,
+		     .nonstop_tsc = hdr->nonstop_tsc,
+		     .cycle_frequency = hdr->cycle_frequency);
+	struct xrayfdr_writer *w = xrayfdr_writer_new(write_fd, out, &wo);
+	const struct xrayfdr_event *ev;
+	int ret;
+
+	if (!w) {
+		tool_error("convert", "cannot start the FDR writer: %s",
+			   strerror(errno));
+		return EXIT_USAGE;
+	}
+	while ((ret = trace_next(t, &ev)) == 1) {
+		ret = xrayfdr_writer_event(w, ev);
+		if (ret == -EOPNOTSUPP) {
+			tool_error(
+				"convert",
+				"the %s at offset %" PRIu64
+				" cannot be written in FDR version %u (use --fdr-version 5)",
+				xrayfdr_event_kind_name(ev->kind), ev->offset,
+				version);
+			xrayfdr_writer_close(w);
+			return EXIT_INVALID;
+		}
+		if (ret) {
+			tool_error("convert", "writing: %s", strerror(-ret));
+			xrayfdr_writer_close(w);
+			return EXIT_USAGE;
+		}
+	}
+	if (xrayfdr_writer_close(w)) {
+		tool_error("convert", "writing: %s", strerror(EIO));
+		return EXIT_USAGE;
+	}
 	return trace_status(t, ret);
 }
 
@@ -262,24 +372,17 @@ static int convert_run(int argc, char **argv)
 	status = parse_options(argc, argv, &o);
 	if (status >= 0)
 		return status;
-	if (o.instr_map) {
-		syms = symbols_open(o.instr_map, o.demangle, err, sizeof(err));
-		if (!syms) {
-			tool_error("convert", "%s", err);
-			return EXIT_USAGE;
-		}
-	} else if (o.symbolize) {
-		/* as llvm-xray: ids without a map print as "#id" */
-		syms = symbols_open(NULL, o.demangle, err, sizeof(err));
-		if (!syms) {
-			tool_error("convert", "%s", err);
-			return EXIT_USAGE;
-		}
+	/* without a map, ids print as llvm-xray prints them: "#id" */
+	syms = symbols_open(o.instr_map, o.demangle, err, sizeof(err));
+	if (!syms) {
+		tool_error("convert", "%s", err);
+		return EXIT_USAGE;
 	}
 	t = trace_open(argv[optind], &o.in);
 	if (!t) {
 		status = EXIT_USAGE;
 		goto out;
+		symbols_use_trace_names(syms, trace_function_name, t);
 	}
 	if (trace_header(t, &hdr) < 0) {
 		status = trace_status(t, -EBADMSG);
@@ -299,10 +402,17 @@ static int convert_run(int argc, char **argv)
 	case OUT_YAML:
 		status = convert_yaml(t, hdr, syms, out, &o);
 		break;
-	default:
-		tool_error("convert", "output format '%s' is not available yet",
-			   out_names[o.format]);
-		status = EXIT_USAGE;
+	case OUT_TRACE_EVENT:
+		status = convert_calls(t, hdr, syms, out, WRITER_TRACE_EVENT);
+		break;
+	case OUT_TRACELOG:
+		status = convert_calls(t, hdr, syms, out, WRITER_TRACELOG);
+		break;
+	case OUT_FOLDED:
+		status = convert_folded(t, syms, out);
+		break;
+	case OUT_FDR:
+		status = convert_fdr(t, hdr, out, o.fdr_version);
 		break;
 	}
 	if (fflush(out) || ferror(out)) {

@@ -826,6 +826,7 @@ static int graph_run(int argc, char **argv)
 	t = trace_open(g.path, &in);
 	if (!t)
 		goto out;
+	symbols_use_trace_names(syms, trace_function_name, t);
 	ret = trace_header(t, &hdr);
 	if (!ret) {
 		g.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;

@@ -857,16 +857,20 @@ static void stack_free(struct stack *s)
 	free(s->thread_rank);
 }
 
+/* Read one input.  It stays open (in *@tp) until the report is written:
+ * a TraceLog's function names live in its reader. */
 static int read_file(struct stack *s, const char *path, struct trace_opts *in,
-		     double *freq)
+		     double *freq, struct trace **tp)
 {
 	const struct trace_header *hdr;
 	const struct xrayfdr_event *ev;
 	struct trace *t = trace_open(path, in);
 	int ret, status;
 
+	*tp = t;
 	if (!t)
 		return EXIT_USAGE;
+	symbols_use_trace_names(s->syms, trace_function_name, t);
 	s->path = path;
 	ret = trace_header(t, &hdr);
 	if (!ret) {
@@ -895,7 +899,6 @@ static int read_file(struct stack *s, const char *path, struct trace_opts *in,
 	if (status == EXIT_OK && rank_file_threads(s))
 		status = EXIT_USAGE;
 	s->file++;
-	trace_close(t);
 	return status;
 }
 
@@ -924,6 +927,7 @@ static int stack_run(int argc, char **argv)
 	const char *instr_map = NULL, *output = NULL;
 	bool all = false;
 	FILE *out = stdout;
+	struct trace **traces = NULL;
 	char err[512];
 	int opt, status = EXIT_OK, ret;
 
@@ -1037,8 +1041,14 @@ static int stack_run(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	traces = calloc((size_t)argc, sizeof(*traces));
+	if (!traces) {
+		tool_error("stack", "out of memory");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	for (int i = optind; i < argc; i++) {
-		int st = read_file(&s, argv[i], &in, &so.freq);
+		int st = read_file(&s, argv[i], &in, &so.freq, &traces[i]);
 
 		if (st > status)
 			status = st;
@@ -1086,9 +1096,48 @@ static int stack_run(int argc, char **argv)
 			status = EXIT_INVALID;
 	}
 out:
+	for (int i = 0; traces && i < argc; i++)
+		trace_close(traces[i]);
+	free(traces);
 	stack_free(&s);
 	symbols_free(s.syms);
 	return status;
+}
+
+int stack_write_folded(struct trace *t, struct symbols *syms, FILE *out,
+		       uint64_t *unmatched)
+{
+	struct stack_opts so = { .format = FMT_FOLDED };
+	struct stack s = { .format = FMT_FOLDED, .syms = syms, .path = "" };
+	const struct xrayfdr_event *ev;
+	const struct trace_header *hdr;
+	int ret;
+
+	s.calls = calls_new(CALLS_UNWIND, true, &stack_ops, &s);
+	if (!s.calls)
+		return -ENOMEM;
+	ret = trace_header(t, &hdr);
+	if (!ret) {
+		s.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
+		s.version = hdr->version;
+	}
+	while (!ret && (ret = trace_next(t, &ev)) == 1) {
+		s.seq++;
+		ret = note_key(&s, ev);
+		if (!ret)
+			ret = calls_event(s.calls, ev);
+		if (!ret)
+			ret = s.error;
+	}
+	if (!ret)
+		ret = rank_file_threads(&s);
+	if (!ret) {
+		calls_close_all(s.calls);
+		ret = report(&s, out, &so);
+	}
+	*unmatched = s.unmatched;
+	stack_free(&s);
+	return ret;
 }
 
 const struct command cmd_stack = {

@@ -301,3 +301,10 @@ void trace_close(struct trace *t)
 	free(t->path);
 	free(t);
 }
+
+const char *trace_function_name(void *ctx, int32_t func_id)
+{
+	struct trace *t = ctx;
+
+	return t->tr ? text_reader_function_name(t->tr, func_id) : NULL;
+}

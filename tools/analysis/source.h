@@ -80,6 +80,10 @@ int trace_status(struct trace *t, int last_ret);
 
 void trace_close(struct trace *t);
 
+/* A function's name if the trace carries names (TraceLog), else NULL;
+ * a callback for symbols_use_trace_names() with @ctx the trace. */
+const char *trace_function_name(void *ctx, int32_t func_id);
+
 /* "xray", "yaml", "tracelog": for --input-format. */
 int trace_format_parse(const char *name, enum trace_format *out);
 

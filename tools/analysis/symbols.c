@@ -42,6 +42,8 @@ struct symbols {
 	bool ranges_built;
 	struct symbol_cache *cache; /* by function id, 1..nfunctions */
 	char scratch[64];
+	const char *(*trace_names)(void *ctx, int32_t id);
+	void *trace_ctx;
 };
 
 static char *debuginfo_path;
@@ -239,11 +241,25 @@ static char *lookup_name(struct symbols *s, uint64_t addr)
 	return out;
 }
 
+void symbols_use_trace_names(struct symbols *s,
+			     const char *(*fn)(void *ctx, int32_t id),
+			     void *ctx)
+{
+	s->trace_names = fn;
+	s->trace_ctx = ctx;
+}
+
 const char *symbols_name(struct symbols *s, int32_t id)
 {
 	struct symbol_cache *c;
 
 	if (!known_id(s, id)) {
+		const char *name = s->trace_names ?
+					   s->trace_names(s->trace_ctx, id) :
+					   NULL;
+
+		if (name)
+			return name;
 		snprintf(s->scratch, sizeof(s->scratch), "#%" PRId32, id);
 		return s->scratch;
 	}

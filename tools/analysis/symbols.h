@@ -28,6 +28,14 @@ void symbols_free(struct symbols *s);
 /* The map, or NULL without a binary. */
 const struct xray_instr_map *symbols_map(const struct symbols *s);
 
+/*
+ * Names a trace carries itself (TraceLog's "fun nam"), used for ids the
+ * map does not name; @fn returns NULL for an id it does not know.
+ */
+void symbols_use_trace_names(struct symbols *s,
+			     const char *(*fn)(void *ctx, int32_t id),
+			     void *ctx);
+
 /* llvm-xray's name for a function id (cached; valid until symbols_free). */
 const char *symbols_name(struct symbols *s, int32_t func_id);
 
