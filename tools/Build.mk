@@ -25,3 +25,6 @@ $(BUILD)/obj/%.o: %.cc
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CXX) -std=c++17 -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
 		$(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# Test suites of the analysis commands (tests/tools/).
+CHECK_SUITES += tools/llvm-golden:tests/tools/test_llvm_golden.py

@@ -177,13 +177,15 @@ static int push(struct calls *c, struct call_thread *t,
 static void exit_event(struct calls *c, struct call_thread *t,
 		       const struct xrayfdr_event *ev)
 {
-	uint32_t match = t->depth;
+	uint32_t match = 0;
 
 	if (t->depth && t->stack[t->depth - 1].func_id == ev->func_id) {
 		pop(c, t, ev->tsc, true, true, false);
 		return;
 	}
+	/* only the top may exit in strict mode; else look down the stack */
 	if (c->mode != CALLS_STRICT) {
+		match = t->depth;
 		while (match && t->stack[match - 1].func_id != ev->func_id)
 			match--;
 	}

@@ -123,10 +123,6 @@ enum yaml_quoting yaml_quoting(const char *s, size_t len)
 		case ' ':
 		case '\t':
 			continue;
-		case '\n':
-		case '\r':
-			q = YAML_SINGLE;
-			continue;
 		case 0x7f:
 			return YAML_DOUBLE;
 		default:
