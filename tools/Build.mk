@@ -28,3 +28,4 @@ $(BUILD)/obj/%.o: %.cc
 
 # Test suites of the analysis commands (tests/tools/).
 CHECK_SUITES += tools/llvm-golden:tests/tools/test_llvm_golden.py
+CHECK_SUITES += tools/outputs:tests/tools/test_outputs.py

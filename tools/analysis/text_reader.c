@@ -999,6 +999,27 @@ static int tl_fun_nam(struct text_reader *r, struct cursor *c)
 	return 0;
 }
 
+/* A signed millisecond timestamp, as a TSC: TraceLog times may be
+ * negative (before the start of profiling); TSCs are unsigned. */
+#define TL_TSC_BIAS (1ull << 32)
+
+static int tl_time(struct text_reader *r, struct cursor *c, uint64_t *tsc)
+{
+	bool neg;
+	uint64_t v;
+	int ret;
+
+	skip_spaces(c);
+	neg = *c->p == '-';
+	if (neg)
+		c->p++;
+	ret = tl_number(r, c, "timestamp", TL_TSC_BIAS - 1, &v);
+	if (ret)
+		return ret;
+	*tsc = neg ? TL_TSC_BIAS - v : TL_TSC_BIAS + v;
+	return 0;
+}
+
 static int tl_sample(struct text_reader *r, struct cursor *c)
 {
 	uint64_t iid, ms, count, match, size;
@@ -1006,7 +1027,7 @@ static int tl_sample(struct text_reader *r, struct cursor *c)
 	int ret;
 
 	if ((ret = tl_number(r, c, "sam str", UINT32_MAX, &iid)) ||
-	    (ret = tl_number(r, c, "sam str", UINT64_MAX / 2, &ms)) ||
+	    (ret = tl_time(r, c, &ms)) ||
 	    (ret = tl_number(r, c, "sam str", UINT64_MAX, &count)) ||
 	    (ret = tl_number(r, c, "sam str", MAX_STACK, &match)))
 		return ret;

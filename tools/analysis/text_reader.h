@@ -7,8 +7,9 @@
  *    of flow mappings, one per line; block-style records are read too.
  *    Any header version is accepted (llvm-xray reads only version 1).
  *  - CoreProfiler TraceLog: stack samples ("sam str") in instrumentation
- *    mode become function entries and exits; timestamps are milliseconds,
- *    so the trace's clock runs at 1000 Hz.
+ *    mode become function entries and exits.  Timestamps are milliseconds
+ *    from the start of profiling, possibly negative: the trace's clock runs
+ *    at 1000 Hz and its TSC is the millisecond plus 2^32.
  *
  * Both read one line at a time (lines up to 64 MiB), keep per-thread state
  * only, and report problems as "FILE: line N: ...".  In keep-going mode a

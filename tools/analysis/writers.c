@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* trace_event JSON and TraceLog writers; see writers.h. */
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,18 +33,27 @@ struct writer_thread {
 	bool running;
 };
 
+/* trace_event: microseconds since the TSC's zero, as llvm-xray's
+ * trace_event output (another thread's first event may be older than the
+ * first event in the file, so the file's first cannot be the origin). */
 static double micros(const struct call_writer *w, uint64_t tsc)
 {
-	uint64_t d = tsc >= w->base_tsc ? tsc - w->base_tsc : 0;
-
-	return (double)d * 1e6 / w->freq;
+	return (double)tsc * 1e6 / w->freq;
 }
 
-static uint64_t millis(const struct call_writer *w, uint64_t tsc)
+static double span_micros(const struct call_writer *w, uint64_t a, uint64_t b)
 {
-	uint64_t d = tsc >= w->base_tsc ? tsc - w->base_tsc : 0;
+	return (double)(b > a ? b - a : 0) * 1e6 / w->freq;
+}
 
-	return (uint64_t)((double)d * 1e3 / w->freq);
+/* TraceLog: milliseconds since the first event in the file, negative for
+ * events of other threads written earlier (TraceLog's times are signed). */
+static int64_t millis(const struct call_writer *w, uint64_t tsc)
+{
+	double d = tsc >= w->base_tsc ? (double)(tsc - w->base_tsc) :
+					-(double)(w->base_tsc - tsc);
+
+	return (int64_t)floor(d * 1e3 / w->freq);
 }
 
 static void json_bytes(FILE *out, const void *data, size_t len)
@@ -92,7 +102,6 @@ static void te_done(void *ctx, struct call_thread *t, const struct call_done *d)
 {
 	struct call_writer *w = ctx;
 	double ts = micros(w, d->entry_tsc);
-	double end = micros(w, d->exit_tsc);
 
 	te_record_start(w);
 	fputs("{\"name\":", w->out);
@@ -101,8 +110,8 @@ static void te_done(void *ctx, struct call_thread *t, const struct call_done *d)
 		",\"cat\":\"function\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%" PRIu32
 		",\"tid\":%" PRIu32 ",\"args\":{\"func_id\":%" PRId32
 		",\"self_us\":%.3f",
-		ts, end > ts ? end - ts : 0, t->pid, t->tid, d->func_id,
-		(double)d->self * 1e6 / w->freq);
+		ts, span_micros(w, d->entry_tsc, d->exit_tsc), t->pid, t->tid,
+		d->func_id, (double)d->self * 1e6 / w->freq);
 	if (d->off_cpu)
 		fprintf(w->out, ",\"off_cpu_us\":%.3f",
 			(double)d->off_cpu * 1e6 / w->freq);
@@ -126,7 +135,7 @@ static void te_sched(void *ctx, struct call_thread *t, bool off, uint64_t tsc)
 	fprintf(w->out,
 		"{\"name\":\"off-CPU\",\"cat\":\"sched\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%" PRIu32
 		",\"tid\":%" PRIu32 "}",
-		ts, micros(w, tsc) - ts, t->pid, t->tid);
+		ts, span_micros(w, t->off_since, tsc), t->pid, t->tid);
 }
 
 static void te_event(struct call_writer *w, const struct xrayfdr_event *ev)
@@ -233,7 +242,7 @@ static void tl_enter(void *ctx, struct call_thread *t, struct call_frame *f,
 	}
 	tl_name(w, f->func_id);
 	fprintf(w->out,
-		"sam str 0x%08" PRIX32 " %" PRIu64 " 0 %" PRIu32 ":%" PRIu32
+		"sam str 0x%08" PRIX32 " %" PRId64 " 0 %" PRIu32 ":%" PRIu32
 		" 0x%" PRIx32 "\n",
 		t->index, millis(w, ev->tsc), depth, depth,
 		(uint32_t)f->func_id);
@@ -246,7 +255,7 @@ static void tl_done(void *ctx, struct call_thread *t, const struct call_done *d)
 	if (d->at_end)
 		return;
 	fprintf(w->out,
-		"sam str 0x%08" PRIX32 " %" PRIu64 " 0 %" PRIu32 ":%" PRIu32
+		"sam str 0x%08" PRIX32 " %" PRId64 " 0 %" PRIu32 ":%" PRIu32
 		"\n",
 		t->index, millis(w, d->exit_tsc), d->depth, d->depth + 1);
 }
@@ -261,7 +270,7 @@ static void tl_cpu(struct call_writer *w, struct call_thread *t, uint64_t tsc)
 	/* on-CPU time since the last report */
 	if (wt->running && tsc > wt->on_since)
 		on = tsc - wt->on_since;
-	fprintf(w->out, "thr cpu 0x%08" PRIX32 " %" PRIu64 " %" PRIu64 "\n",
+	fprintf(w->out, "thr cpu 0x%08" PRIX32 " %" PRId64 " %" PRIu64 "\n",
 		t->index, millis(w, tsc),
 		(uint64_t)((double)on * 1e6 / w->freq));
 	wt->on_since = tsc;
