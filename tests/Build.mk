@@ -22,7 +22,7 @@ $(BUILD)/tests/unit/test_%: $(BUILD)/san/tests/unit/test_%.o \
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ -lcmocka -lpthread -lelf
 
 # Fuzz targets: one per parser, seeded with logs from `xrayfdr synth`.
-FUZZ_TARGETS := fuzz_reader fuzz_instr_map
+FUZZ_TARGETS := fuzz_reader fuzz_instr_map fuzz_yaml fuzz_tracelog
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DREADER_WINDOW_SIZE=48 \
 	-g -O1 -std=c11 -D_GNU_SOURCE -Ilib/include -DXRAYFDR_VERSION='"fuzz"'
@@ -31,7 +31,7 @@ FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard lib/*.h lib/*/*.h lib/include/xrayfdr/*.h)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRCS) $(LIB_LDLIBS)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_EXTRA_SRCS) $(LIB_SRCS) $(LIB_LDLIBS)
 
 $(BUILD)/fuzz/corpus.stamp: $(XRAYFDR_BIN) tests/fuzz/make-corpus.sh
 	$(call msg,CORPUS,$(BUILD)/fuzz/corpus-*)

@@ -29,3 +29,8 @@ $(BUILD)/obj/%.o: %.cc
 # Test suites of the analysis commands (tests/tools/).
 CHECK_SUITES += tools/llvm-golden:tests/tools/test_llvm_golden.py
 CHECK_SUITES += tools/outputs:tests/tools/test_outputs.py
+
+# The text readers' fuzz targets build them in (tests/fuzz/fuzz_*.c).
+TEXT_FUZZ_BINS := $(BUILD)/fuzz/fuzz_yaml $(BUILD)/fuzz/fuzz_tracelog
+$(TEXT_FUZZ_BINS): $(ANALYSIS_READER_SRCS) $(wildcard tools/analysis/*.h)
+$(TEXT_FUZZ_BINS): FUZZ_EXTRA_SRCS = $(ANALYSIS_READER_SRCS)

@@ -67,6 +67,13 @@ static void on_diag(void *ctx, const struct xrayfdr_diag *d)
 	tool_error(t->cmd, "%s [%s] (skipped)", d->message, d->rule);
 }
 
+static void on_text_skip(void *ctx, const char *message)
+{
+	struct trace *t = ctx;
+
+	tool_error(t->cmd, "%s (line skipped)", message);
+}
+
 /* What the first bytes say the file is. */
 static enum trace_format sniff(const char *path)
 {
@@ -126,7 +133,7 @@ struct trace *trace_open(const char *path, const struct trace_opts *opts)
 		}
 		t->tr = text_reader_new(
 			t->hdr.format == TRACE_YAML ? TEXT_YAML : TEXT_TRACELOG,
-			t->text, path, opts->keep_going);
+			t->text, path, opts->keep_going, on_text_skip, t);
 		if (!t->tr)
 			goto fail_errno;
 	}

@@ -38,6 +38,8 @@ struct text_reader {
 	FILE *f;
 	char *name;
 	bool keep_going;
+	void (*on_skip)(void *ctx, const char *msg);
+	void *skip_ctx;
 
 	char *line;
 	size_t line_cap;
@@ -95,7 +97,8 @@ static int bad_line(struct text_reader *r, int ret)
 {
 	if (ret != -EBADMSG || !r->keep_going)
 		return ret;
-	fprintf(stderr, "xrayfdr: %s (line skipped)\n", r->err);
+	if (r->on_skip)
+		r->on_skip(r->skip_ctx, r->err);
 	r->stats.skipped_buffers++;
 	r->stats.skipped_bytes += r->line_len;
 	return 0;
@@ -1189,7 +1192,9 @@ static int tl_next(struct text_reader *r)
  * The interface.
  */
 struct text_reader *text_reader_new(enum text_kind kind, FILE *f,
-				    const char *name, bool keep_going)
+				    const char *name, bool keep_going,
+				    void (*on_skip)(void *ctx, const char *msg),
+				    void *ctx)
 {
 	struct text_reader *r = calloc(1, sizeof(*r));
 
@@ -1198,6 +1203,8 @@ struct text_reader *text_reader_new(enum text_kind kind, FILE *f,
 	r->kind = kind;
 	r->f = f;
 	r->keep_going = keep_going;
+	r->on_skip = on_skip;
+	r->skip_ctx = ctx;
 	r->header_ret = 1;
 	r->name = strdup(name);
 	if (!r->name) {

@@ -30,8 +30,14 @@ enum text_kind {
 
 struct text_reader;
 
+/*
+ * @keep_going: a bad line is skipped, counted, and (if @on_skip is not
+ * NULL) reported through it with its message.
+ */
 struct text_reader *text_reader_new(enum text_kind kind, FILE *f,
-				    const char *name, bool keep_going);
+				    const char *name, bool keep_going,
+				    void (*on_skip)(void *ctx, const char *msg),
+				    void *ctx);
 void text_reader_free(struct text_reader *r);
 
 /* Read up to the first record.  0, or -EBADMSG/-EIO (see _error()). */
