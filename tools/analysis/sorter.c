@@ -10,6 +10,7 @@
 #include "sorter.h"
 
 #define MIN_MEMORY (1u << 20)
+#define EMPTY_RECORD UINT64_MAX
 #define RUN_IO_BUFFER (1u << 20)
 
 /* In memory: an index of (key, offset) into the arena, where each record
@@ -55,9 +56,9 @@ struct sorter *sorter_new(size_t memory)
 	if (!s)
 		return NULL;
 	s->memory = memory < MIN_MEMORY ? MIN_MEMORY : memory;
-	/* about three quarters for records, a quarter for the index and
-	 * the radix sort's second copy of it */
-	s->arena_cap = s->memory / 4 * 3;
+	/* half for the records' bytes (touched only as used: bare keys
+	 * need none), half for the index and the radix sort's copy of it */
+	s->arena_cap = s->memory / 2;
 	s->index_cap = (s->memory - s->arena_cap) / 2 / sizeof(struct entry);
 	if (s->index_cap > UINT32_MAX)
 		s->index_cap =
@@ -104,36 +105,42 @@ uint64_t sorter_spilled_bytes(const struct sorter *s)
 	return s->spilled_bytes;
 }
 
-/* LSD radix sort on the key, 16 bits a pass: stable, so entries with
- * equal keys stay in arrival order.  Passes where every key has the same
- * digit are skipped (the high bits of small keys). */
+/* LSD radix sort on the key, 11 bits a pass (the counts stay in the L1
+ * cache): stable, so entries with equal keys stay in arrival order.
+ * Passes where every key has the same digit are skipped (the high bits
+ * of small keys). */
+#define RADIX_BITS 11
+#define RADIX (1u << RADIX_BITS)
+
 static void sort_index(struct sorter *s)
 {
-	static uint32_t count[1 << 16];
+	static uint32_t count[RADIX];
 	struct entry *src = s->index, *dst = s->tmp, *t;
 	size_t n = s->nindex;
+	uint64_t all_or = 0, all_and = UINT64_MAX;
 
-	for (unsigned int shift = 0; shift < 64; shift += 16) {
-		size_t sum = 0;
-		bool skip = false;
+	for (size_t i = 0; i < n; i++) {
+		all_or |= src[i].key;
+		all_and &= src[i].key;
+	}
+	for (unsigned int shift = 0; shift < 64; shift += RADIX_BITS) {
+		uint32_t sum = 0;
 
+		/* every key has the same bits here: nothing to do */
+		if (!(((all_or ^ all_and) >> shift) & (RADIX - 1)))
+			continue;
 		memset(count, 0, sizeof(count));
 		for (size_t i = 0; i < n; i++)
-			count[(src[i].key >> shift) & 0xffff]++;
-		for (size_t d = 0; d < (1u << 16); d++) {
+			count[(src[i].key >> shift) & (RADIX - 1)]++;
+		for (size_t d = 0; d < RADIX; d++) {
 			uint32_t c = count[d];
 
-			if (c == n) {
-				skip = true;
-				break;
-			}
-			count[d] = (uint32_t)sum;
+			count[d] = sum;
 			sum += c;
 		}
-		if (skip)
-			continue;
 		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i].key >> shift) & 0xffff]++] = src[i];
+			dst[count[(src[i].key >> shift) & (RADIX - 1)]++] =
+				src[i];
 		t = src;
 		src = dst;
 		dst = t;
@@ -191,15 +198,35 @@ static int spill(struct sorter *s)
 		return fail(s, errno, "cannot create");
 	r = &s->runs[s->nruns++];
 	*r = (struct run){ .f = f };
-	for (size_t i = 0; i < s->nindex; i++) {
-		const uint8_t *rec = s->arena + s->index[i].off;
-		uint32_t len;
+	/* bare keys are written in batches; records with bytes one by one */
+	for (size_t i = 0; i < s->nindex;) {
+		uint8_t batch[12 * 512];
+		size_t nb = 0;
 
-		memcpy(&len, rec, sizeof(len));
-		if (fwrite(&s->index[i].key, 8, 1, f) != 1 ||
-		    fwrite(rec, 4 + (size_t)len, 1, f) != 1)
+		while (i < s->nindex && s->index[i].off == EMPTY_RECORD &&
+		       nb < sizeof(batch)) {
+			memcpy(batch + nb, &s->index[i].key, 8);
+			memset(batch + nb + 8, 0, 4);
+			nb += 12;
+			i++;
+		}
+		if (nb && fwrite_unlocked(batch, nb, 1, f) != 1)
 			return fail(s, errno ? errno : EIO, "cannot write");
-		s->spilled_bytes += 12 + (uint64_t)len;
+		s->spilled_bytes += nb;
+		if (i < s->nindex && s->index[i].off != EMPTY_RECORD) {
+			const uint8_t *rec = s->arena + s->index[i].off;
+			uint32_t len;
+
+			memcpy(&len, rec, sizeof(len));
+			memcpy(batch, &s->index[i].key, 8);
+			memcpy(batch + 8, &len, 4);
+			if (fwrite_unlocked(batch, 12, 1, f) != 1 ||
+			    (len && fwrite_unlocked(rec + 4, len, 1, f) != 1))
+				return fail(s, errno ? errno : EIO,
+					    "cannot write");
+			s->spilled_bytes += 12 + (uint64_t)len;
+			i++;
+		}
 	}
 	if (fflush(f) || fseeko(f, 0, SEEK_SET))
 		return fail(s, errno ? errno : EIO, "cannot write");
@@ -231,6 +258,12 @@ int sorter_add(struct sorter *s, uint64_t key, const void *data, size_t len)
 		if (ret)
 			return ret;
 	}
+	if (!len) {
+		/* most records are a bare key: no bytes in the arena */
+		s->index[s->nindex++] =
+			(struct entry){ .key = key, .off = EMPTY_RECORD };
+		return 0;
+	}
 	s->index[s->nindex++] =
 		(struct entry){ .key = key, .off = s->arena_len };
 	memcpy(s->arena + s->arena_len, &len32, 4);
@@ -242,14 +275,16 @@ int sorter_add(struct sorter *s, uint64_t key, const void *data, size_t len)
 /* Read a run's next record into the run; false at its end or on error. */
 static int run_advance(struct sorter *s, struct run *r)
 {
-	if (fread(&r->key, 8, 1, r->f) != 1) {
+	uint8_t head[12];
+
+	if (fread_unlocked(head, 12, 1, r->f) != 1) {
 		if (ferror(r->f))
 			return fail(s, EIO, "cannot read");
 		r->done = true;
 		return 0;
 	}
-	if (fread(&r->len, 4, 1, r->f) != 1)
-		return fail(s, EIO, "cannot read");
+	memcpy(&r->key, head, 8);
+	memcpy(&r->len, head + 8, 4);
 	if (r->len > r->cap) {
 		uint8_t *d = realloc(r->data, r->len);
 
@@ -258,7 +293,7 @@ static int run_advance(struct sorter *s, struct run *r)
 		r->data = d;
 		r->cap = r->len;
 	}
-	if (r->len && fread(r->data, r->len, 1, r->f) != 1)
+	if (r->len && fread_unlocked(r->data, r->len, 1, r->f) != 1)
 		return fail(s, EIO, "cannot read");
 	return 0;
 }
@@ -333,6 +368,12 @@ int sorter_next(struct sorter *s, uint64_t *key, const void **data, size_t *len)
 		if (s->next == s->nindex)
 			return 0;
 		*key = s->index[s->next].key;
+		if (s->index[s->next].off == EMPTY_RECORD) {
+			s->next++;
+			*data = "";
+			*len = 0;
+			return 1;
+		}
 		rec = s->arena + s->index[s->next++].off;
 		memcpy(&n, rec, 4);
 		*data = rec + 4;

@@ -7,6 +7,7 @@
 
 #include "../../lib/util/u64map.h"
 #include "llvm_compat.h"
+#include "outbuf.h"
 #include "sorter.h"
 #include "xray_yaml.h"
 #include "yaml_scalar.h"
@@ -81,6 +82,7 @@ struct xray_yaml {
 	struct held *group;
 	size_t ngroup, group_cap;
 	char err[512];
+	struct outbuf ob;
 };
 
 struct xray_yaml *xray_yaml_new(const struct xray_yaml_opts *opts)
@@ -90,6 +92,7 @@ struct xray_yaml *xray_yaml_new(const struct xray_yaml_opts *opts)
 	if (!y)
 		return NULL;
 	y->o = *opts;
+	ob_init(&y->ob, opts->out);
 	y->fdr = opts->hdr->format == TRACE_XRAY && opts->hdr->type == 1;
 	y->version = opts->hdr->version;
 	if (opts->sort) {
@@ -132,28 +135,6 @@ const char *xray_yaml_error(const struct xray_yaml *y)
 	return y->err;
 }
 
-static void write_u64(FILE *f, uint64_t v)
-{
-	char buf[24];
-	int i = sizeof(buf);
-
-	do {
-		buf[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	fwrite(buf + i, 1, sizeof(buf) - (size_t)i, f);
-}
-
-static void write_i64(FILE *f, int64_t v)
-{
-	if (v < 0) {
-		putc_unlocked('-', f);
-		write_u64(f, (uint64_t)0 - (uint64_t)v);
-	} else {
-		write_u64(f, (uint64_t)v);
-	}
-}
-
 static const char *const kind_names[] = {
 	"function-enter",     "function-exit", "function-tail-exit",
 	"function-enter-arg", "custom-event",  "typed-event",
@@ -162,60 +143,67 @@ static const char *const kind_names[] = {
 static void write_header(struct xray_yaml *y)
 {
 	const struct trace_header *h = y->o.hdr;
+	char text[320];
 
-	fprintf(y->o.out,
-		"---\nheader:\n  version:         %u\n  type:            %u\n"
-		"  constant-tsc:    %s\n  nonstop-tsc:     %s\n"
-		"  cycle-frequency: %" PRIu64 "\n",
-		h->version, h->type, h->constant_tsc ? "true" : "false",
-		h->nonstop_tsc ? "true" : "false", h->cycle_frequency);
+	snprintf(text, sizeof(text),
+		 "---\nheader:\n  version:         %u\n  type:            %u\n"
+		 "  constant-tsc:    %s\n  nonstop-tsc:     %s\n"
+		 "  cycle-frequency: %" PRIu64 "\n",
+		 h->version, h->type, h->constant_tsc ? "true" : "false",
+		 h->nonstop_tsc ? "true" : "false", h->cycle_frequency);
+	ob_str(&y->ob, text);
 }
+
+#define LIT(o, s) ob_write((o), (s), sizeof(s) - 1)
 
 /* One record line, as LLVM's emitter writes a flow mapping with default
  * values left out (thread and process 0, no arguments). */
 static void write_record(struct xray_yaml *y, const struct rec *r, uint64_t tsc,
 			 const uint64_t *args, const char *data)
 {
-	FILE *f = y->o.out;
-	char id[16];
+	struct outbuf *o = &y->ob;
 
-	fputs("  - { type: ", f);
-	write_u64(f, r->type);
-	fputs(", func-id: ", f);
-	write_i64(f, r->func_id);
-	fputs(", function: ", f);
+	LIT(o, "  - { type: ");
+	ob_u64(o, r->type);
+	LIT(o, ", func-id: ");
+	ob_i64(o, r->func_id);
+	LIT(o, ", function: ");
 	if (y->o.syms) {
-		yaml_write_str(f, symbols_name(y->o.syms, r->func_id));
+		const char *name = symbols_name(y->o.syms, r->func_id);
+
+		yaml_put_scalar(o, name, strlen(name));
 	} else {
-		snprintf(id, sizeof(id), "%" PRId32, r->func_id);
-		yaml_write_str(f, id);
+		/* a number: always single-quoted */
+		ob_char(o, '\'');
+		ob_i64(o, r->func_id);
+		ob_char(o, '\'');
 	}
 	if (r->nargs) {
-		fputs(", args: [ ", f);
+		LIT(o, ", args: [ ");
 		for (uint16_t i = 0; i < r->nargs; i++) {
 			if (i)
-				fputs(", ", f);
-			write_u64(f, args[i]);
+				LIT(o, ", ");
+			ob_u64(o, args[i]);
 		}
-		fputs(" ]", f);
+		LIT(o, " ]");
 	}
-	fputs(", cpu: ", f);
-	write_u64(f, r->cpu);
+	LIT(o, ", cpu: ");
+	ob_u64(o, r->cpu);
 	if (r->tid) {
-		fputs(", thread: ", f);
-		write_u64(f, r->tid);
+		LIT(o, ", thread: ");
+		ob_u64(o, r->tid);
 	}
 	if (r->pid) {
-		fputs(", process: ", f);
-		write_u64(f, r->pid);
+		LIT(o, ", process: ");
+		ob_u64(o, r->pid);
 	}
-	fputs(", kind: ", f);
-	fputs(kind_names[r->kind < 6 ? r->kind : 0], f);
-	fputs(", tsc: ", f);
-	write_u64(f, tsc);
-	fputs(", data: ", f);
-	yaml_write_scalar(f, data, r->data_size);
-	fputs(" }\n", f);
+	LIT(o, ", kind: ");
+	ob_str(o, kind_names[r->kind < 6 ? r->kind : 0]);
+	LIT(o, ", tsc: ");
+	ob_u64(o, tsc);
+	LIT(o, ", data: ");
+	yaml_put_scalar(o, data, r->data_size);
+	LIT(o, " }\n");
 }
 
 static struct thread *get_thread(struct xray_yaml *y,
@@ -350,7 +338,7 @@ int xray_yaml_event(struct xray_yaml *y, const struct xrayfdr_event *ev)
 	if (!y->o.sort) {
 		if (!y->scratch) {
 			write_header(y);
-			fputs("records:\n", y->o.out);
+			ob_str(&y->ob, "records:\n");
 			y->scratch = malloc(1);
 			if (!y->scratch)
 				return -ENOMEM;
@@ -533,10 +521,10 @@ int xray_yaml_finish(struct xray_yaml *y)
 	if (!y->o.sort) {
 		if (!y->scratch) {
 			write_header(y);
-			fputs("records:         []\n", y->o.out);
+			ob_str(&y->ob, "records:         []\n");
 		}
-		fputs("...\n", y->o.out);
-		return 0;
+		ob_str(&y->ob, "...\n");
+		return ob_flush(&y->ob) ? -EIO : 0;
 	}
 	ret = sorter_finish(y->sorter);
 	if (!ret && y->fdr)
@@ -548,10 +536,10 @@ int xray_yaml_finish(struct xray_yaml *y)
 	if (ret <= 0) {
 		if (ret < 0)
 			goto fail;
-		fputs("records:         []\n...\n", y->o.out);
-		return 0;
+		ob_str(&y->ob, "records:         []\n...\n");
+		return ob_flush(&y->ob) ? -EIO : 0;
 	}
-	fputs("records:\n", y->o.out);
+	ob_str(&y->ob, "records:\n");
 	do {
 		if (y->ngroup && key != last)
 			flush_group(y);
@@ -563,7 +551,12 @@ int xray_yaml_finish(struct xray_yaml *y)
 	if (ret < 0)
 		goto fail;
 	flush_group(y);
-	fputs("...\n", y->o.out);
+	ob_str(&y->ob, "...\n");
+	if (ob_flush(&y->ob)) {
+		snprintf(y->err, sizeof(y->err), "writing: %s",
+			 strerror(y->ob.error));
+		return -EIO;
+	}
 	return 0;
 fail:
 	if (!y->err[0])

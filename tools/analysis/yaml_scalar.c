@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "outbuf.h"
 #include "yaml_scalar.h"
 
 static bool equals(const char *s, size_t len, const char *word)
@@ -177,21 +178,24 @@ static bool printable(uint32_t cp)
 	return true;
 }
 
-static void write_hex_escape(FILE *out, uint32_t cp)
+static void write_hex_escape(struct outbuf *out, uint32_t cp)
 {
+	char tmp[16];
+
 	if (cp <= 0xff)
-		fprintf(out, "\\x%02X", cp);
+		snprintf(tmp, sizeof(tmp), "\\x%02X", cp);
 	else if (cp <= 0xffff)
-		fprintf(out, "\\u%04X", cp);
+		snprintf(tmp, sizeof(tmp), "\\u%04X", cp);
 	else
-		fprintf(out, "\\U%08X", cp);
+		snprintf(tmp, sizeof(tmp), "\\U%08X", cp);
+	ob_str(out, tmp);
 }
 
-static void write_double_quoted(FILE *out, const char *s, size_t len)
+static void write_double_quoted(struct outbuf *out, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
-	putc_unlocked('"', out);
+	ob_char(out, '"');
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = p[i];
 		uint32_t cp;
@@ -199,37 +203,37 @@ static void write_double_quoted(FILE *out, const char *s, size_t len)
 
 		switch (c) {
 		case '\\':
-			fputs("\\\\", out);
+			ob_str(out, "\\\\");
 			continue;
 		case '"':
-			fputs("\\\"", out);
+			ob_str(out, "\\\"");
 			continue;
 		case 0:
-			fputs("\\0", out);
+			ob_str(out, "\\0");
 			continue;
 		case 0x07:
-			fputs("\\a", out);
+			ob_str(out, "\\a");
 			continue;
 		case 0x08:
-			fputs("\\b", out);
+			ob_str(out, "\\b");
 			continue;
 		case 0x09:
-			fputs("\\t", out);
+			ob_str(out, "\\t");
 			continue;
 		case 0x0a:
-			fputs("\\n", out);
+			ob_str(out, "\\n");
 			continue;
 		case 0x0b:
-			fputs("\\v", out);
+			ob_str(out, "\\v");
 			continue;
 		case 0x0c:
-			fputs("\\f", out);
+			ob_str(out, "\\f");
 			continue;
 		case 0x0d:
-			fputs("\\r", out);
+			ob_str(out, "\\r");
 			continue;
 		case 0x1b:
-			fputs("\\e", out);
+			ob_str(out, "\\e");
 			continue;
 		default:
 			break;
@@ -239,55 +243,64 @@ static void write_double_quoted(FILE *out, const char *s, size_t len)
 			continue;
 		}
 		if (!(c & 0x80)) {
-			putc_unlocked(c, out);
+			ob_char(out, c);
 			continue;
 		}
 		n = decode_utf8(p + i, len - i, &cp);
 		if (!n) {
 			/* LLVM stops here, with a replacement character */
-			fputs("\xef\xbf\xbd", out);
+			ob_str(out, "\xef\xbf\xbd");
 			break;
 		}
 		if (cp == 0x85)
-			fputs("\\N", out);
+			ob_str(out, "\\N");
 		else if (cp == 0xa0)
-			fputs("\\_", out);
+			ob_str(out, "\\_");
 		else if (cp == 0x2028)
-			fputs("\\L", out);
+			ob_str(out, "\\L");
 		else if (cp == 0x2029)
-			fputs("\\P", out);
+			ob_str(out, "\\P");
 		else if (printable(cp))
-			fwrite(p + i, 1, n, out);
+			ob_write(out, p + i, n);
 		else
 			write_hex_escape(out, cp);
 		i += n - 1;
 	}
-	putc_unlocked('"', out);
+	ob_char(out, '"');
 }
 
-void yaml_write_scalar(FILE *out, const char *s, size_t len)
+void yaml_put_scalar(struct outbuf *out, const char *s, size_t len)
 {
 	if (!len) {
-		fputs("''", out);
+		ob_str(out, "''");
 		return;
 	}
 	switch (yaml_quoting(s, len)) {
 	case YAML_PLAIN:
-		fwrite(s, 1, len, out);
+		ob_write(out, s, len);
 		break;
 	case YAML_SINGLE:
-		putc_unlocked('\'', out);
+		ob_char(out, '\'');
 		for (size_t i = 0; i < len; i++) {
 			if (s[i] == '\'')
-				putc_unlocked('\'', out);
-			putc_unlocked(s[i], out);
+				ob_char(out, '\'');
+			ob_char(out, s[i]);
 		}
-		putc_unlocked('\'', out);
+		ob_char(out, '\'');
 		break;
 	case YAML_DOUBLE:
 		write_double_quoted(out, s, len);
 		break;
 	}
+}
+
+void yaml_write_scalar(FILE *f, const char *s, size_t len)
+{
+	static struct outbuf ob;
+
+	ob_init(&ob, f);
+	yaml_put_scalar(&ob, s, len);
+	ob_flush(&ob);
 }
 
 void yaml_write_str(FILE *out, const char *s)

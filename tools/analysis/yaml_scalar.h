@@ -29,6 +29,10 @@ enum yaml_quoting yaml_quoting(const char *s, size_t len);
  */
 void yaml_write_scalar(FILE *out, const char *s, size_t len);
 
+struct outbuf;
+/* Same, into an output buffer (outbuf.h). */
+void yaml_put_scalar(struct outbuf *out, const char *s, size_t len);
+
 /* Same, for a NUL-terminated string. */
 void yaml_write_str(FILE *out, const char *s);
 
