@@ -35,3 +35,6 @@ CHECK_SUITES += tools/outputs:tests/tools/test_outputs.py
 TEXT_FUZZ_BINS := $(BUILD)/fuzz/fuzz_yaml $(BUILD)/fuzz/fuzz_tracelog
 $(TEXT_FUZZ_BINS): $(ANALYSIS_READER_SRCS) $(wildcard tools/analysis/*.h)
 $(TEXT_FUZZ_BINS): FUZZ_EXTRA_SRCS = $(ANALYSIS_READER_SRCS)
+
+# make bench: tool throughput against llvm-xray (bench/tools/).
+BENCH_SUITES += tools:bench/tools/bench_tools.py
