@@ -121,5 +121,17 @@ check "TraceLog: a sample of an unknown thread" 1 "line 1: sam str: thread 0x000
 printf 'prf zzz 1\n' >"$tmp/bad3.tl"
 check "TraceLog: an unknown record" 1 "line 1: unknown record 'prf zzz'" -- $X graph "$tmp/bad3.tl"
 
+# progress on a terminal (script(1) gives the command one)
+if command -v script >/dev/null; then
+	$X synth -o "$tmp/p.xray" --size 64M >/dev/null 2>&1
+	check "a progress line on a terminal" 0 "reading .*p.xray: +[0-9]+% \\([0-9]+ MiB of 64 MiB\\)" -- \
+		script -qec "$X account '$tmp/p.xray' >/dev/null" /dev/null
+	check "no progress line with --quiet" 0 "^done$" -- \
+		sh -c "script -qec \"$X account -q '$tmp/p.xray' >/dev/null\" /dev/null; echo done"
+else
+	n=$((n + 1))
+	echo "ok $n - a progress line on a terminal # SKIP script(1) is not installed"
+fi
+
 echo "1..$n"
 exit $status
