@@ -4,7 +4,7 @@
  * computes them, plus exclusive time and on/off-CPU time.
  *
  * Exact percentiles need every duration: they go through the external
- * sort (analysis/sorter.h) keyed by function then duration, so memory
+ * sort (analysis/order_stats.h) keyed by function then duration, so memory
  * stays bounded whatever the trace's size.  Rows come out in llvm-xray's
  * order: its table of functions is a DenseMap filled in the order of the
  * first completed call of each function, sorted with std::sort.
@@ -18,16 +18,15 @@
 
 #include "../lib/util/u64map.h"
 #include "analysis/calls.h"
+#include "analysis/cmdline.h"
 #include "analysis/llvm_compat.h"
-#include "analysis/sorter.h"
+#include "analysis/order_stats.h"
 #include "analysis/source.h"
 #include "analysis/symbols.h"
+#include "analysis/table.h"
 #include "xrayfdr.h"
 
-#define DEFAULT_SORT_MEMORY (256ull << 20)
-#define DURATION_BITS 40
-#define DURATION_SAT ((1ull << DURATION_BITS) - 1)
-#define MAX_FUNCTIONS (1u << (64 - DURATION_BITS))
+#define MAX_FUNCTIONS ORDER_STATS_MAX_SETS
 
 enum sort_field {
 	SORT_FUNCID,
@@ -139,13 +138,13 @@ struct account {
 	const char *path;
 	bool keep_going, recursive_only, fdr;
 	uint16_t version;
-	struct u64map by_id;
-	struct fstat **funcs;
-	uint32_t nfuncs, funcs_cap;
+	struct table functions;
+	struct fstat **funcs; /* the table's records, by number */
+	uint32_t nfuncs;
 	struct first_seen *firsts;
 	size_t nfirsts, firsts_cap;
 	uint64_t seq;
-	struct sorter *sorter;
+	struct order_stats *durations;
 	uint64_t unmatched;
 	int error;
 	struct calls *calls;
@@ -153,31 +152,18 @@ struct account {
 
 static struct fstat *get_func(struct account *a, int32_t id)
 {
-	uint64_t key = (uint32_t)id;
-	struct fstat *f = u64map_get(&a->by_id, key);
+	uint32_t index;
+	bool created;
+	struct fstat *f =
+		table_get(&a->functions, (uint32_t)id, &index, &created);
 
-	if (f)
-		return f;
-	if (a->nfuncs == MAX_FUNCTIONS)
-		return NULL;
-	if (a->nfuncs == a->funcs_cap) {
-		uint32_t cap = a->funcs_cap ? 2 * a->funcs_cap : 64;
-		struct fstat **n = realloc(a->funcs, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		a->funcs = n;
-		a->funcs_cap = cap;
+	if (f && created) {
+		f->id = id;
+		f->index = index;
+		f->min = UINT64_MAX;
 	}
-	f = calloc(1, sizeof(*f));
-	if (!f || u64map_put(&a->by_id, key, f)) {
-		free(f);
-		return NULL;
-	}
-	f->id = id;
-	f->index = a->nfuncs;
-	f->min = UINT64_MAX;
-	a->funcs[a->nfuncs++] = f;
+	a->funcs = (struct fstat **)a->functions.items;
+	a->nfuncs = a->functions.n;
 	return f;
 }
 
@@ -195,7 +181,7 @@ static void on_thread(void *ctx, struct call_thread *t)
 		a->error = -ENOMEM;
 		return;
 	}
-	s->block_pid = a->version >= 3 ? t->pid : 0;
+	s->block_pid = llvm_block_pid(a->version, t->pid);
 	t->user = s;
 }
 
@@ -275,7 +261,6 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 	struct account *a = ctx;
 	uint64_t dur = d->exit_tsc > d->entry_tsc ? d->exit_tsc - d->entry_tsc :
 						    d->entry_tsc - d->exit_tsc;
-	uint64_t key;
 	struct fstat *f;
 	int ret;
 
@@ -308,9 +293,7 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 		f->min = dur;
 	if (dur > f->max)
 		f->max = dur;
-	key = (uint64_t)f->index << DURATION_BITS |
-	      (dur < DURATION_SAT ? dur : DURATION_SAT);
-	ret = sorter_add(a->sorter, key, &dur, dur < DURATION_SAT ? 0 : 8);
+	ret = order_stats_add(a->durations, f->index, dur);
 	if (ret)
 		a->error = ret;
 }
@@ -341,79 +324,17 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 	a->error = -EBADMSG;
 }
 
-static int cmp_u64(const void *x, const void *y)
+/* llvm-xray's picks: the median at n / 2, percentiles at floor(n * p). */
+static void pick(void *ctx, uint32_t set, uint64_t rank, uint64_t value)
 {
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	struct fstat *f = ((struct account *)ctx)->funcs[set];
 
-	return a < b ? -1 : a > b;
-}
-
-/* The exact order statistics, from the durations sorted by function. */
-static int percentiles(struct account *a)
-{
-	uint64_t key, *sat = NULL;
-	size_t nsat = 0, satcap = 0;
-	struct fstat *f = NULL;
-	uint64_t pos = 0;
-	const void *data;
-	size_t len;
-	int ret;
-
-	ret = sorter_finish(a->sorter);
-	if (ret)
-		return ret;
-	for (;;) {
-		ret = sorter_next(a->sorter, &key, &data, &len);
-		if (ret < 0)
-			break;
-		if (ret == 0 || !f || key >> DURATION_BITS != f->index) {
-			/* the long ones, in order, after the others */
-			if (f && nsat) {
-				qsort(sat, nsat, sizeof(*sat), cmp_u64);
-				for (size_t i = 0; i < nsat; i++, pos++) {
-					if (pos == f->count / 2)
-						f->med = sat[i];
-					if (pos ==
-					    (uint64_t)floor((double)f->count *
-							    0.9))
-						f->p90 = sat[i];
-					if (pos ==
-					    (uint64_t)floor((double)f->count *
-							    0.99))
-						f->p99 = sat[i];
-				}
-			}
-			nsat = 0;
-			pos = 0;
-			if (ret == 0)
-				break;
-			f = a->funcs[key >> DURATION_BITS];
-		}
-		if ((key & DURATION_SAT) == DURATION_SAT && len == 8) {
-			if (nsat == satcap) {
-				size_t cap = satcap ? 2 * satcap : 16;
-				uint64_t *n = realloc(sat, cap * sizeof(*n));
-
-				if (!n) {
-					ret = -ENOMEM;
-					break;
-				}
-				sat = n;
-				satcap = cap;
-			}
-			memcpy(&sat[nsat++], data, 8);
-			continue;
-		}
-		if (pos == f->count / 2)
-			f->med = key & DURATION_SAT;
-		if (pos == (uint64_t)floor((double)f->count * 0.9))
-			f->p90 = key & DURATION_SAT;
-		if (pos == (uint64_t)floor((double)f->count * 0.99))
-			f->p99 = key & DURATION_SAT;
-		pos++;
-	}
-	free(sat);
-	return ret;
+	if (rank == f->count / 2)
+		f->med = value;
+	if (rank == (uint64_t)floor((double)f->count * 0.9))
+		f->p90 = value;
+	if (rank == (uint64_t)floor((double)f->count * 0.99))
+		f->p99 = value;
 }
 
 /*
@@ -718,12 +639,9 @@ static void account_free(struct account *a)
 		free(s);
 	}
 	calls_free(a->calls);
-	for (uint32_t i = 0; i < a->nfuncs; i++)
-		free(a->funcs[i]);
-	free(a->funcs);
-	u64map_free(&a->by_id);
+	table_free(&a->functions);
 	free(a->firsts);
-	sorter_free(a->sorter);
+	order_stats_free(a->durations);
 }
 
 static const struct calls_ops account_ops = {
@@ -736,8 +654,6 @@ static const struct calls_ops account_ops = {
 static int account_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "instr-map", required_argument, NULL, 'm' },
-		{ "instr_map", required_argument, NULL, 'm' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "sortorder", required_argument, NULL, 'r' },
 		{ "top", required_argument, NULL, 'p' },
@@ -745,21 +661,15 @@ static int account_run(int argc, char **argv)
 		{ "compat", no_argument, NULL, 'C' },
 		{ "deduce-sibling-calls", no_argument, NULL, 'd' },
 		{ "recursive-calls-only", no_argument, NULL, 'R' },
-		{ "keep-going", no_argument, NULL, 'k' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "sort-memory", required_argument, NULL, 'M' },
-		{ "input-format", required_argument, NULL, 'I' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		ANALYSIS_LONGOPTS,
 		{ 0 },
 	};
-	struct trace_opts in = { .cmd = "account" };
 	struct printer p = { .format = FMT_TEXT };
+	struct analysis_opts o;
 	struct account a = { 0 };
 	enum sort_field field = SORT_FUNCID;
 	bool dsc = false, deduce = false;
-	uint64_t top = 0, memory = DEFAULT_SORT_MEMORY;
-	const char *instr_map = NULL, *output = NULL;
+	uint64_t top = 0;
 	const struct trace_header *hdr;
 	const struct xrayfdr_event *ev;
 	struct row_order ro = { 0 };
@@ -768,12 +678,10 @@ static int account_run(int argc, char **argv)
 	int opt, ret, status = EXIT_USAGE;
 	size_t i;
 
-	while ((opt = getopt_long(argc, argv, "m:s:r:p:f:dko:qh", longopts,
-				  NULL)) != -1) {
+	analysis_opts_init(&o, "account");
+	while ((opt = getopt_long(argc, argv, "s:r:p:f:d" ANALYSIS_SHORTOPTS,
+				  longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'm':
-			instr_map = optarg;
-			break;
 		case 's':
 			for (i = 0;
 			     i < sizeof(sort_names) / sizeof(*sort_names); i++)
@@ -829,37 +737,12 @@ static int account_run(int argc, char **argv)
 		case 'R':
 			a.recursive_only = true;
 			break;
-		case 'k':
-			in.keep_going = true;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'M':
-			if (parse_size(optarg, &memory)) {
-				tool_error("account",
-					   "bad value '%s' for --sort-memory",
-					   optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'I':
-			if (trace_format_parse(optarg, &in.format)) {
-				tool_error("account",
-					   "bad value '%s' for --input-format",
-					   optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'q':
-			in.quiet = true;
-			break;
 		case 'h':
 			account_usage(stdout);
 			return EXIT_OK;
 		default:
-			account_usage(stderr);
-			return EXIT_USAGE;
+			if (analysis_option(&o, opt, optarg, account_usage))
+				return EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
@@ -867,20 +750,21 @@ static int account_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	a.path = argv[optind];
-	a.keep_going = in.keep_going;
-	p.syms = symbols_open(instr_map, true, err, sizeof(err));
+	table_init(&a.functions, sizeof(struct fstat), MAX_FUNCTIONS);
+	a.keep_going = o.in.keep_going;
+	p.syms = symbols_open(o.instr_map, true, err, sizeof(err));
 	if (!p.syms) {
 		tool_error("account", "%s", err);
 		return EXIT_USAGE;
 	}
-	a.sorter = sorter_new(memory);
+	a.durations = order_stats_new(o.sort_memory);
 	a.calls = calls_new(deduce ? CALLS_DEDUCE : CALLS_STRICT, true,
 			    &account_ops, &a);
-	if (!a.sorter || !a.calls) {
+	if (!a.durations || !a.calls) {
 		tool_error("account", "out of memory");
 		goto out;
 	}
-	t = trace_open(a.path, &in);
+	t = trace_open(a.path, &o.in);
 	if (!t)
 		goto out;
 	symbols_use_trace_names(p.syms, trace_function_name, t);
@@ -903,7 +787,7 @@ static int account_run(int argc, char **argv)
 		goto out;
 	}
 	if (a.error && a.error != -EBADMSG) {
-		tool_error("account", "%s", sorter_error(a.sorter));
+		tool_error("account", "%s", order_stats_error(a.durations));
 		goto out;
 	}
 	status = trace_status(t, ret < 0 ? ret : 0);
@@ -912,35 +796,25 @@ static int account_run(int argc, char **argv)
 			status = EXIT_INVALID;
 		goto out;
 	}
-	ret = percentiles(&a);
+	ret = order_stats_walk(a.durations, pick, &a);
 	if (!ret)
 		ret = order_rows(&a, field, dsc, &ro);
 	if (ret) {
 		tool_error("account", "%s",
-			   *sorter_error(a.sorter) ? sorter_error(a.sorter) :
-						     strerror(-ret));
+			   *order_stats_error(a.durations) ?
+				   order_stats_error(a.durations) :
+				   strerror(-ret));
 		status = EXIT_USAGE;
 		goto out;
 	}
 	p.sched = calls_saw_sched(a.calls);
-	p.out = stdout;
-	if (output && strcmp(output, "-")) {
-		p.out = fopen(output, "w");
-		if (!p.out) {
-			tool_error("account", "%s: %s", output,
-				   strerror(errno));
-			status = EXIT_USAGE;
-			goto out;
-		}
+	p.out = analysis_open_output(&o);
+	if (!p.out) {
+		status = EXIT_USAGE;
+		goto out;
 	}
 	print_rows(&a, &p, &ro, (uint32_t)top);
-	if (fflush(p.out) || ferror(p.out)) {
-		tool_error("account", "%s: %s", output ? output : "<stdout>",
-			   strerror(errno ? errno : EIO));
-		status = EXIT_USAGE;
-	}
-	if (p.out != stdout)
-		fclose(p.out);
+	status = analysis_close_output(&o, p.out, status);
 	if (a.unmatched) {
 		tool_error(
 			"account",

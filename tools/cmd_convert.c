@@ -6,13 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/cmdline.h"
 #include "analysis/source.h"
 #include "analysis/symbols.h"
 #include "analysis/writers.h"
 #include "analysis/xray_yaml.h"
 #include "xrayfdr.h"
-
-#define DEFAULT_SORT_MEMORY (256ull << 20)
 
 enum out_format {
 	OUT_YAML,
@@ -78,15 +77,12 @@ static void convert_usage(FILE *out)
 }
 
 struct convert_opts {
+	struct analysis_opts a;
 	enum out_format format;
-	const char *output;
-	const char *instr_map;
 	bool symbolize;
 	bool demangle;
 	bool sort;
-	uint64_t sort_memory;
 	unsigned int fdr_version;
-	struct trace_opts in;
 };
 
 static int convert_yaml(struct trace *t, const struct trace_header *hdr,
@@ -97,7 +93,7 @@ static int convert_yaml(struct trace *t, const struct trace_header *hdr,
 				     .hdr = hdr,
 				     .syms = o->symbolize ? syms : NULL,
 				     .sort = o->sort,
-				     .memory = o->sort_memory };
+				     .memory = o->a.sort_memory };
 	struct xray_yaml *y = xray_yaml_new(&yo);
 	const struct xrayfdr_event *ev;
 	int ret;
@@ -116,7 +112,7 @@ static int convert_yaml(struct trace *t, const struct trace_header *hdr,
 		xray_yaml_free(y);
 		return EXIT_USAGE;
 	}
-	if (ret == 0 || o->in.keep_going) {
+	if (ret == 0 || o->a.in.keep_going) {
 		int fin = xray_yaml_finish(y);
 
 		if (fin) {
@@ -242,27 +238,20 @@ static int parse_options(int argc, char **argv, struct convert_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "output-format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "instr-map", required_argument, NULL, 'm' },
-		{ "instr_map", required_argument, NULL, 'm' },
 		{ "symbolize", no_argument, NULL, 'y' },
 		{ "no-demangle", no_argument, NULL, 'D' },
 		{ "sort", no_argument, NULL, 's' },
 		{ "no-sort", no_argument, NULL, 'S' },
-		{ "sort-memory", required_argument, NULL, 'M' },
 		{ "fdr-version", required_argument, NULL, 'V' },
-		{ "keep-going", no_argument, NULL, 'k' },
-		{ "input-format", required_argument, NULL, 'I' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		ANALYSIS_LONGOPTS,
 		{ 0 },
 	};
 	bool have_format = false;
 	uint64_t v;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "f:o:m:ysV:kqh", longopts,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:ysV:" ANALYSIS_SHORTOPTS,
+				  longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			have_format = false;
@@ -280,12 +269,6 @@ static int parse_options(int argc, char **argv, struct convert_opts *o)
 				return EXIT_USAGE;
 			}
 			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'm':
-			o->instr_map = optarg;
-			break;
 		case 'y':
 			o->symbolize = true;
 			break;
@@ -298,14 +281,6 @@ static int parse_options(int argc, char **argv, struct convert_opts *o)
 		case 'S':
 			o->sort = false;
 			break;
-		case 'M':
-			if (parse_size(optarg, &o->sort_memory)) {
-				tool_error("convert",
-					   "bad value '%s' for --sort-memory",
-					   optarg);
-				return EXIT_USAGE;
-			}
-			break;
 		case 'V':
 			if (parse_uint(optarg, 1, 5, &v) ||
 			    (v != 1 && v != 5)) {
@@ -317,27 +292,12 @@ static int parse_options(int argc, char **argv, struct convert_opts *o)
 			}
 			o->fdr_version = (unsigned int)v;
 			break;
-		case 'k':
-			o->in.keep_going = true;
-			break;
-		case 'I':
-			if (trace_format_parse(optarg, &o->in.format)) {
-				tool_error(
-					"convert",
-					"bad value '%s' for --input-format (xray, yaml, tracelog)",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'q':
-			o->in.quiet = true;
-			break;
 		case 'h':
 			convert_usage(stdout);
 			return EXIT_OK;
 		default:
-			convert_usage(stderr);
-			return EXIT_USAGE;
+			if (analysis_option(&o->a, opt, optarg, convert_usage))
+				return EXIT_USAGE;
 		}
 	}
 	if (!have_format) {
@@ -358,44 +318,39 @@ static int convert_run(int argc, char **argv)
 	struct convert_opts o = {
 		.demangle = true,
 		.sort = true,
-		.sort_memory = DEFAULT_SORT_MEMORY,
 		.fdr_version = 5,
-		.in = { .cmd = "convert" },
 	};
 	const struct trace_header *hdr;
 	struct symbols *syms = NULL;
 	struct trace *t = NULL;
-	FILE *out = stdout;
+	FILE *out;
 	char err[512];
 	int status;
 
+	analysis_opts_init(&o.a, "convert");
 	status = parse_options(argc, argv, &o);
 	if (status >= 0)
 		return status;
 	/* without a map, ids print as llvm-xray prints them: "#id" */
-	syms = symbols_open(o.instr_map, o.demangle, err, sizeof(err));
+	syms = symbols_open(o.a.instr_map, o.demangle, err, sizeof(err));
 	if (!syms) {
 		tool_error("convert", "%s", err);
 		return EXIT_USAGE;
 	}
-	t = trace_open(argv[optind], &o.in);
+	t = trace_open(argv[optind], &o.a.in);
 	if (!t) {
 		status = EXIT_USAGE;
 		goto out;
-		symbols_use_trace_names(syms, trace_function_name, t);
 	}
+	symbols_use_trace_names(syms, trace_function_name, t);
 	if (trace_header(t, &hdr) < 0) {
 		status = trace_status(t, -EBADMSG);
 		goto out;
 	}
-	if (o.output && strcmp(o.output, "-")) {
-		out = fopen(o.output, "w");
-		if (!out) {
-			tool_error("convert", "%s: %s", o.output,
-				   strerror(errno));
-			status = EXIT_USAGE;
-			goto out;
-		}
+	out = analysis_open_output(&o.a);
+	if (!out) {
+		status = EXIT_USAGE;
+		goto out;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	switch (o.format) {
@@ -415,14 +370,7 @@ static int convert_run(int argc, char **argv)
 		status = convert_fdr(t, hdr, out, o.fdr_version);
 		break;
 	}
-	if (fflush(out) || ferror(out)) {
-		tool_error("convert", "%s: %s",
-			   o.output ? o.output : "<stdout>",
-			   strerror(errno ? errno : EIO));
-		status = EXIT_USAGE;
-	}
-	if (out != stdout)
-		fclose(out);
+	status = analysis_close_output(&o.a, out, status);
 out:
 	trace_close(t);
 	symbols_free(syms);

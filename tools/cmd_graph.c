@@ -18,18 +18,16 @@
 
 #include "../lib/util/u64map.h"
 #include "analysis/calls.h"
+#include "analysis/cmdline.h"
 #include "analysis/llvm_compat.h"
-#include "analysis/sorter.h"
+#include "analysis/order_stats.h"
 #include "analysis/source.h"
 #include "analysis/symbols.h"
+#include "analysis/table.h"
 #include "xrayfdr.h"
 
-#define DEFAULT_SORT_MEMORY (256ull << 20)
-#define DURATION_BITS 40
-#define DURATION_SAT ((1ull << DURATION_BITS) - 1)
-#define INDEX_BITS 23
-#define VERTEX_BIT (1ull << 63)
-#define MAX_ITEMS (1u << INDEX_BITS)
+/* durations of edge i are set 2i, of vertex j set 2j + 1 */
+#define MAX_ITEMS (ORDER_STATS_MAX_SETS / 2)
 
 enum stat_type {
 	STAT_NONE,
@@ -107,11 +105,11 @@ struct vertex {
 struct graph {
 	const char *path;
 	bool keep_going;
-	struct u64map edge_map, vertex_map;
-	struct edge **edges;
+	struct table edge_tab, vertex_tab;
+	struct edge **edges; /* the tables' records, by number */
 	struct vertex **vertices;
-	uint32_t nedges, nvertices, edges_cap, vertices_cap;
-	struct sorter *sorter;
+	uint32_t nedges, nvertices;
+	struct order_stats *durations;
 	uint64_t seq, unmatched;
 	uint32_t sub;
 	const struct xrayfdr_event *ev; /* the event being processed */
@@ -140,59 +138,34 @@ static void note_first(struct graph *g, struct stat *s)
 
 static struct vertex *vertex(struct graph *g, int32_t id)
 {
-	struct vertex *v = u64map_get(&g->vertex_map, (uint32_t)id);
+	uint32_t index;
+	bool created;
+	struct vertex *v =
+		table_get(&g->vertex_tab, (uint32_t)id, &index, &created);
 
-	if (v)
-		return v;
-	if (g->nvertices == MAX_ITEMS)
-		return NULL;
-	if (g->nvertices == g->vertices_cap) {
-		uint32_t cap = g->vertices_cap ? 2 * g->vertices_cap : 64;
-		struct vertex **n = realloc(g->vertices, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		g->vertices = n;
-		g->vertices_cap = cap;
+	if (v && created) {
+		v->id = id;
+		v->index = index;
 	}
-	v = calloc(1, sizeof(*v));
-	if (!v || u64map_put(&g->vertex_map, (uint32_t)id, v)) {
-		free(v);
-		return NULL;
-	}
-	v->id = id;
-	v->index = g->nvertices;
-	g->vertices[g->nvertices++] = v;
+	g->vertices = (struct vertex **)g->vertex_tab.items;
+	g->nvertices = g->vertex_tab.n;
 	return v;
 }
 
 static struct edge *edge(struct graph *g, int32_t from, int32_t to)
 {
 	uint64_t key = (uint64_t)(uint32_t)from << 32 | (uint32_t)to;
-	struct edge *e = u64map_get(&g->edge_map, key);
+	uint32_t index;
+	bool created;
+	struct edge *e = table_get(&g->edge_tab, key, &index, &created);
 
-	if (e)
-		return e;
-	if (g->nedges == MAX_ITEMS)
-		return NULL;
-	if (g->nedges == g->edges_cap) {
-		uint32_t cap = g->edges_cap ? 2 * g->edges_cap : 64;
-		struct edge **n = realloc(g->edges, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		g->edges = n;
-		g->edges_cap = cap;
+	if (e && created) {
+		e->from = from;
+		e->to = to;
+		e->index = index;
 	}
-	e = calloc(1, sizeof(*e));
-	if (!e || u64map_put(&g->edge_map, key, e)) {
-		free(e);
-		return NULL;
-	}
-	e->from = from;
-	e->to = to;
-	e->index = g->nedges;
-	g->edges[g->nedges++] = e;
+	g->edges = (struct edge **)g->edge_tab.items;
+	g->nedges = g->edge_tab.n;
 	return e;
 }
 
@@ -231,10 +204,8 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 	int32_t from = d->depth ? t->stack[d->depth - 1].func_id : 0;
 	uint64_t dur = d->exit_tsc > d->entry_tsc ? d->exit_tsc - d->entry_tsc :
 						    d->entry_tsc - d->exit_tsc;
-	uint64_t clamp = dur < DURATION_SAT ? dur : DURATION_SAT;
 	struct vertex *vf, *vt;
 	struct edge *e;
-	size_t len = dur < DURATION_SAT ? 0 : 8;
 
 	g->thread_index = t->index;
 	/* as llvm-xray's Graph: the edge's ends become vertices, then the
@@ -253,12 +224,8 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 	note_first(g, &e->s);
 	update(&e->s, dur);
 	update(&vt->s, dur);
-	if (sorter_add(g->sorter, (uint64_t)e->index << DURATION_BITS | clamp,
-		       &dur, len) ||
-	    sorter_add(g->sorter,
-		       VERTEX_BIT | (uint64_t)vt->index << DURATION_BITS |
-			       clamp,
-		       &dur, len))
+	if (order_stats_add(g->durations, 2 * e->index, dur) ||
+	    order_stats_add(g->durations, 2 * vt->index + 1, dur))
 		g->error = -EIO;
 }
 
@@ -295,7 +262,7 @@ static void on_thread(void *ctx, struct call_thread *t)
 		g->thread_pid = n;
 		g->thread_cap = cap;
 	}
-	g->thread_pid[t->index] = g->version >= 3 ? t->pid : 0;
+	g->thread_pid[t->index] = llvm_block_pid(g->version, t->pid);
 }
 
 static const struct calls_ops graph_ops = {
@@ -305,76 +272,19 @@ static const struct calls_ops graph_ops = {
 	.thread = on_thread,
 };
 
-static int cmp_u64(const void *x, const void *y)
+/* llvm-xray graph picks with integer arithmetic. */
+static void pick(void *ctx, uint32_t set, uint64_t rank, uint64_t value)
 {
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	struct graph *g = ctx;
+	struct stat *s = set % 2 ? &g->vertices[set / 2]->s :
+				   &g->edges[set / 2]->s;
 
-	return a < b ? -1 : a > b;
-}
-
-static struct stat *stat_of_key(struct graph *g, uint64_t key)
-{
-	uint32_t index = (uint32_t)(key >> DURATION_BITS) & (MAX_ITEMS - 1);
-
-	return key & VERTEX_BIT ? &g->vertices[index]->s : &g->edges[index]->s;
-}
-
-static void pick(struct stat *s, uint64_t pos, uint64_t v)
-{
-	/* llvm-xray graph picks with integer arithmetic */
-	if (pos == (uint64_t)s->count / 2)
-		s->med = v;
-	if (pos == (uint64_t)(s->count * 9) / 10)
-		s->p90 = v;
-	if (pos == (uint64_t)(s->count * 99) / 100)
-		s->p99 = v;
-}
-
-static int percentiles(struct graph *g)
-{
-	uint64_t key, pos = 0, group = UINT64_MAX, *sat = NULL;
-	size_t nsat = 0, satcap = 0, len;
-	struct stat *s = NULL;
-	const void *data;
-	int ret = sorter_finish(g->sorter);
-
-	while (!ret) {
-		ret = sorter_next(g->sorter, &key, &data, &len);
-		if (ret < 0)
-			break;
-		if (ret == 0 || key >> DURATION_BITS != group) {
-			if (s && nsat) {
-				qsort(sat, nsat, sizeof(*sat), cmp_u64);
-				for (size_t i = 0; i < nsat; i++)
-					pick(s, pos++, sat[i]);
-			}
-			nsat = 0;
-			pos = 0;
-			if (ret == 0)
-				break;
-			group = key >> DURATION_BITS;
-			s = stat_of_key(g, key);
-		}
-		ret = 0;
-		if ((key & DURATION_SAT) == DURATION_SAT && len == 8) {
-			if (nsat == satcap) {
-				size_t cap = satcap ? 2 * satcap : 16;
-				uint64_t *n = realloc(sat, cap * sizeof(*n));
-
-				if (!n) {
-					ret = -ENOMEM;
-					break;
-				}
-				sat = n;
-				satcap = cap;
-			}
-			memcpy(&sat[nsat++], data, 8);
-			continue;
-		}
-		pick(s, pos++, key & DURATION_SAT);
-	}
-	free(sat);
-	return ret;
+	if (rank == (uint64_t)s->count / 2)
+		s->med = value;
+	if (rank == (uint64_t)(s->count * 9) / 10)
+		s->p90 = value;
+	if (rank == (uint64_t)(s->count * 99) / 100)
+		s->p99 = value;
 }
 
 /*
@@ -706,13 +616,6 @@ static int parse_stat(const char *opt, const char *s, enum stat_type *out)
 	return -1;
 }
 
-static int free_value(void *ctx, void *value)
-{
-	(void)ctx;
-	free(value);
-	return 0;
-}
-
 static int graph_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -720,33 +623,25 @@ static int graph_run(int argc, char **argv)
 		{ "vertex-label", required_argument, NULL, 'v' },
 		{ "color-edges", required_argument, NULL, 'c' },
 		{ "color-vertices", required_argument, NULL, 'b' },
-		{ "instr-map", required_argument, NULL, 'm' },
-		{ "instr_map", required_argument, NULL, 'm' },
 		{ "deduce-sibling-calls", no_argument, NULL, 'd' },
-		{ "keep-going", no_argument, NULL, 'k' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "sort-memory", required_argument, NULL, 'M' },
-		{ "input-format", required_argument, NULL, 'I' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		ANALYSIS_LONGOPTS,
 		{ 0 },
 	};
-	struct trace_opts in = { .cmd = "graph" };
+	struct analysis_opts o;
 	struct dot_opts dot = { 0 };
 	struct graph g = { 0 };
-	const char *instr_map = NULL, *output = NULL;
-	uint64_t memory = DEFAULT_SORT_MEMORY;
 	const struct trace_header *hdr;
 	const struct xrayfdr_event *ev;
 	struct symbols *syms = NULL;
 	struct trace *t = NULL;
 	bool deduce = false;
-	FILE *out = stdout;
+	FILE *out;
 	char err[512];
 	int opt, ret, status = EXIT_USAGE;
 
-	while ((opt = getopt_long(argc, argv, "e:v:c:b:m:dko:qh", longopts,
-				  NULL)) != -1) {
+	analysis_opts_init(&o, "graph");
+	while ((opt = getopt_long(argc, argv, "e:v:c:b:d" ANALYSIS_SHORTOPTS,
+				  longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (parse_stat("edge-label", optarg, &dot.edge_label))
@@ -766,43 +661,15 @@ static int graph_run(int argc, char **argv)
 				       &dot.vertex_color))
 				return EXIT_USAGE;
 			break;
-		case 'm':
-			instr_map = optarg;
-			break;
 		case 'd':
 			deduce = true;
-			break;
-		case 'k':
-			in.keep_going = true;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'M':
-			if (parse_size(optarg, &memory)) {
-				tool_error("graph",
-					   "bad value '%s' for --sort-memory",
-					   optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'I':
-			if (trace_format_parse(optarg, &in.format)) {
-				tool_error("graph",
-					   "bad value '%s' for --input-format",
-					   optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'q':
-			in.quiet = true;
 			break;
 		case 'h':
 			graph_usage(stdout);
 			return EXIT_OK;
 		default:
-			graph_usage(stderr);
-			return EXIT_USAGE;
+			if (analysis_option(&o, opt, optarg, graph_usage))
+				return EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
@@ -810,20 +677,22 @@ static int graph_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	g.path = argv[optind];
-	g.keep_going = in.keep_going;
-	syms = symbols_open(instr_map, true, err, sizeof(err));
+	table_init(&g.edge_tab, sizeof(struct edge), MAX_ITEMS);
+	table_init(&g.vertex_tab, sizeof(struct vertex), MAX_ITEMS);
+	g.keep_going = o.in.keep_going;
+	syms = symbols_open(o.instr_map, true, err, sizeof(err));
 	if (!syms) {
 		tool_error("graph", "%s", err);
 		return EXIT_USAGE;
 	}
-	g.sorter = sorter_new(memory);
+	g.durations = order_stats_new(o.sort_memory);
 	g.calls = calls_new(deduce ? CALLS_DEDUCE : CALLS_STRICT, true,
 			    &graph_ops, &g);
-	if (!g.sorter || !g.calls) {
+	if (!g.durations || !g.calls) {
 		tool_error("graph", "out of memory");
 		goto out;
 	}
-	t = trace_open(g.path, &in);
+	t = trace_open(g.path, &o.in);
 	if (!t)
 		goto out;
 	symbols_use_trace_names(syms, trace_function_name, t);
@@ -846,7 +715,7 @@ static int graph_run(int argc, char **argv)
 			   g.path, CALLS_MAX_DEPTH);
 	if (ret == -ENOMEM || g.error == -ENOMEM || g.error == -EIO) {
 		tool_error("graph", "%s",
-			   g.error == -EIO ? sorter_error(g.sorter) :
+			   g.error == -EIO ? order_stats_error(g.durations) :
 					     "out of memory");
 		goto out;
 	}
@@ -856,33 +725,25 @@ static int graph_run(int argc, char **argv)
 			status = EXIT_INVALID;
 		goto out;
 	}
-	ret = percentiles(&g);
+	ret = order_stats_walk(g.durations, pick, &g);
 	if (ret) {
 		tool_error("graph", "%s",
-			   *sorter_error(g.sorter) ? sorter_error(g.sorter) :
-						     strerror(-ret));
+			   *order_stats_error(g.durations) ?
+				   order_stats_error(g.durations) :
+				   strerror(-ret));
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (output && strcmp(output, "-")) {
-		out = fopen(output, "w");
-		if (!out) {
-			tool_error("graph", "%s: %s", output, strerror(errno));
-			status = EXIT_USAGE;
-			goto out;
-		}
+	out = analysis_open_output(&o);
+	if (!out) {
+		status = EXIT_USAGE;
+		goto out;
 	}
 	if (write_dot(&g, out, syms, &dot)) {
 		tool_error("graph", "out of memory");
 		status = EXIT_USAGE;
 	}
-	if (fflush(out) || ferror(out)) {
-		tool_error("graph", "%s: %s", output ? output : "<stdout>",
-			   strerror(errno ? errno : EIO));
-		status = EXIT_USAGE;
-	}
-	if (out != stdout)
-		fclose(out);
+	status = analysis_close_output(&o, out, status);
 	if (g.unmatched) {
 		tool_error(
 			"graph",
@@ -894,13 +755,9 @@ static int graph_run(int argc, char **argv)
 out:
 	trace_close(t);
 	calls_free(g.calls);
-	sorter_free(g.sorter);
-	u64map_each(&g.edge_map, free_value, NULL);
-	u64map_each(&g.vertex_map, free_value, NULL);
-	u64map_free(&g.edge_map);
-	u64map_free(&g.vertex_map);
-	free(g.edges);
-	free(g.vertices);
+	order_stats_free(g.durations);
+	table_free(&g.edge_tab);
+	table_free(&g.vertex_tab);
 	free(g.thread_pid);
 	symbols_free(syms);
 	return status;

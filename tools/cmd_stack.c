@@ -16,6 +16,7 @@
 
 #include "../lib/util/u64map.h"
 #include "analysis/calls.h"
+#include "analysis/cmdline.h"
 #include "analysis/flamegraph.h"
 #include "analysis/llvm_compat.h"
 #include "analysis/source.h"
@@ -125,7 +126,7 @@ static void on_thread(void *ctx, struct call_thread *t)
 		return;
 	}
 	d->roots.tid = t->tid;
-	d->block_pid = s->version >= 3 ? t->pid : 0;
+	d->block_pid = llvm_block_pid(s->version, t->pid);
 	t->user = d;
 }
 
@@ -205,7 +206,7 @@ static const struct calls_ops stack_ops = {
 /* Remember the (buffer process, thread) keys of this file in order. */
 static int note_key(struct stack *s, const struct xrayfdr_event *ev)
 {
-	uint64_t pid = s->version >= 3 ? ev->pid : 0;
+	uint64_t pid = llvm_block_pid(s->version, ev->pid);
 	uint64_t key = thread_key((uint32_t)pid, ev->tid);
 
 	if (u64map_get(&s->file_keys, key))
@@ -439,6 +440,28 @@ static int merge_threads(struct stack *s, const struct root_order *ro,
 	return 0;
 }
 
+/* Push @n children on a work stack (a pre-order walk pops them last
+ * first, as llvm-xray's does). */
+static int push_children(uint32_t **work, uint32_t *nwork, uint32_t *cap,
+			 const uint32_t *children, uint32_t n)
+{
+	if (*nwork + n > *cap) {
+		uint32_t c = *cap ? *cap : 64;
+		uint32_t *w;
+
+		while (c < *nwork + n)
+			c *= 2;
+		w = realloc(*work, c * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		*work = w;
+		*cap = c;
+	}
+	memcpy(*work + *nwork, children, n * sizeof(**work));
+	*nwork += n;
+	return 0;
+}
+
 /*
  * llvm-xray's text report.
  */
@@ -504,16 +527,8 @@ static int print_report(struct stack *s, FILE *out, const uint32_t *roots,
 
 	for (uint32_t r = 0; r < nroots; r++) {
 		nwork = 0;
-		if (nwork == cap) {
-			uint32_t c = cap ? 2 * cap : 64;
-			uint32_t *w = realloc(work, c * sizeof(*w));
-
-			if (!w)
-				goto oom;
-			work = w;
-			cap = c;
-		}
-		work[nwork++] = roots[r];
+		if (push_children(&work, &nwork, &cap, &roots[r], 1))
+			goto oom;
 		while (nwork) {
 			uint32_t top = work[--nwork];
 			const struct trie_node *n = &s->trie.nodes[top];
@@ -525,21 +540,9 @@ static int print_report(struct stack *s, FILE *out, const uint32_t *roots,
 				top_insert(by_count, &ncount, top,
 					   n->term_count);
 			}
-			if (nwork + n->nchildren > cap) {
-				uint32_t c = cap;
-				uint32_t *w;
-
-				while (c < nwork + n->nchildren)
-					c *= 2;
-				w = realloc(work, c * sizeof(*w));
-				if (!w)
-					goto oom;
-				work = w;
-				cap = c;
-			}
-			memcpy(work + nwork, n->children,
-			       n->nchildren * sizeof(*work));
-			nwork += n->nchildren;
+			if (push_children(&work, &nwork, &cap, n->children,
+					  n->nchildren))
+				goto oom;
 		}
 	}
 	fprintf(out,
@@ -631,13 +634,7 @@ static int print_all(struct stack *s, FILE *out, const uint32_t *roots,
 
 	for (uint32_t r = 0; r < nroots && !ret; r++) {
 		nwork = 0;
-		if (cap < 64) {
-			work = realloc(work, 64 * sizeof(*work));
-			cap = work ? 64 : 0;
-			if (!work)
-				return -ENOMEM;
-		}
-		work[nwork++] = roots[r];
+		ret = push_children(&work, &nwork, &cap, &roots[r], 1);
 		while (nwork && !ret) {
 			uint32_t top = work[--nwork];
 			const struct trie_node *n = &s->trie.nodes[top];
@@ -657,23 +654,9 @@ static int print_all(struct stack *s, FILE *out, const uint32_t *roots,
 					fprintf(out, "%s %" PRIu64 "\n", p.buf,
 						n->self);
 			}
-			if (nwork + n->nchildren > cap) {
-				uint32_t c = cap;
-				uint32_t *w;
-
-				while (c < nwork + n->nchildren)
-					c *= 2;
-				w = realloc(work, c * sizeof(*w));
-				if (!w) {
-					ret = -ENOMEM;
-					break;
-				}
-				work = w;
-				cap = c;
-			}
-			memcpy(work + nwork, n->children,
-			       n->nchildren * sizeof(*work));
-			nwork += n->nchildren;
+			if (!ret)
+				ret = push_children(&work, &nwork, &cap,
+						    n->children, n->nchildren);
 		}
 	}
 	free(work);
@@ -906,33 +889,27 @@ static int stack_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
-		{ "instr-map", required_argument, NULL, 'm' },
-		{ "instr_map", required_argument, NULL, 'm' },
 		{ "aggregate-threads", no_argument, NULL, 'A' },
 		{ "per-thread-stacks", no_argument, NULL, 'P' },
 		{ "all-stacks", no_argument, NULL, 'a' },
 		{ "stack-format", required_argument, NULL, 'F' },
 		{ "aggregation-type", required_argument, NULL, 'T' },
 		{ "title", required_argument, NULL, 't' },
-		{ "keep-going", no_argument, NULL, 'k' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "input-format", required_argument, NULL, 'I' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		ANALYSIS_LONGOPTS,
 		{ 0 },
 	};
 	struct stack_opts so = { .format = FMT_TEXT };
-	struct trace_opts in = { .cmd = "stack" };
+	struct analysis_opts o;
 	struct stack s = { 0 };
-	const char *instr_map = NULL, *output = NULL;
 	bool all = false;
-	FILE *out = stdout;
+	FILE *out;
 	struct trace **traces = NULL;
 	char err[512];
 	int opt, status = EXIT_OK, ret;
 
-	while ((opt = getopt_long(argc, argv, "f:m:ko:qh", longopts, NULL)) !=
-	       -1) {
+	analysis_opts_init(&o, "stack");
+	while ((opt = getopt_long(argc, argv, "f:" ANALYSIS_SHORTOPTS, longopts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -948,9 +925,6 @@ static int stack_run(int argc, char **argv)
 					optarg);
 				return EXIT_USAGE;
 			}
-			break;
-		case 'm':
-			instr_map = optarg;
 			break;
 		case 'A':
 			so.aggregate = true;
@@ -981,29 +955,12 @@ static int stack_run(int argc, char **argv)
 		case 't':
 			so.title = optarg;
 			break;
-		case 'k':
-			in.keep_going = true;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'I':
-			if (trace_format_parse(optarg, &in.format)) {
-				tool_error("stack",
-					   "bad value '%s' for --input-format",
-					   optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'q':
-			in.quiet = true;
-			break;
 		case 'h':
 			stack_usage(stdout);
 			return EXIT_OK;
 		default:
-			stack_usage(stderr);
-			return EXIT_USAGE;
+			if (analysis_option(&o, opt, optarg, stack_usage))
+				return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
@@ -1026,8 +983,8 @@ static int stack_run(int argc, char **argv)
 		so.format = FMT_ALL;
 	}
 	s.format = so.format;
-	s.keep_going = in.keep_going;
-	s.syms = symbols_open(instr_map, true, err, sizeof(err));
+	s.keep_going = o.in.keep_going;
+	s.syms = symbols_open(o.instr_map, true, err, sizeof(err));
 	if (!s.syms) {
 		tool_error("stack", "%s", err);
 		return EXIT_USAGE;
@@ -1048,11 +1005,11 @@ static int stack_run(int argc, char **argv)
 		goto out;
 	}
 	for (int i = optind; i < argc; i++) {
-		int st = read_file(&s, argv[i], &in, &so.freq, &traces[i]);
+		int st = read_file(&s, argv[i], &o.in, &so.freq, &traces[i]);
 
 		if (st > status)
 			status = st;
-		if (st == EXIT_USAGE || (st && !in.keep_going))
+		if (st == EXIT_USAGE || (st && !o.in.keep_going))
 			goto out;
 	}
 	if (so.format == FMT_FOLDED || so.format == FMT_SVG)
@@ -1062,13 +1019,10 @@ static int stack_run(int argc, char **argv)
 		status = EXIT_INVALID;
 		goto out;
 	}
-	if (output && strcmp(output, "-")) {
-		out = fopen(output, "w");
-		if (!out) {
-			tool_error("stack", "%s: %s", output, strerror(errno));
-			status = EXIT_USAGE;
-			goto out;
-		}
+	out = analysis_open_output(&o);
+	if (!out) {
+		status = EXIT_USAGE;
+		goto out;
 	}
 	ret = report(&s, out, &so);
 	if (ret) {
@@ -1077,13 +1031,7 @@ static int stack_run(int argc, char **argv)
 					   strerror(-ret));
 		status = EXIT_USAGE;
 	}
-	if (fflush(out) || ferror(out)) {
-		tool_error("stack", "%s: %s", output ? output : "<stdout>",
-			   strerror(errno ? errno : EIO));
-		status = EXIT_USAGE;
-	}
-	if (out != stdout)
-		fclose(out);
+	status = analysis_close_output(&o, out, status);
 	if (s.unmatched) {
 		tool_error("stack",
 			   "%" PRIu64

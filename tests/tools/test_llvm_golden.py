@@ -27,23 +27,11 @@ import subprocess
 import sys
 import tempfile
 
-BUILD = os.environ.get("BUILD", "build")
-XRAYFDR = os.path.join(BUILD, "bin", "xrayfdr")
+from taplib import XRAYFDR, finish, results, run, skip, tap
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-results = []
 
 
-def tap(ok, name, diag=""):
-    results.append(ok)
-    print(f"{'ok' if ok else 'not ok'} {len(results)} - {name}")
-    for line in (diag.splitlines() if not ok else [])[:25]:
-        print(f"# {line}")
-    sys.stdout.flush()
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, errors="surrogateescape",
-                          text=True, **kw)
 
 
 def find_tool(*names):
@@ -450,8 +438,7 @@ def main():
                               (XRAYFDR, os.path.exists(XRAYFDR) and XRAYFDR)) if not p]
     if missing:
         tap(False, "tools present", f"missing: {missing}; run 'make deps' and 'make'")
-        print(f"1..{len(results)}")
-        return 1
+        return finish()
     with tempfile.TemporaryDirectory(prefix="xrayfdr-golden-") as tmp:
         workload = build_workload(tmp)
         runtime_logs = []
@@ -471,8 +458,7 @@ def main():
         account_cases(tmp, runtime_logs, workload)
         stack_cases(tmp, runtime_logs, workload)
         graph_cases(tmp, runtime_logs, workload)
-    print(f"1..{len(results)}")
-    return 0 if all(results) else 1
+    return finish()
 
 
 if __name__ == "__main__":

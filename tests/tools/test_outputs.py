@@ -26,28 +26,13 @@ import struct
 import subprocess
 import sys
 import tempfile
+
+from taplib import XRAYFDR, finish, results, run, skip, tap
 import xml.etree.ElementTree as ET
 
-BUILD = os.environ.get("BUILD", "build")
-XRAYFDR = os.path.join(BUILD, "bin", "xrayfdr")
-results = []
 
 
-def tap(ok, name, diag=""):
-    results.append(ok)
-    print(f"{'ok' if ok else 'not ok'} {len(results)} - {name}")
-    for line in (diag.splitlines() if not ok else [])[:20]:
-        print(f"# {line}")
-    sys.stdout.flush()
 
-
-def skip(name, reason):
-    results.append(True)
-    print(f"ok {len(results)} - {name} # SKIP {reason}")
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, errors="replace", **kw)
 
 
 def events(path):
@@ -352,8 +337,7 @@ def main():
                     tap(False, f"{check.__name__} {name}", str(e))
         check_fdr(logs["events"].replace("events", "sched"), "sched", tmp, llvm_xray)
         check_svg(logs["sched"], tmp)
-    print(f"1..{len(results)}")
-    return 0 if all(results) else 1
+    return finish()
 
 
 if __name__ == "__main__":

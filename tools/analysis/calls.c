@@ -4,17 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/util/u64map.h"
 #include "calls.h"
+#include "table.h"
 
 struct calls {
 	enum calls_mode mode;
 	bool by_tid;
 	const struct calls_ops *ops;
 	void *ctx;
-	struct u64map map;
-	struct call_thread **threads;
-	uint32_t nthreads, cap;
+	struct table threads;
 	struct call_thread *last; /* the thread of the last event */
 	uint64_t last_key;
 	bool saw_sched;
@@ -29,6 +27,7 @@ struct calls *calls_new(enum calls_mode mode, bool by_tid,
 		return NULL;
 	c->mode = mode;
 	c->by_tid = by_tid;
+	table_init(&c->threads, sizeof(struct call_thread), 0);
 	c->ops = ops;
 	c->ctx = ctx;
 	return c;
@@ -38,23 +37,20 @@ void calls_free(struct calls *c)
 {
 	if (!c)
 		return;
-	for (uint32_t i = 0; i < c->nthreads; i++) {
-		free(c->threads[i]->stack);
-		free(c->threads[i]);
-	}
-	free(c->threads);
-	u64map_free(&c->map);
+	for (uint32_t i = 0; i < c->threads.n; i++)
+		free(calls_thread(c, i)->stack);
+	table_free(&c->threads);
 	free(c);
 }
 
 uint32_t calls_nthreads(const struct calls *c)
 {
-	return c->nthreads;
+	return c->threads.n;
 }
 
 struct call_thread *calls_thread(const struct calls *c, uint32_t index)
 {
-	return c->threads[index];
+	return table_at(&c->threads, index);
 }
 
 bool calls_saw_sched(const struct calls *c)
@@ -67,31 +63,19 @@ static struct call_thread *get_thread(struct calls *c,
 {
 	uint64_t key = c->by_tid ? ev->tid : thread_key(ev->pid, ev->tid);
 	struct call_thread *t;
+	uint32_t index;
+	bool created;
 
 	if (c->last && c->last_key == key)
 		return c->last;
-	t = u64map_get(&c->map, key);
-	if (!t) {
-		if (c->nthreads == c->cap) {
-			uint32_t cap = c->cap ? 2 * c->cap : 16;
-			struct call_thread **n =
-				realloc(c->threads, cap * sizeof(*n));
-
-			if (!n)
-				return NULL;
-			c->threads = n;
-			c->cap = cap;
-		}
-		t = calloc(1, sizeof(*t));
-		if (!t || u64map_put(&c->map, key, t)) {
-			free(t);
-			return NULL;
-		}
+	t = table_get(&c->threads, key, &index, &created);
+	if (!t)
+		return NULL;
+	if (created) {
 		t->pid = ev->pid;
 		t->tid = ev->tid;
-		t->index = c->nthreads;
+		t->index = index;
 		t->first_tsc = ev->tsc;
-		c->threads[c->nthreads++] = t;
 		if (c->ops->thread)
 			c->ops->thread(c->ctx, t);
 	}
@@ -253,8 +237,8 @@ int calls_event(struct calls *c, const struct xrayfdr_event *ev)
 
 void calls_close_all(struct calls *c)
 {
-	for (uint32_t i = 0; i < c->nthreads; i++) {
-		struct call_thread *t = c->threads[i];
+	for (uint32_t i = 0; i < c->threads.n; i++) {
+		struct call_thread *t = calls_thread(c, i);
 
 		while (t->depth)
 			pop(c, t, t->last_tsc, false, false, true);

@@ -37,6 +37,13 @@ uint32_t llvm_hash_pair(uint32_t first_hash, uint32_t second_hash);
  */
 int llvm_densemap_order(const uint32_t *hashes, size_t n, uint32_t *order);
 
+/* The process id llvm-xray files a buffer under: that of its Pid record,
+ * which buffers have from version 3 on; 0 before. */
+static inline uint64_t llvm_block_pid(unsigned int version, uint32_t pid)
+{
+	return version >= 3 ? pid : 0;
+}
+
 /*
  * llvm-xray's loader walks an FDR log thread by thread, in the order of a
  * DenseMap keyed by (process id of the buffer's Pid record, or 0 before

@@ -477,15 +477,6 @@ struct yaml_record {
 	bool have_data;
 };
 
-static const char *const kind_names[] = {
-	[XRAYFDR_EV_ENTRY] = "function-enter",
-	[XRAYFDR_EV_EXIT] = "function-exit",
-	[XRAYFDR_EV_TAIL_EXIT] = "function-tail-exit",
-	[XRAYFDR_EV_ENTRY_ARGS] = "function-enter-arg",
-	[XRAYFDR_EV_CUSTOM] = "custom-event",
-	[XRAYFDR_EV_TYPED] = "typed-event",
-};
-
 static int yaml_args(struct text_reader *r, struct cursor *c,
 		     struct yaml_record *rec)
 {
@@ -572,7 +563,7 @@ static int yaml_field(struct text_reader *r, struct cursor *c,
 	}
 	if (!strcmp(key, "kind")) {
 		for (uint32_t k = 0; k < 6; k++) {
-			if (!strcmp(r->data, kind_names[k])) {
+			if (!strcmp(r->data, xrayfdr_event_kind_name(k))) {
 				rec->kind = k;
 				rec->seen |= F_KIND;
 				return 0;
@@ -614,7 +605,8 @@ static int yaml_finish_record(struct text_reader *r, struct yaml_record *rec)
 			!(rec->seen & F_KIND) ? "kind" :
 						"tsc");
 	if (rec->nargs && rec->kind != XRAYFDR_EV_ENTRY_ARGS)
-		return error(r, "args on a %s record", kind_names[rec->kind]);
+		return error(r, "args on a %s record",
+			     xrayfdr_event_kind_name(rec->kind));
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = rec->kind;
 	ev->func_id = rec->func_id;

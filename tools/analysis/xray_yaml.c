@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/util/u64map.h"
 #include "llvm_compat.h"
 #include "outbuf.h"
 #include "sorter.h"
+#include "table.h"
 #include "xray_yaml.h"
 #include "yaml_scalar.h"
 
@@ -70,9 +70,9 @@ struct xray_yaml {
 	struct xray_yaml_opts o;
 	bool fdr;
 	uint16_t version;
-	struct u64map by_key;
-	struct thread **threads;
-	uint32_t nthreads, threads_cap;
+	struct table thread_tab;
+	struct thread **threads; /* the table's records, by number */
+	uint32_t nthreads;
 	struct sorter *sorter;
 	uint8_t *scratch;
 	size_t scratch_cap;
@@ -93,6 +93,7 @@ struct xray_yaml *xray_yaml_new(const struct xray_yaml_opts *opts)
 		return NULL;
 	y->o = *opts;
 	ob_init(&y->ob, opts->out);
+	table_init(&y->thread_tab, sizeof(struct thread), 0);
 	y->fdr = opts->hdr->format == TRACE_XRAY && opts->hdr->type == 1;
 	y->version = opts->hdr->version;
 	if (opts->sort) {
@@ -105,24 +106,13 @@ struct xray_yaml *xray_yaml_new(const struct xray_yaml_opts *opts)
 	return y;
 }
 
-static int free_nothing(void *ctx, void *value)
-{
-	(void)ctx;
-	(void)value;
-	return 0;
-}
-
 void xray_yaml_free(struct xray_yaml *y)
 {
 	if (!y)
 		return;
-	for (uint32_t i = 0; i < y->nthreads; i++) {
+	for (uint32_t i = 0; i < y->nthreads; i++)
 		free(y->threads[i]->blocks);
-		free(y->threads[i]);
-	}
-	free(y->threads);
-	u64map_each(&y->by_key, free_nothing, NULL);
-	u64map_free(&y->by_key);
+	table_free(&y->thread_tab);
 	sorter_free(y->sorter);
 	free(y->scratch);
 	free(y->arena);
@@ -134,11 +124,6 @@ const char *xray_yaml_error(const struct xray_yaml *y)
 {
 	return y->err;
 }
-
-static const char *const kind_names[] = {
-	"function-enter",     "function-exit", "function-tail-exit",
-	"function-enter-arg", "custom-event",  "typed-event",
-};
 
 static void write_header(struct xray_yaml *y)
 {
@@ -198,7 +183,7 @@ static void write_record(struct xray_yaml *y, const struct rec *r, uint64_t tsc,
 		ob_u64(o, r->pid);
 	}
 	LIT(o, ", kind: ");
-	ob_str(o, kind_names[r->kind < 6 ? r->kind : 0]);
+	ob_str(o, xrayfdr_event_kind_name(r->kind));
 	LIT(o, ", tsc: ");
 	ob_u64(o, tsc);
 	LIT(o, ", data: ");
@@ -210,31 +195,20 @@ static struct thread *get_thread(struct xray_yaml *y,
 				 const struct xrayfdr_event *ev)
 {
 	/* version 3 and later: the buffer's Pid record; before, none */
-	uint64_t block_pid = y->version >= 3 ? ev->pid : 0;
+	uint64_t block_pid = llvm_block_pid(y->version, ev->pid);
 	uint64_t key = thread_key((uint32_t)block_pid, ev->tid);
-	struct thread *t = u64map_get(&y->by_key, key);
+	uint32_t index;
+	bool created;
+	struct thread *t = table_get(&y->thread_tab, key, &index, &created);
 
-	if (t)
-		return t;
-	if (y->nthreads == y->threads_cap) {
-		uint32_t cap = y->threads_cap ? 2 * y->threads_cap : 16;
-		struct thread **n = realloc(y->threads, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		y->threads = n;
-		y->threads_cap = cap;
+	if (t && created) {
+		t->block_pid = block_pid;
+		t->tid = ev->tid;
+		t->index = index;
+		t->buffer_offset = UINT64_MAX;
 	}
-	t = calloc(1, sizeof(*t));
-	if (!t || u64map_put(&y->by_key, key, t)) {
-		free(t);
-		return NULL;
-	}
-	t->block_pid = block_pid;
-	t->tid = ev->tid;
-	t->index = y->nthreads;
-	t->buffer_offset = UINT64_MAX;
-	y->threads[y->nthreads++] = t;
+	y->threads = (struct thread **)y->thread_tab.items;
+	y->nthreads = y->thread_tab.n;
 	return t;
 }
 
