@@ -15,7 +15,8 @@ our outputs, so a wrong number fails:
   - FDR re-encoding: llvm-xray accepts it and sees the same records;
   - YAML read back: converting our YAML again gives the same bytes;
   - the SVG flame graph: well-formed XML whose root frames add up, opened
-    in headless Chromium and screenshotted.
+    in headless Chromium and screenshotted;
+  - memory: each command's peak RSS stays flat when the trace grows.
 
 Prints TAP.
 """
@@ -311,6 +312,55 @@ def check_svg(path, tmp):
         c.stderr[-800:])
 
 
+# Forks from a fresh, small interpreter: a child's peak RSS counts what its
+# parent had when it forked, and this script holds whole traces' events.
+PEAK_RSS = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1)
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(usage.ru_maxrss * 1024 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 0)
+"""
+
+
+def peak_rss(cmd):
+    """Peak resident memory of one run, in bytes (None if it failed)."""
+    p = run([sys.executable, "-S", "-c", PEAK_RSS] + cmd)
+    value = int(p.stdout.strip() or 0)
+    return value or None, p.stderr
+
+
+def check_memory(tmp):
+    """Memory does not grow with the trace: the same commands on a trace
+    eight times larger, with the same functions and call stacks, use about
+    the same peak RSS (the sort is held to 8 MiB and spills the rest to
+    $TMPDIR).  The stack trie grows with the number of distinct stacks, as
+    its output does, so the traces keep that number bounded.  The RSS
+    includes what this script had when it forked: compare, do not add."""
+    sizes = {}
+    for size in ("8M", "64M"):
+        path = os.path.join(tmp, f"mem-{size}.xray")
+        p = run([XRAYFDR, "synth", "-o", path, "--size", size, "--threads", "4",
+                 "--events", "--seed", "9", "--depth", "4", "--functions", "6"])
+        if p.returncode:
+            return tap(False, "synth for the memory check", p.stderr)
+        sizes[size] = path
+    for name, cmd in (("account", ["account", "-q", "--sort-memory=8M"]),
+                      ("graph", ["graph", "-q", "--sort-memory=8M"]),
+                      ("stack -f folded", ["stack", "-q", "-f", "folded"]),
+                      ("convert -f yaml", ["convert", "-q", "-f", "yaml", "--sort-memory=8M"]),
+                      ("convert -f trace_event", ["convert", "-q", "-f", "trace_event"])):
+        small, e1 = peak_rss([XRAYFDR] + cmd + [sizes["8M"]])
+        big, e2 = peak_rss([XRAYFDR] + cmd + [sizes["64M"]])
+        tap(small and big and big < small + (6 << 20),
+            f"{name}: peak memory {small and small >> 20} MiB on an 8 MiB trace, "
+            f"{big and big >> 20} MiB on a 64 MiB one",
+            e1 + e2)
+
+
 def main():
     llvm_xray = shutil.which("llvm-xray") or shutil.which("llvm-xray-14")
     with tempfile.TemporaryDirectory(prefix="xrayfdr-outputs-") as tmp:
@@ -337,6 +387,7 @@ def main():
                     tap(False, f"{check.__name__} {name}", str(e))
         check_fdr(logs["events"].replace("events", "sched"), "sched", tmp, llvm_xray)
         check_svg(logs["sched"], tmp)
+        check_memory(tmp)
     return finish()
 
 
