@@ -11,6 +11,8 @@
 
 #define MIN_MEMORY (1u << 20)
 #define EMPTY_RECORD UINT64_MAX
+/* in the arena: the length in 4 bytes, 4 bytes of padding, the bytes */
+#define RECORD_HEAD 8
 #define RUN_IO_BUFFER (1u << 20)
 
 /* In memory: an index of (key, offset) into the arena, where each record
@@ -221,7 +223,8 @@ static int spill(struct sorter *s)
 			memcpy(batch, &s->index[i].key, 8);
 			memcpy(batch + 8, &len, 4);
 			if (fwrite_unlocked(batch, 12, 1, f) != 1 ||
-			    (len && fwrite_unlocked(rec + 4, len, 1, f) != 1))
+			    (len && fwrite_unlocked(rec + RECORD_HEAD, len, 1,
+						    f) != 1))
 				return fail(s, errno ? errno : EIO,
 					    "cannot write");
 			s->spilled_bytes += 12 + (uint64_t)len;
@@ -237,7 +240,8 @@ static int spill(struct sorter *s)
 
 int sorter_add(struct sorter *s, uint64_t key, const void *data, size_t len)
 {
-	size_t need = 4 + len;
+	/* records start 8-byte aligned, and so do their bytes */
+	size_t need = RECORD_HEAD + ((len + 7) & ~(size_t)7);
 	uint32_t len32 = (uint32_t)len;
 
 	if (len > UINT32_MAX - 8)
@@ -267,7 +271,7 @@ int sorter_add(struct sorter *s, uint64_t key, const void *data, size_t len)
 	s->index[s->nindex++] =
 		(struct entry){ .key = key, .off = s->arena_len };
 	memcpy(s->arena + s->arena_len, &len32, 4);
-	memcpy(s->arena + s->arena_len + 4, data, len);
+	memcpy(s->arena + s->arena_len + RECORD_HEAD, data, len);
 	s->arena_len += need;
 	return 0;
 }
@@ -376,7 +380,7 @@ int sorter_next(struct sorter *s, uint64_t *key, const void **data, size_t *len)
 		}
 		rec = s->arena + s->index[s->next++].off;
 		memcpy(&n, rec, 4);
-		*data = rec + 4;
+		*data = rec + RECORD_HEAD;
 		*len = n;
 		return 1;
 	}
