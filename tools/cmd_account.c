@@ -461,7 +461,8 @@ static int order_rows(struct account *a, enum sort_field field, bool dsc,
 		}
 	}
 	/* insertion order into the DenseMap, then its iteration order */
-	memcpy(byfirst, a->funcs, n * sizeof(*byfirst));
+	if (n)
+		memcpy(byfirst, a->funcs, n * sizeof(*byfirst));
 	qsort(byfirst, n, sizeof(*byfirst), cmp_first);
 	for (uint32_t i = 0; i < n; i++)
 		hashes[i] = llvm_hash_u32((uint32_t)byfirst[i]->id);

@@ -457,7 +457,8 @@ static int push_children(uint32_t **work, uint32_t *nwork, uint32_t *cap,
 		*work = w;
 		*cap = c;
 	}
-	memcpy(*work + *nwork, children, n * sizeof(**work));
+	if (n) /* a leaf's children are NULL */
+		memcpy(*work + *nwork, children, n * sizeof(**work));
 	*nwork += n;
 	return 0;
 }
