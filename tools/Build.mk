@@ -39,3 +39,13 @@ $(TEXT_FUZZ_BINS): FUZZ_EXTRA_SRCS = $(ANALYSIS_READER_SRCS)
 
 # make bench: tool throughput against llvm-xray (bench/tools/).
 BENCH_SUITES += tools:bench/tools/bench_tools.py
+
+# The tool built with ASan and UBSan, for the sanitized suites.
+SAN_XRAYFDR := $(BUILD)/san/bin/xrayfdr
+$(SAN_XRAYFDR): $(TOOL_SRCS:%.c=$(BUILD)/san/%.o) \
+		$(LIB_SRCS:%.c=$(BUILD)/san/%.o) $(TOOL_CXX_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ -ldw -lelf -lstdc++ -lm
+CHECK_DEPS += $(SAN_XRAYFDR)
+CHECK_SUITES += tools/sanitized:tests/tools/test_sanitized.sh

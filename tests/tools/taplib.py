@@ -5,7 +5,8 @@ import subprocess
 import sys
 
 BUILD = os.environ.get("BUILD", "build")
-XRAYFDR = os.path.join(BUILD, "bin", "xrayfdr")
+# XRAYFDR: another build of the tool (test_sanitized.sh uses it)
+XRAYFDR = os.environ.get("XRAYFDR") or os.path.join(BUILD, "bin", "xrayfdr")
 results = []
 
 

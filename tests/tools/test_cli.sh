@@ -4,7 +4,8 @@
 # meets them.  Prints TAP.
 set -u
 BUILD=${BUILD:-build}
-X=$BUILD/bin/xrayfdr
+# XRAYFDR: another build of the tool (test_sanitized.sh uses it)
+X=${XRAYFDR:-$BUILD/bin/xrayfdr}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 status=0
