@@ -22,7 +22,7 @@ $(BUILD)/tests/unit/test_%: $(BUILD)/san/tests/unit/test_%.o \
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ -lcmocka -lpthread -lelf
 
 # Fuzz targets: one per parser, seeded with logs from `xrayfdr synth`.
-FUZZ_TARGETS := fuzz_reader fuzz_instr_map
+FUZZ_TARGETS := fuzz_reader fuzz_instr_map fuzz_yaml fuzz_tracelog
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DREADER_WINDOW_SIZE=48 \
 	-g -O1 -std=c11 -D_GNU_SOURCE -Ilib/include -DXRAYFDR_VERSION='"fuzz"'
@@ -31,7 +31,7 @@ FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard lib/*.h lib/*/*.h lib/include/xrayfdr/*.h)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRCS) $(LIB_LDLIBS)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_EXTRA_SRCS) $(LIB_SRCS) $(LIB_LDLIBS)
 
 $(BUILD)/fuzz/corpus.stamp: $(XRAYFDR_BIN) tests/fuzz/make-corpus.sh
 	$(call msg,CORPUS,$(BUILD)/fuzz/corpus-*)
@@ -48,11 +48,3 @@ CHECK_SUITES += fuzz:tests/fuzz/run-fuzz.sh
 CHECK_SUITES += style/clang-format:tests/style/check-format.sh
 CHECK_SUITES += install:tests/install/test_install.sh
 CHECK_SUITES += tools/cli:tests/tools/test_cli.sh
-
-# Helpers the oracle suite runs beside llvm-xray.
-ORACLE_HELPERS := $(BUILD)/tests/instr_map_print
-$(BUILD)/tests/instr_map_print: $(BUILD)/obj/tests/oracle/instr_map_print.o $(LIB_A)
-	$(call msg,LINK,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -o $@ $^ $(LIB_LDLIBS)
-CHECK_DEPS += $(ORACLE_HELPERS)

@@ -1,2 +1,51 @@
 # The xrayfdr command and its subcommands
 TOOL_SRCS += tools/xrayfdr.c tools/util.c tools/cmd_dump.c tools/cmd_synth.c
+
+# The analysis commands (extract, convert, account, stack, graph) and the
+# code they share in tools/analysis/.  The readers of text formats stay
+# free of libdw and C++ so the fuzz targets can build them alone.
+ANALYSIS_READER_SRCS := tools/analysis/yaml_scalar.c tools/analysis/outbuf.c \
+	tools/analysis/text_reader.c
+ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/symbols.c \
+	tools/analysis/source.c tools/analysis/sorter.c \
+	tools/analysis/llvm_compat.c tools/analysis/xray_yaml.c \
+	tools/analysis/calls.c tools/analysis/trie.c tools/analysis/flamegraph.c \
+	tools/analysis/writers.c tools/analysis/order_stats.c tools/analysis/cmdline.c \
+	tools/analysis/table.c
+TOOL_SRCS += $(ANALYSIS_SRCS) tools/cmd_extract.c tools/cmd_convert.c \
+	tools/cmd_account.c tools/cmd_stack.c tools/cmd_graph.c
+# C++ only where a C++ facility is needed: demangling, and std::sort's
+# order of equal elements, which llvm-xray's output inherits (libstdc++).
+TOOL_CXX_SRCS := tools/analysis/demangle.cc tools/analysis/llvm_sort.cc
+TOOL_CXX_OBJS := $(TOOL_CXX_SRCS:%.cc=$(BUILD)/obj/%.o)
+TOOL_LDLIBS += $(TOOL_CXX_OBJS) -ldw -lelf -lstdc++ -lm
+
+$(XRAYFDR_BIN): $(TOOL_CXX_OBJS)
+
+$(BUILD)/obj/%.o: %.cc
+	$(call msg,CXX,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -std=c++17 -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
+		$(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# Test suites of the analysis commands (tests/tools/).
+CHECK_SUITES += tools/llvm-golden:tests/tools/test_llvm_golden.py
+CHECK_SUITES += tools/outputs:tests/tools/test_outputs.py
+
+# The text readers' fuzz targets build them in (tests/fuzz/fuzz_*.c).
+TEXT_FUZZ_BINS := $(BUILD)/fuzz/fuzz_yaml $(BUILD)/fuzz/fuzz_tracelog
+$(TEXT_FUZZ_BINS): $(ANALYSIS_READER_SRCS) $(wildcard tools/analysis/*.h)
+$(TEXT_FUZZ_BINS): FUZZ_EXTRA_SRCS = $(ANALYSIS_READER_SRCS)
+
+# make bench: tool throughput against llvm-xray (bench/tools/).
+BENCH_SUITES += tools:bench/tools/bench_tools.py
+
+# The tool built with ASan and UBSan, for the sanitized suites.
+SAN_XRAYFDR := $(BUILD)/san/bin/xrayfdr
+$(SAN_XRAYFDR): $(TOOL_SRCS:%.c=$(BUILD)/san/%.o) \
+		$(LIB_SRCS:%.c=$(BUILD)/san/%.o) $(TOOL_CXX_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ -ldw -lelf -lstdc++ -lm
+CHECK_DEPS += $(SAN_XRAYFDR)
+CHECK_SUITES += tools/sanitized:tests/tools/test_sanitized.sh

@@ -21,8 +21,23 @@ struct command {
 	void (*usage)(FILE *out);
 };
 
+extern const struct command cmd_account;
+extern const struct command cmd_convert;
 extern const struct command cmd_dump;
+extern const struct command cmd_stack;
+extern const struct command cmd_extract;
+extern const struct command cmd_graph;
 extern const struct command cmd_synth;
+
+struct trace;
+struct symbols;
+/*
+ * The folded stacks of `xrayfdr stack --format=folded`, for `convert`:
+ * read @t to the end and write them.  Return 0 (*unmatched: exits that
+ * matched no entry), the reader's negative errno, or -ENOMEM.
+ */
+int stack_write_folded(struct trace *t, struct symbols *syms, FILE *out,
+		       uint64_t *unmatched);
 
 /* Print "xrayfdr CMD: message" to stderr. */
 __attribute__((format(printf, 2, 3))) void tool_error(const char *cmd,

@@ -1073,6 +1073,7 @@ static void event_context(struct xrayfdr_reader *r, struct xrayfdr_event *ev)
 	ev->cpu = r->cpu;
 	ev->wall_sec = r->wall_sec;
 	ev->wall_usec = r->wall_usec;
+	ev->buffer_offset = r->buf_start;
 }
 
 /* Turn r->rec into r->ev.  Return true if the record is an event. */

@@ -344,7 +344,8 @@ int xray_instr_map_load_elf(const char *path, struct xray_instr_map *map,
 			path);
 		goto out;
 	}
-	qsort(relocs.rel, relocs.nrel, sizeof(*relocs.rel), by_address);
+	if (relocs.nrel) /* qsort() must not see the NULL of no relocations */
+		qsort(relocs.rel, relocs.nrel, sizeof(*relocs.rel), by_address);
 	ret = xray_instr_map_decode(bytes, len, relocatable ? 0 : base - len,
 				    lookup_reloc, &relocs, map, err, errlen);
 	if (ret && err && errlen) {

@@ -30,3 +30,19 @@ if clang -O1 -fxray-instrument -fxray-instruction-threshold=1 "$tmp/t.c" -o "$tm
 	} >"$BUILD/fuzz/corpus-instr_map/pie"
 fi
 rm -rf "$tmp"
+
+# llvm-xray YAML and TraceLog text: what `xrayfdr convert` writes from small
+# logs (flow records, arguments, payloads with escapes), and a block-style
+# YAML record as people write them by hand.
+X=$BUILD/bin/xrayfdr
+mkdir -p "$BUILD/fuzz/corpus-yaml" "$BUILD/fuzz/corpus-tracelog"
+for f in "$out/fdr-v5-all" "$out/fdr-v3" "$out/basic"; do
+	name=${f##*/}
+	"$X" convert -q -f yaml -o "$BUILD/fuzz/corpus-yaml/$name" "$f"
+	"$X" convert -q -f tracelog -o "$BUILD/fuzz/corpus-tracelog/$name" "$f"
+done
+synth -o "$tmp.sched" --sched --seed 5 && {
+	"$X" convert -q -f tracelog -o "$BUILD/fuzz/corpus-tracelog/sched" "$tmp.sched"
+	rm -f "$tmp.sched"
+}
+printf -- '---\nheader:\n  version: 1\n  type: 1\n  constant-tsc: true\n  nonstop-tsc: false\n  cycle-frequency: 1000\nrecords:\n  - type: 0\n    func-id: 3\n    cpu: 1\n    thread: 7\n    kind: function-enter-arg\n    args: [ 1, 0x2 ]\n    tsc: 10\n  - { type: 4, func-id: 3, cpu: 1, kind: typed-event, tsc: 12, data: "a\\x01\\u00e9\\N" }\n  - { type: 0, func-id: 3, cpu: 1, kind: function-exit, tsc: 20, data: '\''it'\'''\''s'\'' }\n...\n' >"$BUILD/fuzz/corpus-yaml/block"

@@ -387,7 +387,7 @@ def rejected_by_both(tmp):
 
 
 
-INSTR_MAP_PRINT = os.path.join(BUILD, "tests", "instr_map_print")
+EXTRACT = [XRAYFDR, "extract"]
 
 TINY_C = r"""
 __attribute__((noinline)) int leaf(int x) { return x * 3 + 1; }
@@ -407,7 +407,8 @@ int main(void) { ev(); return 0; }
 
 
 def instr_map_cases(tmp):
-    """Our instrumentation-map reader against llvm-xray extract."""
+    """`xrayfdr extract` (our instrumentation-map reader) against llvm-xray
+    extract."""
     src = os.path.join(tmp, "tiny.c")
     write(src, TINY_C.encode())
     builds = {
@@ -428,7 +429,7 @@ def instr_map_cases(tmp):
         if p.returncode:
             tap(False, f"instrumentation map, {name}: build", p.stderr)
             continue
-        ours = run([INSTR_MAP_PRINT, out])
+        ours = run(EXTRACT + [out])
         theirs = run([LLVM_XRAY, "extract", out])
         if "typed" in ours.stdout:
             # llvm-xray 14 refuses maps with typed-event sleds; we read them
@@ -449,7 +450,7 @@ def instr_map_cases(tmp):
     obj = os.path.join(tmp, "tiny.o")
     run(["clang", "-O2", "-c", "-fxray-instrument", "-fxray-instruction-threshold=1",
          src, "-o", obj])
-    ours, theirs = run([INSTR_MAP_PRINT, obj]), run([LLVM_XRAY, "extract", obj])
+    ours, theirs = run(EXTRACT + [obj]), run([LLVM_XRAY, "extract", obj])
     first = theirs.stdout.rstrip("\n.").rstrip("\n")
     tap(ours.returncode == 0 and theirs.returncode == 0 and
         ours.stdout.startswith(first) and ours.stdout.count("function-enter") == 4,
@@ -460,12 +461,12 @@ def instr_map_cases(tmp):
     write(evsrc, EVENTS_C.encode())
     evbin = os.path.join(tmp, "events")
     p = run(["clang", "-O2", "-fxray-instrument", evsrc, "-o", evbin])
-    ours, theirs = run([INSTR_MAP_PRINT, evbin]), run([LLVM_XRAY, "extract", evbin])
+    ours, theirs = run(EXTRACT + [evbin]), run([LLVM_XRAY, "extract", evbin])
     tap(p.returncode == 0 and ours.returncode == 0 and theirs.returncode != 0 and
         "typed-event" in ours.stdout and "custom-event" in ours.stdout,
         "instrumentation map with custom and typed event sleds (llvm-xray 14 refuses it)",
         p.stderr + ours.stdout + ours.stderr + theirs.stderr)
-    ours = run([INSTR_MAP_PRINT, "/bin/sh"])
+    ours = run(EXTRACT + ["/bin/sh"])
     tap(ours.returncode == 1 and "no xray_instr_map section" in ours.stderr,
         "a binary without sleds: a clear message", ours.stderr)
 

@@ -1,9 +1,11 @@
 #!/bin/sh
 # The xrayfdr command line: help, exit statuses, messages and output forms
-# of `dump` and `synth`, as a user meets them.  Prints TAP.
+# of every command, and what bad input of every format says, as a user
+# meets them.  Prints TAP.
 set -u
 BUILD=${BUILD:-build}
-X=$BUILD/bin/xrayfdr
+# XRAYFDR: another build of the tool (test_sanitized.sh uses it)
+X=${XRAYFDR:-$BUILD/bin/xrayfdr}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 status=0
@@ -25,8 +27,13 @@ check() {
 	fi
 }
 
-echo "1..16"
 check "xrayfdr --help lists the commands" 0 "dump .*synth|synth" -- $X --help
+for c in extract convert account stack graph; do
+	check "$c --help" 0 "Usage: xrayfdr $c .*" -- $X $c --help
+	check "$c --help names its exit statuses" 0 "Exit status: 0" -- $X help $c
+	check "$c with no file is a usage error" 2 "expects .*FILE|BINARY|is required" -- $X $c
+	check "$c rejects an unknown option" 2 "Usage: xrayfdr $c" -- $X $c --frobnicate x
+done
 check "xrayfdr with no command is a usage error" 2 "Usage: xrayfdr" -- $X
 check "an unknown command says so" 2 "'frobnicate' is not a command" -- $X frobnicate
 check "xrayfdr help dump prints dump's help" 0 "Usage: xrayfdr dump" -- $X help dump
@@ -60,4 +67,72 @@ else
 	echo "not ok $n - dump --events --json prints one JSON object per line"
 	sed 's/^/# /' "$tmp/err" | head -n 5
 fi
+# The analysis commands on good and bad input of each format.
+$X synth -o "$tmp/s.xray" --threads 2 --calls 300 --sched --events >/dev/null 2>&1
+check "convert needs --output-format" 2 "output-format is required" -- $X convert "$tmp/s.xray"
+check "convert names a bad output format" 2 "unknown output format 'xml'" -- \
+	$X convert -f xml "$tmp/s.xray"
+check "account names a bad sort field" 2 "unknown sort field 'speed'" -- \
+	$X account --sort=speed "$tmp/s.xray"
+check "graph names a bad statistic" 2 "unknown statistic 'avg'" -- $X graph -e avg "$tmp/s.xray"
+check "account of a missing file exits 2 and names it" 2 "nope.xray: No such file" -- \
+	$X account "$tmp/nope.xray"
+check "convert of a cut log: offset and rule" 1 "offset [0-9]+ \(0x[0-9a-f]+\): .*\[truncated\]" -- \
+	$X convert -f yaml "$tmp/cut.xray"
+check "account --keep-going says what it skipped" 1 "1 errors; skipped [0-9]+ bytes in 1 buffers" -- \
+	$X account -k "$tmp/cut.xray"
+check "extract of a binary without sleds" 1 "no xray_instr_map section" -- $X extract /bin/sh
+check "account --instr-map of a binary without sleds" 2 "no xray_instr_map section" -- \
+	$X account -m /bin/sh "$tmp/s.xray"
+check "account shows on/off-CPU columns for scheduler events" 0 "on-cpu +off-cpu" -- \
+	$X account "$tmp/s.xray"
+check "stack -f svg writes an SVG" 0 "^<svg" -- $X stack -f svg "$tmp/s.xray"
+check "convert -f trace_event writes JSON" 0 '^\{"displayTimeUnit"' -- \
+	$X convert -f trace_event "$tmp/s.xray"
+check "convert -f fdr --fdr-version 1 refuses typed events, naming the offset" 1 \
+	"typed-event at offset [0-9]+ cannot be written in FDR version 1" -- \
+	$X convert -f fdr --fdr-version 1 -o "$tmp/v1.xray" "$tmp/s.xray"
+
+# llvm-xray YAML input
+$X convert -f yaml -o "$tmp/s.yaml" "$tmp/s.xray"
+check "account reads YAML" 0 "Functions with latencies: [1-9]" -- $X account "$tmp/s.yaml"
+sed '12s/kind: [a-z-]*/kind: function-sideways/' "$tmp/s.yaml" >"$tmp/bad.yaml"
+check "YAML: a bad kind names the line" 1 "bad.yaml: line 12: kind: unknown record kind 'function-sideways'" -- \
+	$X account "$tmp/bad.yaml"
+check "YAML --keep-going skips the line and says so" 1 "line 12: .*\(line skipped\).*|1 errors; skipped [0-9]+ bytes in 1 lines" -- \
+	$X account -k "$tmp/bad.yaml"
+sed '10s/tsc: [0-9]*/tsc: -3/' "$tmp/s.yaml" >"$tmp/bad2.yaml"
+check "YAML: a negative tsc names the field" 1 "line 10: tsc: '-3' is not a number" -- \
+	$X convert -f yaml "$tmp/bad2.yaml"
+printf -- '---\nheader:\n  version: 1\nrecords:\n' >"$tmp/bad3.yaml"
+check "YAML: an incomplete header says what is missing" 1 "line 4: the header needs version, type" -- \
+	$X stack "$tmp/bad3.yaml"
+printf -- '---\nheader:\n  version: 1\n  type: 0\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1000\nrecords:\n  - { type: 0, func-id: 1, cpu: 0, kind: function-enter, tsc: 5, data: "\\q" }\n' >"$tmp/bad4.yaml"
+check "YAML: an unknown escape names the line" 1 "line 9: unknown escape" -- $X account "$tmp/bad4.yaml"
+
+# TraceLog input
+$X convert -f tracelog -o "$tmp/s.tl" "$tmp/s.xray"
+check "account reads TraceLog" 0 "Functions with latencies: [1-9]" -- $X account "$tmp/s.tl"
+printf 'thr crt 0x1 0x00000000\nsam str 0x00000000 5 0 1:1 0x3\n' >"$tmp/bad.tl"
+check "TraceLog: a stack change that does not fit names the line" 1 "bad.tl: line 2: sam str: 1:1 does not fit the thread's 0 frames" -- \
+	$X account "$tmp/bad.tl"
+printf 'sam str 0x00000007 5 0 0:0 0x3\n' >"$tmp/bad2.tl"
+check "TraceLog: a sample of an unknown thread" 1 "line 1: sam str: thread 0x00000007 was never created" -- \
+	$X stack "$tmp/bad2.tl"
+printf 'prf zzz 1\n' >"$tmp/bad3.tl"
+check "TraceLog: an unknown record" 1 "line 1: unknown record 'prf zzz'" -- $X graph "$tmp/bad3.tl"
+
+# progress on a terminal (script(1) gives the command one)
+if command -v script >/dev/null; then
+	$X synth -o "$tmp/p.xray" --size 64M >/dev/null 2>&1
+	check "a progress line on a terminal" 0 "reading .*p.xray: +[0-9]+% \\([0-9]+ MiB of 64 MiB\\)" -- \
+		script -qec "$X account '$tmp/p.xray' >/dev/null" /dev/null
+	check "no progress line with --quiet" 0 "^done$" -- \
+		sh -c "script -qec \"$X account -q '$tmp/p.xray' >/dev/null\" /dev/null; echo done"
+else
+	n=$((n + 1))
+	echo "ok $n - a progress line on a terminal # SKIP script(1) is not installed"
+fi
+
+echo "1..$n"
 exit $status

@@ -2,6 +2,7 @@
 /* Decoding instrumentation maps: entry versions, grouping, relocations,
  * and the malformed cases. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -137,6 +138,42 @@ static void test_malformed(void **state)
 	assert_string_equal(xray_sled_kind_name(9), "?");
 }
 
+/* A real executable's map: its entries are PC-relative, it has no
+ * relocations (which once reached qsort() as a NULL array). */
+static void test_load_executable(void **state)
+{
+	static const char src[] =
+		"__attribute__((noinline)) int f(int x) { return x + 1; }\n"
+		"int main(int c, char **v) { (void)v; return f(c); }\n";
+	char dir[] = "/tmp/xrayfdr-instr-map-XXXXXX", path[96], cmd[512];
+	struct xray_instr_map map;
+	char err[256];
+	FILE *f;
+
+	(void)state;
+	if (system("command -v clang >/dev/null 2>&1"))
+		skip_because("clang is not installed (make deps)");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.c", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "clang -O1 -fxray-instrument -fxray-instruction-threshold=1 "
+		 "%s/t.c -o %s/t 2>/dev/null",
+		 dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/t", dir);
+	assert_int_equal(xray_instr_map_load_elf(path, &map, err, sizeof(err)),
+			 0);
+	assert_int_equal(map.nfunctions, 2);
+	assert_int_equal(map.nsleds, 4);
+	xray_instr_map_free(&map);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_relative_entries),
 		cmocka_unit_test(test_relocated_fields),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_load_executable),
 	};
 
 	return cmocka_run_group_tests_name("instr_map", tests, NULL, NULL);

@@ -877,6 +877,51 @@ static void test_memory_independent_of_size(void **state)
 	assert_true(after - before < 8 * 1024);
 }
 
+/*
+ * Each event names the buffer it came from, even an entry whose arguments
+ * end a buffer, where the reader has already seen the next buffer start.
+ */
+static void test_event_buffer_offset(void **state)
+{
+	(void)state;
+	for (unsigned int v = 1; v <= 5; v += 4) {
+		struct fb f = { 0 };
+		struct event_list out = { 0 };
+		struct read_result res;
+		size_t b1, b2, ext;
+
+		fb_header(&f, v, 1, v == 1 ? 80 : 4096);
+		b1 = f.len;
+		ext = fb_preamble(&f, 0, 7);
+		fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 5);
+		fb_fn(&f, XRAYFDR_FUNC_ENTRY_ARGS, 2, 5);
+		fb_md(&f, MD(.kind = XRAYFDR_MD_CALL_ARGUMENT, .arg = 42));
+		/* version 1: the argument fills the buffer to its last byte */
+		if (v == 1)
+			assert_int_equal(f.len - b1, 80);
+		else
+			fb_close(&f, ext);
+		b2 = f.len;
+		ext = fb_preamble(&f, 0, 7);
+		fb_fn(&f, XRAYFDR_FUNC_EXIT, 1, 5);
+		if (v == 1) {
+			fb_md(&f, MD(.kind = XRAYFDR_MD_END_OF_BUFFER));
+			fb_raw(&f, "\0\0\0\0\0\0\0\0", 8);
+		} else {
+			fb_close(&f, ext);
+		}
+		read_all(f.data, f.len, 0, &out, &res);
+		assert_int_equal(res.ret, 0);
+		assert_int_equal(out.n, 3);
+		assert_int_equal(out.ev[0].buffer_offset, b1);
+		assert_int_equal(out.ev[1].kind, XRAYFDR_EV_ENTRY_ARGS);
+		assert_int_equal(out.ev[1].nargs, 1);
+		assert_int_equal(out.ev[1].buffer_offset, b1);
+		assert_int_equal(out.ev[out.n - 1].buffer_offset, b2);
+		event_list_free(&out);
+	}
+}
+
 static void test_api_edges(void **state)
 {
 	struct {
@@ -936,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_v1_variants),
 		cmocka_unit_test(test_file_pipe_memory_agree),
 		cmocka_unit_test(test_memory_independent_of_size),
+		cmocka_unit_test(test_event_buffer_offset),
 		cmocka_unit_test(test_api_edges),
 	};
 

@@ -163,6 +163,9 @@ struct xrayfdr_event {
 	const uint64_t *args;
 	uint32_t data_size; /* custom and typed events: payload */
 	const void *data;
+	/* FDR: file offset of the thread buffer the event came from (its
+	 * BufferExtents, or NewBuffer in version 1); 0 in basic logs */
+	uint64_t buffer_offset;
 };
 
 /*

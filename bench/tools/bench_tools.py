@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Tool throughput: xrayfdr against llvm-xray on the same files, side by
+side, wall time and peak memory (RSS), with their ratios.
+
+  1. account and convert --output-format=yaml on a synthetic FDR trace of
+     BENCH_TOOLS_SIZE (default 1G; 4 threads), the size the issue asks for;
+  2. convert on a smaller trace (BENCH_TOOLS_SMALL, default 64M) that
+     llvm-xray can finish;
+  3. account on llvm-xray's YAML of a 16M trace, as llvm-xray can account
+     a multi-threaded trace only there (on the binary log its account
+     rejects every record older than the first it reads).
+
+llvm-xray runs under a memory cap (BENCH_TOOLS_MEMCAP, default 12G of
+address space) and a time limit (BENCH_TOOLS_TIMEOUT seconds, default
+900): running out is reported as a result, not an error.  The load
+average is printed beside each run, as other work may share the machine.
+Traces are kept in $BUILD/bench-tools between runs.  Reports; never fails
+on a time.
+"""
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+
+BUILD = os.environ.get("BUILD", "build")
+XRAYFDR = os.path.abspath(os.path.join(BUILD, "bin", "xrayfdr"))
+DIR = os.path.abspath(os.path.join(BUILD, "bench-tools"))
+
+
+def size_bytes(s):
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(s[:-1]) * units[s[-1].upper()] if s[-1].upper() in units else int(s)
+
+
+SIZE = os.environ.get("BENCH_TOOLS_SIZE", "1G")
+SMALL = os.environ.get("BENCH_TOOLS_SMALL", "64M")
+MEMCAP = size_bytes(os.environ.get("BENCH_TOOLS_MEMCAP", "12G"))
+TIMEOUT = int(os.environ.get("BENCH_TOOLS_TIMEOUT", "900"))
+
+
+def load():
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
+
+
+def measure(cmd, cap=None, stdout=subprocess.DEVNULL, stdin=None):
+    """(seconds, peak RSS in bytes, exit status, signal) of one run."""
+    def limits():
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    start = time.monotonic()
+    # without preexec_fn Python spawns with vfork: the child's peak RSS is
+    # its own, not a copy of this script's
+    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.DEVNULL, stdin=stdin,
+                         preexec_fn=limits if cap else None)
+    deadline = start + TIMEOUT
+    while True:
+        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            p.kill()
+            pid, status, usage = os.wait4(p.pid, 0)
+            return time.monotonic() - start, usage.ru_maxrss * 1024, None, "timeout"
+        time.sleep(0.05)
+    secs = time.monotonic() - start
+    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    rc = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+    return secs, usage.ru_maxrss * 1024, rc, sig
+
+
+def human(n):
+    return f"{n / (1 << 30):.2f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.1f} MiB"
+
+
+def outcome(secs, rss, rc, sig, ok_codes=(0,)):
+    if sig == "timeout":
+        return f"did not finish in {TIMEOUT} s", False
+    if sig or rc not in ok_codes:
+        what = f"signal {sig}" if sig else f"exit {rc}"
+        if rss > MEMCAP * 0.6 or sig == 6:
+            return f"out of memory at {human(rss)} ({what}, cap {human(MEMCAP)})", False
+        return f"failed ({what}) after {secs:.1f} s", False
+    return f"{secs:7.1f} s {human(rss):>10}", True
+
+
+def row(label, ours, theirs, theirs_ok):
+    o_secs, o_rss = ours
+    line = f"  {label:<44} {o_secs:7.1f} s {human(o_rss):>10}   {theirs[0]:<40}"
+    if theirs_ok:
+        t_secs, t_rss = theirs[1]
+        line += f" {t_secs / o_secs:6.1f}x  {t_rss / max(o_rss, 1):7.1f}x"
+    print(line + f"   (load {load()})")
+    sys.stdout.flush()
+
+
+def synth(path, size, *extra):
+    if os.path.exists(path) and os.path.getsize(path) >= size_bytes(size) * 0.99:
+        return path
+    subprocess.run([XRAYFDR, "synth", "-o", path, "--size", size, "--threads", "4",
+                    "--seed", "42"] + list(extra), check=True)
+    return path
+
+
+def compare(label, ours_cmd, llvm_cmd, llvm_ok=(0,)):
+    o = measure(ours_cmd)
+    if o[2] != 0:
+        print(f"  {label}: xrayfdr failed (exit {o[2]}, signal {o[3]})")
+        return False
+    t = measure(llvm_cmd, cap=MEMCAP)
+    text, ok = outcome(*t, ok_codes=llvm_ok)
+    row(label, (o[0], o[1]), (text, (t[0], t[1])), ok)
+    return True
+
+
+def main():
+    llvm = shutil.which("llvm-xray") or shutil.which("llvm-xray-14")
+    if not os.path.exists(XRAYFDR) or not llvm:
+        print("bench tools: needs build/bin/xrayfdr and llvm-xray (make deps && make)")
+        return 1
+    os.makedirs(DIR, exist_ok=True)
+    print(f"xrayfdr vs llvm-xray; llvm-xray capped at {human(MEMCAP)} of address space "
+          f"and {TIMEOUT} s; 'x' columns: llvm-xray's time and memory over ours")
+    print(f"  {'':<44} {'xrayfdr':>20}   {'llvm-xray':<40} {'time':>7} {'memory':>8}")
+    ok = True
+    for size in (SIZE, SMALL):
+        path = synth(os.path.join(DIR, f"synth-{size}.xray"), size)
+        mib = os.path.getsize(path) / (1 << 20)
+        # llvm-xray -k prints every record it rejects with every thread's
+        # stack; on a log it can load, that alone takes many minutes
+        if size == SIZE:
+            ok &= compare(f"account, {mib:.0f} MiB FDR log",
+                          [XRAYFDR, "account", "-q", "-k", path],
+                          [llvm, "account", "-k", path])
+        ok &= compare(f"convert --output-format=yaml, {mib:.0f} MiB",
+                      [XRAYFDR, "convert", "-q", "-f", "yaml", path],
+                      [llvm, "convert", "--output-format=yaml", path])
+    # account where llvm-xray can: its own sorted YAML, version 1
+    small = synth(os.path.join(DIR, "synth-16M.xray"), "16M")
+    yaml = os.path.join(DIR, "synth-16M.yaml")
+    if not os.path.exists(yaml):
+        subprocess.run([XRAYFDR, "convert", "-q", "-f", "yaml", "-o", yaml, small], check=True)
+        with open(yaml, "r+b") as f:
+            head = f.read(64)
+            at = head.index(b"version:         5") + len(b"version:         ")
+            f.seek(at)
+            f.write(b"1")  # the only version llvm-xray reads back
+    mib = os.path.getsize(yaml) / (1 << 20)
+    ok &= compare(f"account, {mib:.0f} MiB YAML (a 16 MiB log)",
+                  [XRAYFDR, "account", "-q", yaml], [llvm, "account", yaml])
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

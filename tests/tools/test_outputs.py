@@ -1,0 +1,395 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The outputs llvm-xray does not have, checked against the trace itself.
+
+Each check recomputes what an output should say from the raw events
+(`xrayfdr dump --events --json`, read here in Python) or from another of
+our outputs, so a wrong number fails:
+
+  - trace_event JSON: one complete event per call, durations that add up
+    to account's sums; off-CPU slices that add up to the scheduler events;
+  - account's self time against folded stacks, and its on/off-CPU columns
+    against the scheduler events;
+  - TraceLog: read back by our reader with the same calls, and its thread
+    CPU records equal to the on-CPU time of the scheduler events;
+  - FDR re-encoding: llvm-xray accepts it and sees the same records;
+  - YAML read back: converting our YAML again gives the same bytes;
+  - the SVG flame graph: well-formed XML whose root frames add up, opened
+    in headless Chromium and screenshotted;
+  - memory: each command's peak RSS stays flat when the trace grows.
+
+Prints TAP.
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+from taplib import XRAYFDR, finish, results, run, skip, tap
+import xml.etree.ElementTree as ET
+
+
+
+
+
+
+def events(path):
+    p = run([XRAYFDR, "dump", "--events", "--json", path])
+    lines = [json.loads(l) for l in p.stdout.splitlines()]
+    return lines[0]["header"], lines[1:]
+
+
+def sched(e):
+    """(kind, tid) of a scheduler event, or None."""
+    if e["kind"] != "custom-event":
+        return None
+    data = bytes.fromhex(e["data"])
+    if len(data) != 16 or data[:4] != b"XFSC":
+        return None
+    return data[4], struct.unpack_from("<I", data, 12)[0]
+
+
+def calls(evs):
+    """Completed calls with self and off-CPU time, per the unwinding rules
+    of our tools: an exit pops down to its entry, unmatched exits are
+    ignored; calls still open at the end are left out."""
+    stacks, off, off_since, out = {}, {}, {}, []
+    for e in evs:
+        key = (e["pid"], e["tid"])
+        st = stacks.setdefault(key, [])
+        k = e["kind"]
+        s = sched(e)
+        if s:
+            if s[0] == 1 and key not in off_since:
+                off_since[key] = e["tsc"]
+            elif s[0] == 2 and key in off_since:
+                off[key] = off.get(key, 0) + e["tsc"] - off_since.pop(key)
+            continue
+        if k in ("function-enter", "function-enter-arg"):
+            st.append([e["func_id"], e["tsc"], 0, off.get(key, 0)])
+        elif k in ("function-exit", "function-tail-exit"):
+            ids = [f[0] for f in st]
+            if e["func_id"] not in ids:
+                continue
+            while st:
+                fid, t0, child, off0 = st.pop()
+                dur = e["tsc"] - t0
+                o = off.get(key, 0) + (e["tsc"] - off_since[key] if key in off_since else 0) - off0
+                out.append((key, fid, dur, dur - child, o))
+                if st:
+                    st[-1][2] += dur
+                if fid == e["func_id"]:
+                    break
+    return out
+
+
+def per_function(cs):
+    agg = {}
+    for _, fid, dur, self_t, off in cs:
+        a = agg.setdefault(fid, [0, 0, 0, 0])
+        a[0] += 1
+        a[1] += dur
+        a[2] += self_t
+        a[3] += off
+    return agg
+
+
+def account_json(path, *extra):
+    p = run([XRAYFDR, "account", "--format=json"] + list(extra) + [path])
+    if p.returncode:
+        raise RuntimeError(p.stderr)
+    return json.loads(p.stdout)
+
+
+def check_account(path, label):
+    hdr, evs = events(path)
+    freq = hdr["cycle_frequency"]
+    want = per_function(calls(evs))
+    got = account_json(path)
+    problems = []
+    has_sched = any(sched(e) for e in evs)
+    for f in got["functions"]:
+        w = want.get(f["id"])
+        if not w:
+            problems.append(f"function {f['id']} not in the events")
+            continue
+        if f["count"] != w[0]:
+            problems.append(f"function {f['id']}: count {f['count']}, events say {w[0]}")
+        for name, value in (("sum", w[1]), ("self", w[2])) + \
+                ((("off_cpu", w[3]), ("on_cpu", w[1] - w[3])) if has_sched else ()):
+            if abs(f[name] * freq - value) > max(1.0, value * 1e-8):
+                problems.append(f"function {f['id']}: {name} {f[name] * freq:.0f} ticks, "
+                                f"events say {value}")
+    if has_sched != ("on_cpu" in (got["functions"] or [{}])[0]):
+        problems.append("on/off-CPU columns do not follow the scheduler events")
+    tap(not problems and got["functions"],
+        f"account {label}: counts, sums, self{' and on/off-CPU' if has_sched else ''} "
+        "time equal what the events say", "\n".join(problems[:10]))
+
+
+def check_trace_event(path, label):
+    hdr, evs = events(path)
+    freq = hdr["cycle_frequency"]
+    p = run([XRAYFDR, "convert", "-f", "trace_event", path])
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError as e:
+        return tap(False, f"trace_event {label}: valid JSON", str(e))
+    te = doc["traceEvents"]
+    want = per_function(calls(evs))
+    got = {}
+    for e in te:
+        if e.get("cat") == "function" and not e["args"].get("open_at_end"):
+            g = got.setdefault(e["args"]["func_id"], [0, 0.0])
+            g[0] += 1
+            g[1] += e["dur"]
+    problems = []
+    for fid, w in want.items():
+        g = got.get(fid, [0, 0])
+        if g[0] != w[0] or abs(g[1] - w[1] * 1e6 / freq) > 0.002 * g[0] + 0.01:
+            problems.append(f"function {fid}: {g[0]} events, {g[1]:.3f} us; "
+                            f"the trace has {w[0]} calls, {w[1] * 1e6 / freq:.3f} us")
+    offs = sum(e["dur"] for e in te if e.get("name") == "off-CPU")
+    off_ticks, since = 0, {}
+    for e in evs:
+        s = sched(e)
+        if s and s[0] == 1:
+            since.setdefault((e["pid"], e["tid"]), e["tsc"])
+        elif s and s[0] == 2 and (e["pid"], e["tid"]) in since:
+            off_ticks += e["tsc"] - since.pop((e["pid"], e["tid"]))
+    if abs(offs - off_ticks * 1e6 / freq) > 0.01 * max(1, len(te)):
+        problems.append(f"off-CPU slices {offs:.3f} us, scheduler events {off_ticks * 1e6 / freq:.3f} us")
+    ok_meta = all(e["ph"] in ("X", "M", "i") for e in te)
+    tap(p.returncode == 0 and not problems and ok_meta and want,
+        f"trace_event {label}: a complete event per call, durations and off-CPU "
+        "slices add up", "\n".join(problems[:10]) + p.stderr)
+
+
+def check_tracelog(path, label, tmp):
+    hdr, evs = events(path)
+    tl = os.path.join(tmp, "out.tl")
+    p = run([XRAYFDR, "convert", "-f", "tracelog", "-o", tl, path])
+    if p.returncode:
+        return tap(False, f"tracelog {label}", p.stderr)
+    with open(tl) as f:
+        text = f.read().splitlines()
+    want = per_function(calls(evs))
+    back = account_json(tl)
+    got = {f["id"]: f["count"] for f in back["functions"]}
+    problems = [f"function {fid}: {got.get(fid)} calls read back, {w[0]} in the trace"
+                for fid, w in want.items() if got.get(fid) != w[0]]
+    if not text[0].startswith("prf stm ") or not any(l.startswith("fun nam ") for l in text):
+        problems.append("no prf stm / fun nam records")
+    # thr cpu: on-CPU microseconds between switches, per thread
+    freq = hdr["cycle_frequency"]
+    iid_tid = {}
+    for l in text:
+        if l.startswith("thr aos "):
+            _, _, iid, tid = l.split()
+            iid_tid[int(iid, 16)] = int(tid)
+    cpu = {}
+    for l in text:
+        if l.startswith("thr cpu "):
+            _, _, iid, ms, us = l.split()
+            cpu[iid_tid[int(iid, 16)]] = cpu.get(iid_tid[int(iid, 16)], 0) + int(us)
+    on, first, last, since, running = {}, {}, {}, {}, {}
+    for e in evs:
+        t = e["tid"]
+        first.setdefault(t, e["tsc"])
+        last[t] = e["tsc"]
+        running.setdefault(t, True)
+        since.setdefault(t, e["tsc"])
+        s = sched(e)
+        if s and s[0] == 1 and running[t]:
+            on[t] = on.get(t, 0) + e["tsc"] - since[t]
+            running[t] = False
+        elif s and s[0] == 2 and not running[t]:
+            since[t] = e["tsc"]
+            running[t] = True
+    has_sched = any(sched(e) for e in evs)
+    if has_sched:
+        for t in first:
+            total = on.get(t, 0) + (last[t] - since[t] if running[t] else 0)
+            want_us = total * 1e6 / freq
+            n = sum(1 for l in text if l.startswith("thr cpu "))
+            if abs(cpu.get(t, 0) - want_us) > n + 1:
+                problems.append(f"thread {t}: thr cpu adds up to {cpu.get(t, 0)} us, "
+                                f"scheduler events say {want_us:.0f} us")
+    tap(not problems and want,
+        f"tracelog {label}: read back with every call{', thr cpu equal to on-CPU time' if has_sched else ''}",
+        "\n".join(problems[:10]))
+
+
+def check_fdr(path, label, tmp, llvm_xray):
+    for v in ("5", "1"):
+        out = os.path.join(tmp, f"re{v}.xray")
+        p = run([XRAYFDR, "convert", "-f", "fdr", "--fdr-version", v, "-o", out, path])
+        if p.returncode:
+            tap(False, f"fdr v{v} {label}", p.stderr)
+            continue
+        # version 1 has no process ids, and custom events no CPU
+        def key(e):
+            return (e["tid"], e["tsc"], e["kind"], e["func_id"], tuple(e.get("args", ())),
+                    e.get("data"), e.get("event_type"),
+                    None if v == "1" else (e["pid"], e["cpu"]))
+        a = sorted(key(e) for e in events(path)[1])
+        b = sorted(key(e) for e in events(out)[1])
+        ok = a == b and len(a) > 10
+        diag = "" if ok else f"{len(a)} vs {len(b)} events; first difference " + \
+            str(next(((x, y) for x, y in zip(a, b) if x != y), None))
+        if llvm_xray:
+            vp = run([llvm_xray, "fdr-dump", "-verify", out])
+            ok = ok and vp.returncode == 0
+            diag += vp.stderr
+        tap(ok, f"convert -f fdr --fdr-version {v}, {label}: the same records, "
+            "accepted by llvm-xray fdr-dump -verify", diag)
+
+
+def check_yaml_roundtrip(path, label, tmp):
+    y1 = os.path.join(tmp, "a.yaml")
+    p = run([XRAYFDR, "convert", "-f", "yaml", "-o", y1, path])
+    q = run([XRAYFDR, "convert", "-f", "yaml", y1])
+    with open(y1, errors="replace") as f:
+        first = f.read()
+    tap(p.returncode == 0 and q.returncode == 0 and q.stdout == first,
+        f"yaml {label}: our YAML read back and written again is the same bytes",
+        p.stderr + q.stderr)
+
+
+def check_folded(path, label):
+    hdr, evs = events(path)
+    p = run([XRAYFDR, "stack", "-f", "folded", path])
+    want = per_function(calls(evs))
+    got = {}
+    for l in p.stdout.splitlines():
+        frames, v = l.rsplit(" ", 1)
+        leaf = frames.split(";")[-1]
+        got[int(leaf[1:])] = got.get(int(leaf[1:]), 0) + int(v)
+    # folded also closes calls open at the end: compare with no open calls
+    problems = [f"function {fid}: self {got.get(fid, 0)} in folded stacks, {w[2]} in the trace"
+                for fid, w in want.items() if got.get(fid, 0) != w[2]]
+    tap(p.returncode == 0 and not problems and want,
+        f"folded {label}: each function's self time adds up to the trace's",
+        "\n".join(problems[:10]) + p.stderr)
+
+
+def check_svg(path, tmp):
+    svg = os.path.join(tmp, "flame.svg")
+    p = run([XRAYFDR, "stack", "-f", "svg", "--title", "golden <flame> & co", "-o", svg, path])
+    try:
+        root = ET.parse(svg).getroot()
+    except (ET.ParseError, OSError) as e:
+        return tap(False, "svg: well-formed XML", f"{e}\n{p.stderr}")
+    ns = "{http://www.w3.org/2000/svg}"
+    rects = root.findall(f".//{ns}g/{ns}rect")
+    titles = [t.text for t in root.findall(f".//{ns}g/{ns}title")]
+    widths = {}
+    for g in root.findall(f".//{ns}g"):
+        r, t = g.find(f"{ns}rect"), g.find(f"{ns}title")
+        widths[t.text.split(" (")[0]] = widths.get(t.text.split(" (")[0], 0) + float(r.get("width"))
+    threads = sum(w for n, w in widths.items() if n.startswith("thread "))
+    ok = (p.returncode == 0 and len(rects) > 20 and titles[0].startswith("all (") and
+          abs(threads - widths["all"]) < 0.5 and
+          "golden &lt;flame&gt; &amp; co" in open(svg).read())
+    tap(ok, f"svg: well-formed, {len(rects)} frames, the threads' widths add up to the root's",
+        f"{p.stderr} threads {threads} all {widths.get('all')}")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        return skip("svg opened in headless Chromium", "chromium is not installed (make deps)")
+    png = os.path.join(tmp, "flame.png")
+    prof = os.path.join(tmp, "chromium-profile")
+    c = run(["timeout", "120", chromium, "--headless", "--no-sandbox", "--disable-gpu",
+             "--disable-quic", "--no-first-run", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", f"--user-data-dir={prof}",
+             f"--screenshot={png}", "--window-size=1200,400", f"file://{svg}"])
+    data = open(png, "rb").read() if os.path.exists(png) else b""
+    # a blank page compresses to a few KiB; a drawn flame graph does not
+    tap(c.returncode == 0 and data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 8192,
+        f"svg opened in headless Chromium and screenshotted ({len(data)} bytes of PNG)",
+        c.stderr[-800:])
+
+
+# Forks from a fresh, small interpreter: a child's peak RSS counts what its
+# parent had when it forked, and this script holds whole traces' events.
+PEAK_RSS = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1)
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(usage.ru_maxrss * 1024 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 0)
+"""
+
+
+def peak_rss(cmd):
+    """Peak resident memory of one run, in bytes (None if it failed)."""
+    p = run([sys.executable, "-S", "-c", PEAK_RSS] + cmd)
+    value = int(p.stdout.strip() or 0)
+    return value or None, p.stderr
+
+
+def check_memory(tmp):
+    """Memory does not grow with the trace: the same commands on a trace
+    eight times larger, with the same functions and call stacks, use about
+    the same peak RSS (the sort is held to 8 MiB and spills the rest to
+    $TMPDIR).  The stack trie grows with the number of distinct stacks, as
+    its output does, so the traces keep that number bounded.  The RSS
+    includes what this script had when it forked: compare, do not add."""
+    sizes = {}
+    for size in ("8M", "64M"):
+        path = os.path.join(tmp, f"mem-{size}.xray")
+        p = run([XRAYFDR, "synth", "-o", path, "--size", size, "--threads", "4",
+                 "--events", "--seed", "9", "--depth", "4", "--functions", "6"])
+        if p.returncode:
+            return tap(False, "synth for the memory check", p.stderr)
+        sizes[size] = path
+    for name, cmd in (("account", ["account", "-q", "--sort-memory=8M"]),
+                      ("graph", ["graph", "-q", "--sort-memory=8M"]),
+                      ("stack -f folded", ["stack", "-q", "-f", "folded"]),
+                      ("convert -f yaml", ["convert", "-q", "-f", "yaml", "--sort-memory=8M"]),
+                      ("convert -f trace_event", ["convert", "-q", "-f", "trace_event"])):
+        small, e1 = peak_rss([XRAYFDR] + cmd + [sizes["8M"]])
+        big, e2 = peak_rss([XRAYFDR] + cmd + [sizes["64M"]])
+        tap(small and big and big < small + (6 << 20),
+            f"{name}: peak memory {small and small >> 20} MiB on an 8 MiB trace, "
+            f"{big and big >> 20} MiB on a 64 MiB one",
+            e1 + e2)
+
+
+def main():
+    llvm_xray = shutil.which("llvm-xray") or shutil.which("llvm-xray-14")
+    with tempfile.TemporaryDirectory(prefix="xrayfdr-outputs-") as tmp:
+        logs = {}
+        for name, args in (("sched", ["--threads", "3", "--sched", "--calls", "2000", "--args"]),
+                           ("events", ["--threads", "4", "--events", "--calls", "1500",
+                                       "--wrap-every", "300"]),
+                           ("v1", ["-V", "1", "--threads", "2", "--calls", "800"])):
+            path = os.path.join(tmp, name + ".xray")
+            p = run([XRAYFDR, "synth", "-o", path, "--seed", "11"] + args)
+            if p.returncode:
+                tap(False, f"synth {name}", p.stderr)
+                continue
+            logs[name] = path
+        for name, path in logs.items():
+            for check in (check_account, check_trace_event, check_tracelog, check_folded,
+                          check_yaml_roundtrip):
+                try:
+                    if check in (check_tracelog, check_yaml_roundtrip):
+                        check(path, name, tmp)
+                    else:
+                        check(path, name)
+                except (RuntimeError, ValueError, KeyError) as e:
+                    tap(False, f"{check.__name__} {name}", str(e))
+        check_fdr(logs["events"].replace("events", "sched"), "sched", tmp, llvm_xray)
+        check_svg(logs["sched"], tmp)
+        check_memory(tmp)
+    return finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

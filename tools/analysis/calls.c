@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Per-thread call stacks; see calls.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls.h"
+#include "table.h"
+
+struct calls {
+	enum calls_mode mode;
+	bool by_tid;
+	const struct calls_ops *ops;
+	void *ctx;
+	struct table threads;
+	struct call_thread *last; /* the thread of the last event */
+	uint64_t last_key;
+	bool saw_sched;
+};
+
+struct calls *calls_new(enum calls_mode mode, bool by_tid,
+			const struct calls_ops *ops, void *ctx)
+{
+	struct calls *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->mode = mode;
+	c->by_tid = by_tid;
+	table_init(&c->threads, sizeof(struct call_thread), 0);
+	c->ops = ops;
+	c->ctx = ctx;
+	return c;
+}
+
+void calls_free(struct calls *c)
+{
+	if (!c)
+		return;
+	for (uint32_t i = 0; i < c->threads.n; i++)
+		free(calls_thread(c, i)->stack);
+	table_free(&c->threads);
+	free(c);
+}
+
+uint32_t calls_nthreads(const struct calls *c)
+{
+	return c->threads.n;
+}
+
+struct call_thread *calls_thread(const struct calls *c, uint32_t index)
+{
+	return table_at(&c->threads, index);
+}
+
+bool calls_saw_sched(const struct calls *c)
+{
+	return c->saw_sched;
+}
+
+static struct call_thread *get_thread(struct calls *c,
+				      const struct xrayfdr_event *ev)
+{
+	uint64_t key = c->by_tid ? ev->tid : thread_key(ev->pid, ev->tid);
+	struct call_thread *t;
+	uint32_t index;
+	bool created;
+
+	if (c->last && c->last_key == key)
+		return c->last;
+	t = table_get(&c->threads, key, &index, &created);
+	if (!t)
+		return NULL;
+	if (created) {
+		t->pid = ev->pid;
+		t->tid = ev->tid;
+		t->index = index;
+		t->first_tsc = ev->tsc;
+		if (c->ops->thread)
+			c->ops->thread(c->ctx, t);
+	}
+	c->last = t;
+	c->last_key = key;
+	return t;
+}
+
+/* The thread's off-CPU total as of @tsc (counting an open interval). */
+static uint64_t off_total_at(const struct call_thread *t, uint64_t tsc)
+{
+	uint64_t total = t->off_total;
+
+	if (t->off_cpu && tsc > t->off_since)
+		total += tsc - t->off_since;
+	return total;
+}
+
+static uint64_t span(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* Pop the top frame at @tsc and report it. */
+static void pop(struct calls *c, struct call_thread *t, uint64_t tsc,
+		bool by_exit, bool deepest, bool at_end)
+{
+	struct call_frame *f = &t->stack[t->depth - 1];
+	uint64_t dur = span(tsc, f->entry_tsc);
+	uint64_t off = off_total_at(t, tsc) - f->off_at_entry;
+	struct call_done d = {
+		.func_id = f->func_id,
+		.depth = t->depth - 1,
+		.entry_tsc = f->entry_tsc,
+		.exit_tsc = tsc,
+		.self = dur > f->child_time ? dur - f->child_time : 0,
+		.off_cpu = off,
+		.self_off_cpu = off > f->child_off ? off - f->child_off : 0,
+		.by_exit = by_exit,
+		.deepest = deepest,
+		.at_end = at_end,
+		.frame = f,
+	};
+
+	if (c->ops->done)
+		c->ops->done(c->ctx, t, &d);
+	t->depth--;
+	if (t->depth) {
+		t->stack[t->depth - 1].child_time += dur;
+		t->stack[t->depth - 1].child_off += off;
+	}
+}
+
+static int push(struct calls *c, struct call_thread *t,
+		const struct xrayfdr_event *ev)
+{
+	struct call_frame *f;
+
+	if (t->depth == t->cap) {
+		uint32_t cap = t->cap ? 2 * t->cap : 32;
+		struct call_frame *s;
+
+		if (t->cap >= CALLS_MAX_DEPTH)
+			return -E2BIG;
+		s = realloc(t->stack, cap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		t->stack = s;
+		t->cap = cap;
+	}
+	f = &t->stack[t->depth];
+	*f = (struct call_frame){
+		.func_id = ev->func_id,
+		.entry_tsc = ev->tsc,
+		.off_at_entry = off_total_at(t, ev->tsc),
+	};
+	if (c->ops->enter)
+		c->ops->enter(c->ctx, t, f, t->depth, ev);
+	t->depth++;
+	return 0;
+}
+
+static void exit_event(struct calls *c, struct call_thread *t,
+		       const struct xrayfdr_event *ev)
+{
+	uint32_t match = 0;
+
+	if (t->depth && t->stack[t->depth - 1].func_id == ev->func_id) {
+		pop(c, t, ev->tsc, true, true, false);
+		return;
+	}
+	/* only the top may exit in strict mode; else look down the stack */
+	if (c->mode != CALLS_STRICT) {
+		match = t->depth;
+		while (match && t->stack[match - 1].func_id != ev->func_id)
+			match--;
+	}
+	if (!match) {
+		for (bool first = true; c->mode == CALLS_CLEAR && t->depth;
+		     first = false)
+			pop(c, t, ev->tsc, false, first, false);
+		if (c->ops->unmatched)
+			c->ops->unmatched(c->ctx, t, ev);
+		return;
+	}
+	for (bool first = true; t->depth >= match; first = false)
+		pop(c, t, ev->tsc, t->depth == match, first, false);
+}
+
+static void sched_event(struct calls *c, struct call_thread *t,
+			const struct xrayfdr_event *ev)
+{
+	struct xrayfdr_sched_event se;
+
+	if (!xrayfdr_sched_decode(ev->data, ev->data_size, &se))
+		return;
+	c->saw_sched = true;
+	t->saw_sched = true;
+	if (se.kind == XRAYFDR_SCHED_SWITCH_OUT && !t->off_cpu) {
+		t->off_cpu = true;
+		t->off_since = ev->tsc;
+		if (c->ops->sched)
+			c->ops->sched(c->ctx, t, true, ev->tsc);
+	} else if (se.kind == XRAYFDR_SCHED_SWITCH_IN && t->off_cpu) {
+		t->off_total += span(ev->tsc, t->off_since);
+		t->off_cpu = false;
+		if (c->ops->sched)
+			c->ops->sched(c->ctx, t, false, ev->tsc);
+	}
+}
+
+int calls_event(struct calls *c, const struct xrayfdr_event *ev)
+{
+	struct call_thread *t = get_thread(c, ev);
+	int ret = 0;
+
+	if (!t)
+		return -ENOMEM;
+	t->last_tsc = ev->tsc;
+	switch (ev->kind) {
+	case XRAYFDR_EV_ENTRY:
+	case XRAYFDR_EV_ENTRY_ARGS:
+		ret = push(c, t, ev);
+		t->last_was_exit = false;
+		break;
+	case XRAYFDR_EV_EXIT:
+	case XRAYFDR_EV_TAIL_EXIT:
+		exit_event(c, t, ev);
+		t->last_was_exit = true;
+		break;
+	case XRAYFDR_EV_CUSTOM:
+		sched_event(c, t, ev);
+		break;
+	default:
+		break;
+	}
+	return ret;
+}
+
+void calls_close_all(struct calls *c)
+{
+	for (uint32_t i = 0; i < c->threads.n; i++) {
+		struct call_thread *t = calls_thread(c, i);
+
+		while (t->depth)
+			pop(c, t, t->last_tsc, false, false, true);
+	}
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The command-line options every analysis command shares. */
+#ifndef XRAYFDR_TOOLS_CMDLINE_H
+#define XRAYFDR_TOOLS_CMDLINE_H
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "source.h"
+
+#define DEFAULT_SORT_MEMORY (256ull << 20)
+
+struct analysis_opts {
+	const char *cmd;
+	const char *instr_map;
+	const char *output;
+	uint64_t sort_memory;
+	struct trace_opts in;
+};
+
+/* getopt_long entries for them (-m, -k, -o, -q, -h and long ones). */
+#define ANALYSIS_LONGOPTS                                           \
+	{ "instr-map", required_argument, NULL, 'm' },              \
+		{ "instr_map", required_argument, NULL, 'm' },      \
+		{ "keep-going", no_argument, NULL, 'k' },           \
+		{ "output", required_argument, NULL, 'o' },         \
+		{ "sort-memory", required_argument, NULL, 0x100 },  \
+		{ "input-format", required_argument, NULL, 0x101 }, \
+		{ "quiet", no_argument, NULL, 'q' },                \
+	{                                                           \
+		"help", no_argument, NULL, 'h'                      \
+	}
+#define ANALYSIS_SHORTOPTS "m:ko:qh"
+
+void analysis_opts_init(struct analysis_opts *o, const char *cmd);
+
+/* Handle @opt if it is a shared option: 0, or -1 after reporting a bad
+ * value or (for an option that is not one) printing @usage to stderr. */
+int analysis_option(struct analysis_opts *o, int opt, const char *arg,
+		    void (*usage)(FILE *out));
+
+/* Standard output for NULL or "-", else @path created; NULL after
+ * reporting why. */
+FILE *analysis_open_output(const struct analysis_opts *o);
+
+/* Flush and close what analysis_open_output() opened.  Return @status,
+ * or EXIT_USAGE after reporting a write error. */
+int analysis_close_output(const struct analysis_opts *o, FILE *out, int status);
+
+#endif

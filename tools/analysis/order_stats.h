@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Exact order statistics (medians, percentiles) of many sets of values
+ * (durations per function, per edge...) in bounded memory: the values go
+ * through the external sort (sorter.h) keyed by set then value, and are
+ * read back set by set in ascending order with their rank, so a caller
+ * picks whatever positions it needs.
+ */
+#ifndef XRAYFDR_TOOLS_ORDER_STATS_H
+#define XRAYFDR_TOOLS_ORDER_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ORDER_STATS_MAX_SETS (1u << 24)
+
+struct order_stats;
+
+/* @memory: RAM for the sort (sorter_new()). */
+struct order_stats *order_stats_new(size_t memory);
+void order_stats_free(struct order_stats *s);
+
+/* Add @value to set @set (< ORDER_STATS_MAX_SETS).  0 or -errno. */
+int order_stats_add(struct order_stats *s, uint32_t set, uint64_t value);
+
+/*
+ * Visit every value, set by set (in increasing set number), each set's in
+ * ascending order, @rank counting from 0 within the set.  0 or -errno.
+ */
+int order_stats_walk(struct order_stats *s,
+		     void (*visit)(void *ctx, uint32_t set, uint64_t rank,
+				   uint64_t value),
+		     void *ctx);
+
+/* What went wrong with the temporary files, or "". */
+const char *order_stats_error(const struct order_stats *s);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Buffered text output without stdio's per-call locking and formatting:
+ * the writers of large text outputs (YAML traces run to gigabytes) append
+ * to a buffer that goes to the FILE in large writes.
+ */
+#ifndef XRAYFDR_TOOLS_OUTBUF_H
+#define XRAYFDR_TOOLS_OUTBUF_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define OUTBUF_SIZE (256u << 10)
+
+struct outbuf {
+	FILE *f;
+	size_t len;
+	int error; /* errno of a failed write */
+	char buf[OUTBUF_SIZE];
+};
+
+static inline void ob_init(struct outbuf *o, FILE *f)
+{
+	o->f = f;
+	o->len = 0;
+	o->error = 0;
+}
+
+/* Write the buffer out.  Return 0 or the errno of the failure. */
+int ob_flush(struct outbuf *o);
+
+void ob_write_slow(struct outbuf *o, const void *p, size_t n);
+
+/* Append @n bytes (any size). */
+static inline void ob_write(struct outbuf *o, const void *p, size_t n)
+{
+	if (o->len + n <= OUTBUF_SIZE) {
+		memcpy(o->buf + o->len, p, n);
+		o->len += n;
+	} else {
+		ob_write_slow(o, p, n);
+	}
+}
+
+static inline void ob_char(struct outbuf *o, char c)
+{
+	if (o->len == OUTBUF_SIZE)
+		ob_flush(o);
+	o->buf[o->len++] = c;
+}
+
+static inline void ob_str(struct outbuf *o, const char *s)
+{
+	ob_write(o, s, strlen(s));
+}
+
+void ob_u64(struct outbuf *o, uint64_t v);
+void ob_i64(struct outbuf *o, int64_t v);
+
+#endif

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Symbolization with libdw, answering as llvm-symbolizer answers llvm-xray:
+ * the name comes from the symbol table when one covers the address (LLVM
+ * prefers it to DWARF for linkage names), else from the DWARF subprogram;
+ * the position from the last line-table row at or before the address.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "demangle.h"
+#include "symbols.h"
+
+struct symbol_cache {
+	char *name;
+	char *location;
+};
+
+/* An address range of a compilation unit (clang emits no .debug_aranges,
+ * which libdw's own lookup needs). */
+struct cu_range {
+	Dwarf_Addr lo, hi;
+	Dwarf_Off cu;
+};
+
+struct symbols {
+	bool have_map;
+	bool demangle;
+	struct xray_instr_map map;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias; /* where libdwfl placed the file's addresses */
+	Dwarf *dwarf;
+	struct cu_range *ranges;
+	size_t nranges;
+	bool ranges_built;
+	struct symbol_cache *cache; /* by function id, 1..nfunctions */
+	char scratch[64];
+	const char *(*trace_names)(void *ctx, int32_t id);
+	void *trace_ctx;
+};
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+struct symbols *symbols_open(const char *binary, bool demangle_names, char *err,
+			     size_t errlen)
+{
+	struct symbols *s = calloc(1, sizeof(*s));
+	int ret;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->demangle = demangle_names;
+	if (!binary)
+		return s;
+	ret = xray_instr_map_load_elf(binary, &s->map, err, errlen);
+	if (ret) {
+		free(s);
+		return NULL;
+	}
+	s->have_map = true;
+	s->cache = calloc(s->map.nfunctions + 1, sizeof(*s->cache));
+	if (!s->cache) {
+		snprintf(err, errlen, "out of memory");
+		symbols_free(s);
+		return NULL;
+	}
+	/* Without debug information or symbols names fall back to
+	 * addresses, as llvm-xray's do: not an error. */
+	s->dwfl = dwfl_begin(&offline_callbacks);
+	if (s->dwfl) {
+		s->mod = dwfl_report_offline(s->dwfl, binary, binary, -1);
+		dwfl_report_end(s->dwfl, NULL, NULL);
+		if (s->mod && !dwfl_module_getelf(s->mod, &s->bias))
+			s->mod = NULL;
+	}
+	return s;
+}
+
+void symbols_free(struct symbols *s)
+{
+	if (!s)
+		return;
+	if (s->cache) {
+		for (size_t i = 0; i <= s->map.nfunctions; i++) {
+			free(s->cache[i].name);
+			free(s->cache[i].location);
+		}
+		free(s->cache);
+	}
+	free(s->ranges);
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	if (s->have_map)
+		xray_instr_map_free(&s->map);
+	free(s);
+}
+
+const struct xray_instr_map *symbols_map(const struct symbols *s)
+{
+	return s->have_map ? &s->map : NULL;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void build_ranges(struct symbols *s)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	size_t cap = 0;
+
+	s->ranges_built = true;
+	s->dwarf = dwfl_module_getdwarf(s->mod, &(Dwarf_Addr){ 0 });
+	if (!s->dwarf)
+		return;
+	while (!dwarf_get_units(s->dwarf, cu, &cu, NULL, NULL, &cudie, NULL)) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
+			if (s->nranges == cap) {
+				struct cu_range *n;
+
+				cap = cap ? 2 * cap : 64;
+				n = realloc(s->ranges, cap * sizeof(*n));
+				if (!n)
+					return;
+				s->ranges = n;
+			}
+			s->ranges[s->nranges++] = (struct cu_range){
+				.lo = lo,
+				.hi = hi,
+				.cu = dwarf_dieoffset(&cudie)
+			};
+		}
+	}
+	qsort(s->ranges, s->nranges, sizeof(*s->ranges), cmp_range);
+}
+
+/* The compilation unit holding the file address @addr. */
+static bool find_cu(struct symbols *s, uint64_t addr, Dwarf_Die *cudie)
+{
+	size_t lo = 0, hi;
+
+	if (!s->mod)
+		return false;
+	if (!s->ranges_built)
+		build_ranges(s);
+	hi = s->nranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges may nest or overlap: look back for one that holds addr */
+	while (lo--) {
+		if (addr < s->ranges[lo].hi)
+			return dwarf_offdie(s->dwarf, s->ranges[lo].cu,
+					    cudie) != NULL;
+	}
+	return false;
+}
+
+static bool known_id(const struct symbols *s, int32_t id)
+{
+	return s->have_map && id >= 1 && (size_t)id <= s->map.nfunctions;
+}
+
+static char *maybe_demangle(const struct symbols *s, const char *name)
+{
+	char *d = s->demangle ? demangle(name) : NULL;
+
+	return d ? d : strdup(name);
+}
+
+/* The DWARF name of the innermost function scope at @addr. */
+static const char *dwarf_function_name(Dwarf_Die *cudie, Dwarf_Addr addr)
+{
+	Dwarf_Die *scopes = NULL;
+	const char *name = NULL;
+	int n = dwarf_getscopes(cudie, addr, &scopes);
+
+	for (int i = 0; i < n && !name; i++) {
+		Dwarf_Attribute attr;
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag != DW_TAG_subprogram &&
+		    tag != DW_TAG_inlined_subroutine)
+			continue;
+		if (dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name,
+					 &attr) ||
+		    dwarf_attr_integrate(&scopes[i], DW_AT_MIPS_linkage_name,
+					 &attr) ||
+		    dwarf_attr_integrate(&scopes[i], DW_AT_name, &attr))
+			name = dwarf_formstring(&attr);
+	}
+	free(scopes);
+	return name;
+}
+
+static char *lookup_name(struct symbols *s, uint64_t addr)
+{
+	const char *name = NULL;
+	GElf_Off off;
+	GElf_Sym sym;
+	Dwarf_Die cu;
+	char *out;
+
+	if (s->mod) {
+		name = dwfl_module_addrinfo(s->mod, addr + s->bias, &off, &sym,
+					    NULL, NULL, NULL);
+		if (!name && find_cu(s, addr, &cu))
+			name = dwarf_function_name(&cu, addr);
+	}
+	if (name && *name)
+		return maybe_demangle(s, name);
+	if (asprintf(&out, "@(%" PRIx64 ")", addr) < 0)
+		return NULL;
+	return out;
+}
+
+void symbols_use_trace_names(struct symbols *s,
+			     const char *(*fn)(void *ctx, int32_t id),
+			     void *ctx)
+{
+	s->trace_names = fn;
+	s->trace_ctx = ctx;
+}
+
+const char *symbols_name(struct symbols *s, int32_t id)
+{
+	struct symbol_cache *c;
+
+	if (!known_id(s, id)) {
+		const char *name = s->trace_names ?
+					   s->trace_names(s->trace_ctx, id) :
+					   NULL;
+
+		if (name)
+			return name;
+		snprintf(s->scratch, sizeof(s->scratch), "#%" PRId32, id);
+		return s->scratch;
+	}
+	c = &s->cache[id];
+	if (!c->name)
+		c->name = lookup_name(s, s->map.functions[id - 1].address);
+	return c->name ? c->name : "?";
+}
+
+/* The last row of the line table at or before @addr (libdw sorts rows by
+ * address, keeping their order where addresses are equal; LLVM takes the
+ * last of those too). */
+static bool line_at(Dwarf_Die *cu, Dwarf_Addr addr, const char **file,
+		    int *line, int *col)
+{
+	Dwarf_Lines *lines;
+	Dwarf_Line *l;
+	size_t n, lo = 0, hi;
+	Dwarf_Addr a;
+	bool end;
+
+	if (dwarf_getsrclines(cu, &lines, &n) || !n)
+		return false;
+	hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		l = dwarf_onesrcline(lines, mid);
+		if (!l || dwarf_lineaddr(l, &a))
+			return false;
+		if (a <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	l = dwarf_onesrcline(lines, lo - 1);
+	if (!l || dwarf_lineendsequence(l, &end) || end)
+		return false;
+	*file = dwarf_linesrc(l, NULL, NULL);
+	dwarf_lineno(l, line);
+	dwarf_linecol(l, col);
+	return *file != NULL;
+}
+
+static char *lookup_location(struct symbols *s, uint64_t addr)
+{
+	const char *file = NULL, *base;
+	int line = 0, col = 0;
+	Dwarf_Die cu;
+	char *out;
+
+	if (!find_cu(s, addr, &cu) || !line_at(&cu, addr, &file, &line, &col))
+		return strdup("<invalid>:0:0");
+	base = strrchr(file, '/');
+	if (asprintf(&out, "%s:%d:%d", base ? base + 1 : file, line, col) < 0)
+		return NULL;
+	return out;
+}
+
+const char *symbols_location(struct symbols *s, int32_t id)
+{
+	struct symbol_cache *c;
+
+	if (!known_id(s, id))
+		return "(unknown)";
+	c = &s->cache[id];
+	if (!c->location)
+		c->location =
+			lookup_location(s, s->map.functions[id - 1].address);
+	return c->location ? c->location : "(unknown)";
+}

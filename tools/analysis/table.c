@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdlib.h>
+
+#include "table.h"
+
+/* The record's number lives right before it. */
+struct slot {
+	uint32_t index;
+	uint64_t align[];
+};
+
+void *table_get(struct table *t, uint64_t key, uint32_t *index, bool *created)
+{
+	struct slot *s = u64map_get(&t->map, key);
+
+	if (created)
+		*created = !s;
+	if (s) {
+		*index = s->index;
+		return s->align;
+	}
+	if (t->max && t->n >= t->max)
+		return NULL;
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? 2 * t->cap : 64;
+		void **n = realloc(t->items, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		t->items = n;
+		t->cap = cap;
+	}
+	s = calloc(1, sizeof(*s) + t->item_size);
+	if (!s || u64map_put(&t->map, key, s)) {
+		free(s);
+		return NULL;
+	}
+	s->index = t->n;
+	t->items[t->n] = s->align;
+	*index = t->n++;
+	return s->align;
+}
+
+static int free_slot(void *ctx, void *value)
+{
+	(void)ctx;
+	free(value);
+	return 0;
+}
+
+void table_free(struct table *t)
+{
+	u64map_each(&t->map, free_slot, NULL);
+	u64map_free(&t->map);
+	free(t->items);
+	t->items = NULL;
+	t->n = t->cap = 0;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A table of records found by a 64-bit key (a thread, a function, an
+ * edge) and numbered 0, 1, ... in the order they were created, which the
+ * analyses need to reproduce llvm-xray's orders.
+ */
+#ifndef XRAYFDR_TOOLS_TABLE_H
+#define XRAYFDR_TOOLS_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../lib/util/u64map.h"
+
+struct table {
+	size_t item_size;
+	uint32_t max; /* most records it may hold; 0: no limit */
+	struct u64map map;
+	void **items;
+	uint32_t n, cap;
+};
+
+static inline void table_init(struct table *t, size_t item_size, uint32_t max)
+{
+	*t = (struct table){ .item_size = item_size, .max = max };
+}
+
+/*
+ * The record of @key, created zeroed (and *created set) if absent; its
+ * number in *index.  NULL if out of memory or full.
+ */
+void *table_get(struct table *t, uint64_t key, uint32_t *index, bool *created);
+
+static inline void *table_at(const struct table *t, uint32_t i)
+{
+	return t->items[i];
+}
+
+void table_free(struct table *t);
+
+#endif

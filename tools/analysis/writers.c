@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* trace_event JSON and TraceLog writers; see writers.h. */
+#include <errno.h>
+#include <math.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "calls.h"
+#include "writers.h"
+
+struct call_writer {
+	enum call_writer_kind kind;
+	FILE *out;
+	struct trace_header hdr;
+	struct symbols *names;
+	struct calls *calls;
+	double freq;
+	bool started;
+	uint64_t base_tsc;
+	bool first_record;
+	uint64_t unmatched;
+	int error;
+	/* TraceLog: functions named so far (bitset by id) */
+	uint8_t *named;
+	size_t named_bytes;
+};
+
+/* Per thread: when it was last switched in or reported (TraceLog). */
+struct writer_thread {
+	uint64_t on_since, reported_on;
+	bool running;
+};
+
+/* trace_event: microseconds since the TSC's zero, as llvm-xray's
+ * trace_event output (another thread's first event may be older than the
+ * first event in the file, so the file's first cannot be the origin). */
+static double micros(const struct call_writer *w, uint64_t tsc)
+{
+	return (double)tsc * 1e6 / w->freq;
+}
+
+static double span_micros(const struct call_writer *w, uint64_t a, uint64_t b)
+{
+	return (double)(b > a ? b - a : 0) * 1e6 / w->freq;
+}
+
+/* TraceLog: milliseconds since the first event in the file, negative for
+ * events of other threads written earlier (TraceLog's times are signed). */
+static int64_t millis(const struct call_writer *w, uint64_t tsc)
+{
+	double d = tsc >= w->base_tsc ? (double)(tsc - w->base_tsc) :
+					-(double)(w->base_tsc - tsc);
+
+	return (int64_t)floor(d * 1e3 / w->freq);
+}
+
+static void json_bytes(FILE *out, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	putc('"', out);
+	for (size_t i = 0; i < len; i++) {
+		if (p[i] == '"' || p[i] == '\\')
+			fprintf(out, "\\%c", p[i]);
+		else if (p[i] < 0x20 || p[i] >= 0x7f)
+			fprintf(out, "\\u%04x", p[i]);
+		else
+			putc(p[i], out);
+	}
+	putc('"', out);
+}
+
+static const char *fname(struct call_writer *w, int32_t id)
+{
+	return symbols_name(w->names, id);
+}
+
+/*
+ * trace_event.
+ */
+static void te_record_start(struct call_writer *w)
+{
+	fputs(w->first_record ? "\n" : ",\n", w->out);
+	w->first_record = false;
+}
+
+static void te_thread(void *ctx, struct call_thread *t)
+{
+	struct call_writer *w = ctx;
+
+	te_record_start(w);
+	fprintf(w->out,
+		"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%" PRIu32
+		",\"tid\":%" PRIu32 ",\"args\":{\"name\":\"thread %" PRIu32
+		"\"}}",
+		t->pid, t->tid, t->tid);
+}
+
+static void te_done(void *ctx, struct call_thread *t, const struct call_done *d)
+{
+	struct call_writer *w = ctx;
+	double ts = micros(w, d->entry_tsc);
+
+	te_record_start(w);
+	fputs("{\"name\":", w->out);
+	json_bytes(w->out, fname(w, d->func_id), strlen(fname(w, d->func_id)));
+	fprintf(w->out,
+		",\"cat\":\"function\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%" PRIu32
+		",\"tid\":%" PRIu32 ",\"args\":{\"func_id\":%" PRId32
+		",\"self_us\":%.3f",
+		ts, span_micros(w, d->entry_tsc, d->exit_tsc), t->pid, t->tid,
+		d->func_id, (double)d->self * 1e6 / w->freq);
+	if (d->off_cpu)
+		fprintf(w->out, ",\"off_cpu_us\":%.3f",
+			(double)d->off_cpu * 1e6 / w->freq);
+	if (d->at_end)
+		fputs(",\"open_at_end\":true", w->out);
+	if (!d->by_exit && !d->at_end)
+		fputs(",\"ended_by_caller_exit\":true", w->out);
+	fputs("}}", w->out);
+}
+
+static void te_sched(void *ctx, struct call_thread *t, bool off, uint64_t tsc)
+{
+	struct call_writer *w = ctx;
+	double ts;
+
+	if (off)
+		return;
+	/* the thread is back: its time off the CPU as a slice */
+	ts = micros(w, t->off_since);
+	te_record_start(w);
+	fprintf(w->out,
+		"{\"name\":\"off-CPU\",\"cat\":\"sched\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%" PRIu32
+		",\"tid\":%" PRIu32 "}",
+		ts, span_micros(w, t->off_since, tsc), t->pid, t->tid);
+}
+
+static void te_event(struct call_writer *w, const struct xrayfdr_event *ev)
+{
+	struct xrayfdr_sched_event se;
+
+	if (ev->kind == XRAYFDR_EV_CUSTOM &&
+	    xrayfdr_sched_decode(ev->data, ev->data_size, &se))
+		return; /* shown as off-CPU slices */
+	te_record_start(w);
+	fprintf(w->out,
+		"{\"name\":\"%s\",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%.3f,\"pid\":%" PRIu32
+		",\"tid\":%" PRIu32 ",\"args\":{",
+		ev->kind == XRAYFDR_EV_TYPED ? "typed-event" : "custom-event",
+		micros(w, ev->tsc), ev->pid, ev->tid);
+	if (ev->kind == XRAYFDR_EV_TYPED)
+		fprintf(w->out, "\"type\":%u,", ev->event_type);
+	fputs("\"data\":", w->out);
+	json_bytes(w->out, ev->data, ev->data_size);
+	fputs("}}", w->out);
+}
+
+/*
+ * TraceLog.
+ */
+static struct writer_thread *wthread(struct call_thread *t)
+{
+	return t->user;
+}
+
+static void tl_thread(void *ctx, struct call_thread *t)
+{
+	struct call_writer *w = ctx;
+	struct writer_thread *wt = calloc(1, sizeof(*wt));
+
+	if (!wt) {
+		w->error = -ENOMEM;
+		return;
+	}
+	wt->running = true;
+	wt->on_since = t->first_tsc;
+	wt->reported_on = t->first_tsc;
+	t->user = wt;
+	/* the thread's internal id is its index */
+	fprintf(w->out, "thr crt 0x%016" PRIX64 " 0x%08" PRIX32 "\n",
+		(uint64_t)t->pid << 32 | t->tid, t->index);
+	fprintf(w->out, "thr aos 0x%08" PRIX32 " %" PRIu32 "\n", t->index,
+		t->tid);
+}
+
+/* A function name as TraceLog's full name and signature: the signature
+ * is the final parenthesised part, if any. */
+static void tl_name(struct call_writer *w, int32_t id)
+{
+	const char *name = fname(w, id);
+	size_t len = strlen(name), split = len, byte = (uint32_t)id / 8;
+
+	if (byte >= w->named_bytes) {
+		size_t n = byte + 64;
+		uint8_t *b = realloc(w->named, n);
+
+		if (!b) {
+			w->error = -ENOMEM;
+			return;
+		}
+		memset(b + w->named_bytes, 0, n - w->named_bytes);
+		w->named = b;
+		w->named_bytes = n;
+	}
+	if (w->named[byte] & (1u << (id % 8)))
+		return;
+	w->named[byte] |= (uint8_t)(1u << (id % 8));
+	if (len && name[len - 1] == ')') {
+		int depth = 0;
+
+		for (size_t i = len; i-- > 0;) {
+			if (name[i] == ')')
+				depth++;
+			else if (name[i] == '(' && --depth == 0) {
+				split = i;
+				break;
+			}
+		}
+	}
+	fprintf(w->out, "fun nam 0x%08" PRIX32 " \"", (uint32_t)id);
+	for (size_t i = 0; i < len; i++) {
+		if (i == split)
+			fputs("\" \"\" \"", w->out);
+		if (name[i] == '"' || name[i] == '\\')
+			putc('\\', w->out);
+		putc(name[i], w->out);
+	}
+	fputs(split == len ? "\" \"\" \"\"\n" : "\"\n", w->out);
+}
+
+static void tl_enter(void *ctx, struct call_thread *t, struct call_frame *f,
+		     uint32_t depth, const struct xrayfdr_event *ev)
+{
+	struct call_writer *w = ctx;
+
+	if (f->func_id < 0) {
+		w->error = -EINVAL;
+		return;
+	}
+	tl_name(w, f->func_id);
+	fprintf(w->out,
+		"sam str 0x%08" PRIX32 " %" PRId64 " 0 %" PRIu32 ":%" PRIu32
+		" 0x%" PRIx32 "\n",
+		t->index, millis(w, ev->tsc), depth, depth,
+		(uint32_t)f->func_id);
+}
+
+static void tl_done(void *ctx, struct call_thread *t, const struct call_done *d)
+{
+	struct call_writer *w = ctx;
+
+	if (d->at_end)
+		return;
+	fprintf(w->out,
+		"sam str 0x%08" PRIX32 " %" PRId64 " 0 %" PRIu32 ":%" PRIu32
+		"\n",
+		t->index, millis(w, d->exit_tsc), d->depth, d->depth + 1);
+}
+
+static void tl_cpu(struct call_writer *w, struct call_thread *t, uint64_t tsc)
+{
+	struct writer_thread *wt = wthread(t);
+	uint64_t on = 0;
+
+	if (!wt)
+		return;
+	/* on-CPU time since the last report */
+	if (wt->running && tsc > wt->on_since)
+		on = tsc - wt->on_since;
+	fprintf(w->out, "thr cpu 0x%08" PRIX32 " %" PRId64 " %" PRIu64 "\n",
+		t->index, millis(w, tsc),
+		(uint64_t)((double)on * 1e6 / w->freq));
+	wt->on_since = tsc;
+}
+
+static void tl_sched(void *ctx, struct call_thread *t, bool off, uint64_t tsc)
+{
+	struct call_writer *w = ctx;
+	struct writer_thread *wt = wthread(t);
+
+	if (!wt)
+		return;
+	if (off) {
+		tl_cpu(w, t, tsc);
+		wt->running = false;
+	} else {
+		wt->running = true;
+		wt->on_since = tsc;
+	}
+}
+
+static void tl_header(struct call_writer *w, const struct xrayfdr_event *ev)
+{
+	time_t sec = (time_t)ev->wall_sec;
+	struct tm tm;
+
+	if (!localtime_r(&sec, &tm))
+		memset(&tm, 0, sizeof(tm));
+	fprintf(w->out,
+		"prf stm %04d-%02d-%02d %02d:%02d:%02d.%03u\n"
+		"prf cfg CollectionMethod Instrumentation\n"
+		"prf cfg SamplingTimeoutMs 0\n"
+		"prf cfg HighGranularityEnabled F\n"
+		"prf cfg LineTraceEnabled F\n"
+		"prf cfg CpuTraceThreadEnabled T\n"
+		"prf cfg ExecutionTraceEnabled T\n",
+		tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		tm.tm_min, tm.tm_sec, ev->wall_usec / 1000);
+}
+
+static void count_unmatched(void *ctx, struct call_thread *t,
+			    const struct xrayfdr_event *ev)
+{
+	struct call_writer *w = ctx;
+
+	(void)t;
+	(void)ev;
+	w->unmatched++;
+}
+
+static const struct calls_ops te_ops = {
+	.done = te_done,
+	.sched = te_sched,
+	.thread = te_thread,
+	.unmatched = count_unmatched,
+};
+
+static const struct calls_ops tl_ops = {
+	.enter = tl_enter,
+	.done = tl_done,
+	.sched = tl_sched,
+	.thread = tl_thread,
+	.unmatched = count_unmatched,
+};
+
+struct call_writer *call_writer_new(enum call_writer_kind kind, FILE *out,
+				    const struct trace_header *hdr,
+				    struct symbols *names)
+{
+	struct call_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->kind = kind;
+	w->out = out;
+	w->hdr = *hdr;
+	w->names = names;
+	/* without a frequency, call a tick a nanosecond */
+	w->freq = hdr->cycle_frequency ? (double)hdr->cycle_frequency : 1e9;
+	w->first_record = true;
+	w->calls = calls_new(CALLS_UNWIND, false,
+			     kind == WRITER_TRACELOG ? &tl_ops : &te_ops, w);
+	if (!w->calls) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int call_writer_event(struct call_writer *w, const struct xrayfdr_event *ev)
+{
+	int ret;
+
+	if (!w->started) {
+		w->started = true;
+		w->base_tsc = ev->tsc;
+		if (w->kind == WRITER_TRACE_EVENT)
+			fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[",
+			      w->out);
+		else
+			tl_header(w, ev);
+	}
+	ret = calls_event(w->calls, ev);
+	if (!ret && w->kind == WRITER_TRACE_EVENT &&
+	    (ev->kind == XRAYFDR_EV_CUSTOM || ev->kind == XRAYFDR_EV_TYPED))
+		te_event(w, ev);
+	return ret ? ret : w->error;
+}
+
+int call_writer_finish(struct call_writer *w)
+{
+	if (w->kind == WRITER_TRACE_EVENT) {
+		calls_close_all(w->calls);
+		if (!w->started)
+			fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[",
+			      w->out);
+		fputs("\n]}\n", w->out);
+		return w->error;
+	}
+	/* TraceLog: report the CPU time since the last report */
+	for (uint32_t i = 0; i < calls_nthreads(w->calls); i++) {
+		struct call_thread *t = calls_thread(w->calls, i);
+
+		if (t->saw_sched)
+			tl_cpu(w, t, t->last_tsc);
+	}
+	return w->error;
+}
+
+uint64_t call_writer_unmatched(const struct call_writer *w)
+{
+	return w->unmatched;
+}
+
+void call_writer_free(struct call_writer *w)
+{
+	if (!w)
+		return;
+	if (w->calls)
+		for (uint32_t i = 0; i < calls_nthreads(w->calls); i++)
+			free(calls_thread(w->calls, i)->user);
+	calls_free(w->calls);
+	free(w->named);
+	free(w);
+}

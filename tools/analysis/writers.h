@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Streaming writers of call-level formats: each consumes events one at a
+ * time (rebuilding call stacks with calls.h) and writes as calls end, so
+ * memory stays per thread and per open frame.
+ *
+ *  - Chrome trace_event JSON (chrome://tracing, Perfetto): a complete event
+ *    ("ph": "X") per call; time off the CPU, from scheduler events, as
+ *    "off-CPU" slices on the thread; other custom and typed events as
+ *    instant events; thread names as metadata.  Microseconds from the
+ *    trace's first timestamp.
+ *  - CoreProfiler TraceLog text: "sam str" stack changes per entry and
+ *    exit (instrumentation mode), "thr cpu" from scheduler events,
+ *    "fun nam" for each function, "thr crt"/"thr aos" for each thread.
+ */
+#ifndef XRAYFDR_TOOLS_WRITERS_H
+#define XRAYFDR_TOOLS_WRITERS_H
+
+#include <stdio.h>
+
+#include "source.h"
+#include "symbols.h"
+
+enum call_writer_kind {
+	WRITER_TRACE_EVENT,
+	WRITER_TRACELOG,
+};
+
+struct call_writer;
+
+/* @names: optional names for function ids (NULL: llvm-xray's "#id"). */
+struct call_writer *call_writer_new(enum call_writer_kind kind, FILE *out,
+				    const struct trace_header *hdr,
+				    struct symbols *names);
+/* Return 0, or -ENOMEM / -E2BIG (a stack too deep). */
+int call_writer_event(struct call_writer *w, const struct xrayfdr_event *ev);
+int call_writer_finish(struct call_writer *w);
+/* Exits that matched no entry, left out. */
+uint64_t call_writer_unmatched(const struct call_writer *w);
+void call_writer_free(struct call_writer *w);
+
+#endif

@@ -1,0 +1,841 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * xrayfdr account: per-function call statistics, as llvm-xray account
+ * computes them, plus exclusive time and on/off-CPU time.
+ *
+ * Exact percentiles need every duration: they go through the external
+ * sort (analysis/order_stats.h) keyed by function then duration, so memory
+ * stays bounded whatever the trace's size.  Rows come out in llvm-xray's
+ * order: its table of functions is a DenseMap filled in the order of the
+ * first completed call of each function, sorted with std::sort.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/util/u64map.h"
+#include "analysis/calls.h"
+#include "analysis/cmdline.h"
+#include "analysis/llvm_compat.h"
+#include "analysis/order_stats.h"
+#include "analysis/source.h"
+#include "analysis/symbols.h"
+#include "analysis/table.h"
+#include "xrayfdr.h"
+
+#define MAX_FUNCTIONS ORDER_STATS_MAX_SETS
+
+enum sort_field {
+	SORT_FUNCID,
+	SORT_COUNT,
+	SORT_MIN,
+	SORT_MED,
+	SORT_PCT90,
+	SORT_PCT99,
+	SORT_MAX,
+	SORT_SUM,
+	SORT_SELF,
+	SORT_ON_CPU,
+	SORT_OFF_CPU,
+	SORT_FUNC,
+};
+
+static const char *const sort_names[] = {
+	"funcid", "count", "min",  "med",    "90p",	"99p",
+	"max",	  "sum",   "self", "on-cpu", "off-cpu", "func",
+};
+
+enum out_format {
+	FMT_TEXT,
+	FMT_CSV,
+	FMT_JSON,
+};
+
+static void account_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: xrayfdr account [OPTIONS] FILE\n"
+		"\n"
+		"Per-function statistics of the calls in a trace (an XRay log of any\n"
+		"version, llvm-xray YAML or TraceLog): how many calls completed, the\n"
+		"minimum, median, 90th and 99th percentile and maximum duration, and\n"
+		"their sum, in seconds, with the numbers 'llvm-xray account' gives for\n"
+		"the same input; then the sum of exclusive (self) time, and, where the\n"
+		"trace has scheduler events, the time on and off the CPU.  Each thread's\n"
+		"calls are matched on a stack of its own; the trace is read once, and\n"
+		"durations for the percentiles go through temporary files when they do\n"
+		"not fit in --sort-memory.\n"
+		"\n"
+		"Options:\n"
+		"  -m, --instr-map=BINARY  name functions from BINARY (symbols, DWARF)\n"
+		"  -s, --sort=FIELD        sort rows by funcid (default), count, min, med,\n"
+		"                          90p, 99p, max, sum, self, on-cpu, off-cpu or\n"
+		"                          func (the name)\n"
+		"  -r, --sortorder=ORDER   asc (default) or dsc\n"
+		"  -p, --top=N             only the first N rows\n"
+		"  -f, --format=FORMAT     text (default), csv or json\n"
+		"      --compat            only llvm-xray's columns, formatted exactly as\n"
+		"                          llvm-xray account prints them\n"
+		"  -d, --deduce-sibling-calls\n"
+		"                          an exit that does not match the top of its\n"
+		"                          thread's stack ends the calls above the one it\n"
+		"                          matches (as llvm-xray -d); without it, such an\n"
+		"                          exit is an error\n"
+		"      --recursive-calls-only\n"
+		"                          count only calls of functions that were on\n"
+		"                          their thread's stack more than once\n"
+		"  -k, --keep-going        skip exits that match nothing (and damaged\n"
+		"                          parts of the input), count them, exit 1\n"
+		"  -o, --output=FILE       write to FILE instead of standard output\n"
+		"      --sort-memory=SIZE  RAM for the durations (default 256M)\n"
+		"      --input-format=F    xray, yaml or tracelog instead of recognising it\n"
+		"  -q, --quiet             no progress line on a terminal\n"
+		"  -h, --help              show this help\n"
+		"\n"
+		"Times are seconds (TSC ticks divided by the trace's cycle frequency;\n"
+		"ticks if it is 0).  'self' excludes the time of instrumented callees;\n"
+		"'on-cpu' and 'off-cpu' split the calls' inclusive time by whether the\n"
+		"thread was running, from the scheduler events of xrayfdr's kernel\n"
+		"module.\n"
+		"\n"
+		"Exit status: 0 done, 1 the input is invalid or an exit matched no entry\n"
+		"(also after --keep-going), 2 usage or I/O error.\n");
+}
+
+struct fstat {
+	int32_t id;
+	uint32_t index;
+	uint64_t count, min, max, sum, self, on, off;
+	uint64_t med, p90, p99;
+	/* where llvm-xray first records a latency of this function */
+	uint64_t first_rank, first_seq;
+	const char *name;
+};
+
+/* Per thread, the first latency of each function it recorded. */
+struct thread_state {
+	uint8_t *seen; /* bitset over function indexes */
+	size_t seen_bytes;
+	struct u64map recursion; /* function index -> struct rec_status */
+	uint64_t block_pid;
+};
+
+struct rec_status {
+	uint32_t depth;
+	bool recursive;
+};
+
+/* (function index, thread index, sequence): first latencies */
+struct first_seen {
+	uint32_t func, thread;
+	uint64_t seq;
+};
+
+struct account {
+	const char *path;
+	bool keep_going, recursive_only, fdr;
+	uint16_t version;
+	struct table functions;
+	struct fstat **funcs; /* the table's records, by number */
+	uint32_t nfuncs;
+	struct first_seen *firsts;
+	size_t nfirsts, firsts_cap;
+	uint64_t seq;
+	struct order_stats *durations;
+	uint64_t unmatched;
+	int error;
+	struct calls *calls;
+};
+
+static struct fstat *get_func(struct account *a, int32_t id)
+{
+	uint32_t index;
+	bool created;
+	struct fstat *f =
+		table_get(&a->functions, (uint32_t)id, &index, &created);
+
+	if (f && created) {
+		f->id = id;
+		f->index = index;
+		f->min = UINT64_MAX;
+	}
+	a->funcs = (struct fstat **)a->functions.items;
+	a->nfuncs = a->functions.n;
+	return f;
+}
+
+static struct thread_state *tstate(struct call_thread *t)
+{
+	return t->user;
+}
+
+static void on_thread(void *ctx, struct call_thread *t)
+{
+	struct account *a = ctx;
+	struct thread_state *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		a->error = -ENOMEM;
+		return;
+	}
+	s->block_pid = llvm_block_pid(a->version, t->pid);
+	t->user = s;
+}
+
+static struct rec_status *recursion(struct account *a, struct call_thread *t,
+				    int32_t id)
+{
+	struct thread_state *s = tstate(t);
+	struct rec_status *r;
+
+	if (!s)
+		return NULL;
+	r = u64map_get(&s->recursion, (uint32_t)id);
+	if (!r) {
+		r = calloc(1, sizeof(*r));
+		if (!r || u64map_put(&s->recursion, (uint32_t)id, r)) {
+			free(r);
+			a->error = -ENOMEM;
+			return NULL;
+		}
+	}
+	return r;
+}
+
+static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
+		     uint32_t depth, const struct xrayfdr_event *ev)
+{
+	struct account *a = ctx;
+	struct rec_status *r;
+
+	(void)depth;
+	(void)ev;
+	if (!a->recursive_only)
+		return;
+	r = recursion(a, t, f->func_id);
+	if (r && ++r->depth == 2)
+		r->recursive = true;
+}
+
+static int note_first(struct account *a, struct call_thread *t, struct fstat *f)
+{
+	struct thread_state *s = tstate(t);
+	size_t byte = f->index / 8;
+
+	if (!s)
+		return -ENOMEM;
+	if (byte >= s->seen_bytes) {
+		size_t n = byte + 1 > 2 * s->seen_bytes ? byte + 64 :
+							  2 * s->seen_bytes;
+		uint8_t *b = realloc(s->seen, n);
+
+		if (!b)
+			return -ENOMEM;
+		memset(b + s->seen_bytes, 0, n - s->seen_bytes);
+		s->seen = b;
+		s->seen_bytes = n;
+	}
+	if (s->seen[byte] & (1u << (f->index % 8)))
+		return 0;
+	s->seen[byte] |= (uint8_t)(1u << (f->index % 8));
+	if (a->nfirsts == a->firsts_cap) {
+		size_t cap = a->firsts_cap ? 2 * a->firsts_cap : 64;
+		struct first_seen *n = realloc(a->firsts, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		a->firsts = n;
+		a->firsts_cap = cap;
+	}
+	a->firsts[a->nfirsts++] = (struct first_seen){ .func = f->index,
+						       .thread = t->index,
+						       .seq = a->seq };
+	return 0;
+}
+
+static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
+{
+	struct account *a = ctx;
+	uint64_t dur = d->exit_tsc > d->entry_tsc ? d->exit_tsc - d->entry_tsc :
+						    d->entry_tsc - d->exit_tsc;
+	struct fstat *f;
+	int ret;
+
+	if (a->recursive_only) {
+		struct rec_status *r = recursion(a, t, d->func_id);
+		bool counted = r && r->recursive;
+
+		if (r && r->depth && --r->depth == 0)
+			r->recursive = false;
+		if (!counted)
+			return;
+	}
+	f = get_func(a, d->func_id);
+	if (!f) {
+		a->error = -ENOMEM;
+		return;
+	}
+	a->seq++;
+	ret = note_first(a, t, f);
+	if (ret) {
+		a->error = ret;
+		return;
+	}
+	f->count++;
+	f->sum += dur;
+	f->self += d->self;
+	f->off += d->off_cpu;
+	f->on += dur > d->off_cpu ? dur - d->off_cpu : 0;
+	if (dur < f->min)
+		f->min = dur;
+	if (dur > f->max)
+		f->max = dur;
+	ret = order_stats_add(a->durations, f->index, dur);
+	if (ret)
+		a->error = ret;
+}
+
+static void on_unmatched(void *ctx, struct call_thread *t,
+			 const struct xrayfdr_event *ev)
+{
+	struct account *a = ctx;
+
+	a->unmatched++;
+	if (a->keep_going || a->error)
+		return;
+	if (t->depth)
+		tool_error(
+			"account",
+			"%s: record at offset %" PRIu64 ": thread %" PRIu32
+			": the exit of function %" PRId32
+			" does not match function %" PRId32
+			" on top of its stack (see --deduce-sibling-calls and --keep-going)",
+			a->path, ev->offset, ev->tid, ev->func_id,
+			t->stack[t->depth - 1].func_id);
+	else
+		tool_error("account",
+			   "%s: record at offset %" PRIu64 ": thread %" PRIu32
+			   ": exit of function %" PRId32
+			   " with no entry before it (see --keep-going)",
+			   a->path, ev->offset, ev->tid, ev->func_id);
+	a->error = -EBADMSG;
+}
+
+/* llvm-xray's picks: the median at n / 2, percentiles at floor(n * p). */
+static void pick(void *ctx, uint32_t set, uint64_t rank, uint64_t value)
+{
+	struct fstat *f = ((struct account *)ctx)->funcs[set];
+
+	if (rank == f->count / 2)
+		f->med = value;
+	if (rank == (uint64_t)floor((double)f->count * 0.9))
+		f->p90 = value;
+	if (rank == (uint64_t)floor((double)f->count * 0.99))
+		f->p99 = value;
+}
+
+/*
+ * Row order.
+ */
+struct row_order {
+	uint32_t *rows;
+	uint32_t n;
+};
+
+static int cmp_first(const void *x, const void *y)
+{
+	const struct fstat *a = *(struct fstat *const *)x;
+	const struct fstat *b = *(struct fstat *const *)y;
+
+	if (a->first_rank != b->first_rank)
+		return a->first_rank < b->first_rank ? -1 : 1;
+	return a->first_seq < b->first_seq ? -1 : a->first_seq > b->first_seq;
+}
+
+static int cmp_name(const void *x, const void *y, void *ctx)
+{
+	struct fstat **funcs = ctx;
+	const struct fstat *a = funcs[*(const uint32_t *)x];
+	const struct fstat *b = funcs[*(const uint32_t *)y];
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : (a->id > b->id) - (a->id < b->id);
+}
+
+/* llvm-xray's thread order: the DenseMap of (process, thread) buffers
+ * for FDR logs; other formats are read in file order. */
+static int thread_ranks(struct account *a, uint64_t **ranks_out)
+{
+	uint32_t n = calls_nthreads(a->calls);
+	uint64_t *pids = malloc((n + 1) * sizeof(*pids));
+	uint32_t *tids = malloc((n + 1) * sizeof(*tids));
+	uint32_t *order = malloc((n + 1) * sizeof(*order));
+	uint64_t *ranks = calloc(n + 1, sizeof(*ranks));
+	int ret = -ENOMEM;
+
+	if (!pids || !tids || !order || !ranks)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		struct call_thread *t = calls_thread(a->calls, i);
+		struct thread_state *s = tstate(t);
+
+		pids[i] = s ? s->block_pid : 0;
+		tids[i] = t->tid;
+	}
+	ret = llvm_thread_ranks(pids, tids, n, order);
+	if (ret)
+		goto out;
+	for (uint32_t i = 0; i < n; i++)
+		ranks[i] = a->fdr ? order[i] : 0;
+	*ranks_out = ranks;
+	ranks = NULL;
+out:
+	free(pids);
+	free(tids);
+	free(order);
+	free(ranks);
+	return ret;
+}
+
+static double key_of(const struct fstat *f, enum sort_field field)
+{
+	switch (field) {
+	case SORT_FUNCID:
+		return f->id;
+	case SORT_COUNT:
+		return (double)f->count;
+	case SORT_MIN:
+		return (double)f->min;
+	case SORT_MED:
+		return (double)f->med;
+	case SORT_PCT90:
+		return (double)f->p90;
+	case SORT_PCT99:
+		return (double)f->p99;
+	case SORT_MAX:
+		return (double)f->max;
+	case SORT_SUM:
+		return (double)f->sum;
+	case SORT_SELF:
+		return (double)f->self;
+	case SORT_ON_CPU:
+		return (double)f->on;
+	case SORT_OFF_CPU:
+		return (double)f->off;
+	default:
+		return 0;
+	}
+}
+
+static int order_rows(struct account *a, enum sort_field field, bool dsc,
+		      struct row_order *out)
+{
+	uint32_t n = a->nfuncs;
+	struct fstat **byfirst = malloc((n + 1) * sizeof(*byfirst));
+	uint32_t *hashes = malloc((n + 1) * sizeof(*hashes));
+	uint32_t *rows = malloc((n + 1) * sizeof(*rows));
+	double *keys = malloc((n + 1) * sizeof(*keys));
+	uint64_t *ranks = NULL;
+	int ret = -ENOMEM;
+
+	if (!byfirst || !hashes || !rows || !keys)
+		goto out;
+	ret = thread_ranks(a, &ranks);
+	if (ret)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		a->funcs[i]->first_rank = UINT64_MAX;
+		a->funcs[i]->first_seq = UINT64_MAX;
+	}
+	for (size_t i = 0; i < a->nfirsts; i++) {
+		struct fstat *f = a->funcs[a->firsts[i].func];
+		uint64_t rank = ranks[a->firsts[i].thread];
+
+		if (rank < f->first_rank || (rank == f->first_rank &&
+					     a->firsts[i].seq < f->first_seq)) {
+			f->first_rank = rank;
+			f->first_seq = a->firsts[i].seq;
+		}
+	}
+	/* insertion order into the DenseMap, then its iteration order */
+	if (n)
+		memcpy(byfirst, a->funcs, n * sizeof(*byfirst));
+	qsort(byfirst, n, sizeof(*byfirst), cmp_first);
+	for (uint32_t i = 0; i < n; i++)
+		hashes[i] = llvm_hash_u32((uint32_t)byfirst[i]->id);
+	ret = llvm_densemap_order(hashes, n, rows);
+	if (ret)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		rows[i] = byfirst[rows[i]]->index;
+		keys[rows[i]] = key_of(a->funcs[rows[i]], field);
+	}
+	if (field == SORT_FUNC) {
+		qsort_r(rows, n, sizeof(*rows), cmp_name, a->funcs);
+		if (dsc)
+			for (uint32_t i = 0; i < n / 2; i++) {
+				uint32_t t = rows[i];
+
+				rows[i] = rows[n - 1 - i];
+				rows[n - 1 - i] = t;
+			}
+	} else {
+		llvm_sort_by_key(rows, n, keys, dsc);
+	}
+	out->rows = rows;
+	out->n = n;
+	rows = NULL;
+out:
+	free(byfirst);
+	free(hashes);
+	free(rows);
+	free(keys);
+	free(ranks);
+	return ret;
+}
+
+/*
+ * Output.
+ */
+struct printer {
+	FILE *out;
+	enum out_format format;
+	bool compat, sched;
+	double freq;
+	struct symbols *syms;
+};
+
+static double secs(const struct printer *p, uint64_t ticks)
+{
+	return p->freq ? (double)ticks / p->freq : (double)ticks;
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	putc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			putc(c, out);
+	}
+	putc('"', out);
+}
+
+static void print_rows(struct account *a, const struct printer *p,
+		       const struct row_order *ro, uint32_t top)
+{
+	FILE *out = p->out;
+	uint32_t n = top && top < ro->n ? top : ro->n;
+
+	if (p->format == FMT_TEXT) {
+		fprintf(out, "Functions with latencies: %" PRIu32 "\n",
+			a->nfuncs);
+		fprintf(out, "%9s %10s [%9s, %9s, %9s, %9s, %9s] %9s", "funcid",
+			"count", "min", "med", "90p", "99p", "max", "sum");
+		if (!p->compat) {
+			fprintf(out, " %9s", "self");
+			if (p->sched)
+				fprintf(out, " %9s %9s", "on-cpu", "off-cpu");
+		}
+		fprintf(out, "  %-12s\n", "function");
+	} else if (p->format == FMT_CSV) {
+		fputs("funcid,count,min,median,90%ile,99%ile,max,sum", out);
+		if (!p->compat) {
+			fputs(",self", out);
+			if (p->sched)
+				fputs(",on-cpu,off-cpu", out);
+		}
+		fputs(",debug,function\n", out);
+	} else {
+		fprintf(out,
+			"{\"cycle_frequency\":%.0f,\"unit\":\"%s\",\"functions\":[",
+			p->freq, p->freq ? "seconds" : "ticks");
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct fstat *f = a->funcs[ro->rows[i]];
+		const char *name = symbols_name(p->syms, f->id);
+		const char *loc = symbols_location(p->syms, f->id);
+
+		if (p->format == FMT_TEXT) {
+			fprintf(out,
+				"%9" PRId32 " %10" PRIu64
+				" [%9.6f, %9.6f, %9.6f, %9.6f, %9.6f] %9.6f",
+				f->id, f->count, secs(p, f->min),
+				secs(p, f->med), secs(p, f->p90),
+				secs(p, f->p99), secs(p, f->max),
+				secs(p, f->sum));
+			if (!p->compat) {
+				fprintf(out, " %9.6f", secs(p, f->self));
+				if (p->sched)
+					fprintf(out, " %9.6f %9.6f",
+						secs(p, f->on),
+						secs(p, f->off));
+			}
+			fprintf(out, "  %s: %s\n", loc, name);
+		} else if (p->format == FMT_CSV) {
+			fprintf(out,
+				"%" PRId32 ",%" PRIu64
+				",%.6e,%.6e,%.6e,%.6e,%.6e,%.6e",
+				f->id, f->count, secs(p, f->min),
+				secs(p, f->med), secs(p, f->p90),
+				secs(p, f->p99), secs(p, f->max),
+				secs(p, f->sum));
+			if (!p->compat) {
+				fprintf(out, ",%.6e", secs(p, f->self));
+				if (p->sched)
+					fprintf(out, ",%.6e,%.6e",
+						secs(p, f->on),
+						secs(p, f->off));
+			}
+			fprintf(out, ",\"%s\",\"%s\"\n", loc, name);
+		} else {
+			fprintf(out, "%s\n{\"id\":%" PRId32 ",\"function\":",
+				i ? "," : "", f->id);
+			json_string(out, name);
+			fputs(",\"location\":", out);
+			json_string(out, loc);
+			fprintf(out,
+				",\"count\":%" PRIu64
+				",\"min\":%.9g,\"median\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"max\":%.9g,\"sum\":%.9g,\"self\":%.9g",
+				f->count, secs(p, f->min), secs(p, f->med),
+				secs(p, f->p90), secs(p, f->p99),
+				secs(p, f->max), secs(p, f->sum),
+				secs(p, f->self));
+			if (p->sched)
+				fprintf(out,
+					",\"on_cpu\":%.9g,\"off_cpu\":%.9g",
+					secs(p, f->on), secs(p, f->off));
+			fputc('}', out);
+		}
+	}
+	if (p->format == FMT_JSON)
+		fputs("\n]}\n", out);
+}
+
+static int free_value(void *ctx, void *value)
+{
+	(void)ctx;
+	free(value);
+	return 0;
+}
+
+static void account_free(struct account *a)
+{
+	for (uint32_t i = 0; a->calls && i < calls_nthreads(a->calls); i++) {
+		struct thread_state *s = tstate(calls_thread(a->calls, i));
+
+		if (!s)
+			continue;
+		u64map_each(&s->recursion, free_value, NULL);
+		u64map_free(&s->recursion);
+		free(s->seen);
+		free(s);
+	}
+	calls_free(a->calls);
+	table_free(&a->functions);
+	free(a->firsts);
+	order_stats_free(a->durations);
+}
+
+static const struct calls_ops account_ops = {
+	.enter = on_enter,
+	.done = on_done,
+	.unmatched = on_unmatched,
+	.thread = on_thread,
+};
+
+static int account_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "sort", required_argument, NULL, 's' },
+		{ "sortorder", required_argument, NULL, 'r' },
+		{ "top", required_argument, NULL, 'p' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "compat", no_argument, NULL, 'C' },
+		{ "deduce-sibling-calls", no_argument, NULL, 'd' },
+		{ "recursive-calls-only", no_argument, NULL, 'R' },
+		ANALYSIS_LONGOPTS,
+		{ 0 },
+	};
+	struct printer p = { .format = FMT_TEXT };
+	struct analysis_opts o;
+	struct account a = { 0 };
+	enum sort_field field = SORT_FUNCID;
+	bool dsc = false, deduce = false;
+	uint64_t top = 0;
+	const struct trace_header *hdr;
+	const struct xrayfdr_event *ev;
+	struct row_order ro = { 0 };
+	struct trace *t = NULL;
+	char err[512];
+	int opt, ret, status = EXIT_USAGE;
+	size_t i;
+
+	analysis_opts_init(&o, "account");
+	while ((opt = getopt_long(argc, argv, "s:r:p:f:d" ANALYSIS_SHORTOPTS,
+				  longopts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			for (i = 0;
+			     i < sizeof(sort_names) / sizeof(*sort_names); i++)
+				if (!strcmp(optarg, sort_names[i]))
+					break;
+			if (i == sizeof(sort_names) / sizeof(*sort_names)) {
+				tool_error(
+					"account",
+					"unknown sort field '%s' (see --help)",
+					optarg);
+				return EXIT_USAGE;
+			}
+			field = (enum sort_field)i;
+			break;
+		case 'r':
+			if (strcmp(optarg, "asc") && strcmp(optarg, "dsc")) {
+				tool_error(
+					"account",
+					"--sortorder is asc or dsc, not '%s'",
+					optarg);
+				return EXIT_USAGE;
+			}
+			dsc = !strcmp(optarg, "dsc");
+			break;
+		case 'p':
+			if (parse_uint(optarg, 0, UINT32_MAX, &top)) {
+				tool_error("account",
+					   "bad value '%s' for --top", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				p.format = FMT_TEXT;
+			else if (!strcmp(optarg, "csv"))
+				p.format = FMT_CSV;
+			else if (!strcmp(optarg, "json"))
+				p.format = FMT_JSON;
+			else {
+				tool_error(
+					"account",
+					"unknown format '%s' (text, csv, json)",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'C':
+			p.compat = true;
+			break;
+		case 'd':
+			deduce = true;
+			break;
+		case 'R':
+			a.recursive_only = true;
+			break;
+		case 'h':
+			account_usage(stdout);
+			return EXIT_OK;
+		default:
+			if (analysis_option(&o, opt, optarg, account_usage))
+				return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		tool_error("account", "expects exactly one FILE (see --help)");
+		return EXIT_USAGE;
+	}
+	a.path = argv[optind];
+	table_init(&a.functions, sizeof(struct fstat), MAX_FUNCTIONS);
+	a.keep_going = o.in.keep_going;
+	p.syms = symbols_open(o.instr_map, true, err, sizeof(err));
+	if (!p.syms) {
+		tool_error("account", "%s", err);
+		return EXIT_USAGE;
+	}
+	a.durations = order_stats_new(o.sort_memory);
+	a.calls = calls_new(deduce ? CALLS_DEDUCE : CALLS_STRICT, true,
+			    &account_ops, &a);
+	if (!a.durations || !a.calls) {
+		tool_error("account", "out of memory");
+		goto out;
+	}
+	t = trace_open(a.path, &o.in);
+	if (!t)
+		goto out;
+	symbols_use_trace_names(p.syms, trace_function_name, t);
+	ret = trace_header(t, &hdr);
+	if (ret == 0) {
+		a.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
+		a.version = hdr->version;
+		p.freq = (double)hdr->cycle_frequency;
+		while ((ret = trace_next(t, &ev)) == 1) {
+			ret = calls_event(a.calls, ev);
+			if (ret || a.error)
+				break;
+		}
+	}
+	if (ret == -E2BIG)
+		tool_error("account", "%s: a call stack deeper than %u frames",
+			   a.path, CALLS_MAX_DEPTH);
+	if (a.error == -ENOMEM || ret == -ENOMEM) {
+		tool_error("account", "out of memory");
+		goto out;
+	}
+	if (a.error && a.error != -EBADMSG) {
+		tool_error("account", "%s", order_stats_error(a.durations));
+		goto out;
+	}
+	status = trace_status(t, ret < 0 ? ret : 0);
+	if (a.error == -EBADMSG || ret < 0) {
+		if (status == EXIT_OK)
+			status = EXIT_INVALID;
+		goto out;
+	}
+	ret = order_stats_walk(a.durations, pick, &a);
+	if (!ret)
+		ret = order_rows(&a, field, dsc, &ro);
+	if (ret) {
+		tool_error("account", "%s",
+			   *order_stats_error(a.durations) ?
+				   order_stats_error(a.durations) :
+				   strerror(-ret));
+		status = EXIT_USAGE;
+		goto out;
+	}
+	p.sched = calls_saw_sched(a.calls);
+	p.out = analysis_open_output(&o);
+	if (!p.out) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	print_rows(&a, &p, &ro, (uint32_t)top);
+	status = analysis_close_output(&o, p.out, status);
+	if (a.unmatched) {
+		tool_error(
+			"account",
+			"%s: skipped %" PRIu64
+			" exits that matched no entry on their thread's stack",
+			a.path, a.unmatched);
+		status = EXIT_INVALID;
+	}
+out:
+	free(ro.rows);
+	trace_close(t);
+	account_free(&a);
+	symbols_free(p.syms);
+	return status;
+}
+
+const struct command cmd_account = {
+	.name = "account",
+	.summary =
+		"per-function call statistics (llvm-xray account), self and on/off-CPU time",
+	.run = account_run,
+	.usage = account_usage,
+};

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* xrayfdr convert: a trace from one format into another. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/cmdline.h"
+#include "analysis/source.h"
+#include "analysis/symbols.h"
+#include "analysis/writers.h"
+#include "analysis/xray_yaml.h"
+#include "xrayfdr.h"
+
+enum out_format {
+	OUT_YAML,
+	OUT_TRACE_EVENT,
+	OUT_FOLDED,
+	OUT_TRACELOG,
+	OUT_FDR,
+};
+
+static const char *const out_names[] = {
+	[OUT_YAML] = "yaml",	 [OUT_TRACE_EVENT] = "trace_event",
+	[OUT_FOLDED] = "folded", [OUT_TRACELOG] = "tracelog",
+	[OUT_FDR] = "fdr",
+};
+
+static void convert_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: xrayfdr convert [OPTIONS] --output-format=FORMAT FILE\n"
+		"\n"
+		"Read a trace (an XRay FDR log of version 1 to 5, a basic-mode log,\n"
+		"llvm-xray's YAML, or CoreProfiler TraceLog text; the format is\n"
+		"recognised from the file) and write it in another format.  The input is\n"
+		"read once, as a stream: memory does not grow with its size.\n"
+		"\n"
+		"Output formats (-f):\n"
+		"  yaml         llvm-xray's YAML, record for record what 'llvm-xray convert\n"
+		"               --output-format=yaml' writes for the same input: records\n"
+		"               sorted by TSC (see --sort), with llvm-xray's values for\n"
+		"               fields the log does not carry\n"
+		"  trace_event  Chrome trace_event JSON (chrome://tracing, Perfetto): one\n"
+		"               complete event ('X') per call, per thread, in microseconds\n"
+		"  folded       FlameGraph folded stacks, 'thread;f;g;h N' with N the\n"
+		"               exclusive (self) time of the stack in TSC ticks\n"
+		"  tracelog     CoreProfiler TraceLog text (instrumentation mode: a stack\n"
+		"               sample per entry and exit, thread CPU time from scheduler\n"
+		"               events); 'xrayfdr convert' reads it back\n"
+		"  fdr          an XRay FDR log again (--fdr-version 1 or 5)\n"
+		"\n"
+		"Options:\n"
+		"  -f, --output-format=FORMAT  one of the above (required)\n"
+		"  -o, --output=FILE      write to FILE ('-', the default: standard output)\n"
+		"  -m, --instr-map=BINARY the binary that wrote the trace: function ids get\n"
+		"                         names (with --symbolize for yaml)\n"
+		"  -y, --symbolize        yaml: write function names instead of ids in\n"
+		"                         'function' (needs --instr-map, as llvm-xray)\n"
+		"      --no-demangle      keep C++ names mangled\n"
+		"  -s, --sort             yaml: sort records by TSC as llvm-xray does (the\n"
+		"                         default); records go through temporary files in\n"
+		"                         $TMPDIR when they exceed --sort-memory\n"
+		"      --no-sort          yaml: keep the file's order (no temporary files)\n"
+		"      --sort-memory=SIZE RAM for sorting (default 256M; suffixes K, M, G)\n"
+		"  -V, --fdr-version=N    fdr: version 1 or 5 (default 5)\n"
+		"  -k, --keep-going       skip damaged parts of the input, say what was\n"
+		"                         skipped, and exit 1 at the end\n"
+		"      --input-format=F   xray, yaml or tracelog instead of recognising it\n"
+		"                         (standard input, '-', is read as xray otherwise)\n"
+		"  -q, --quiet            no progress line on a terminal\n"
+		"  -h, --help             show this help\n"
+		"\n"
+		"Exit status: 0 done, 1 the input is invalid (also after --keep-going),\n"
+		"2 usage or I/O error.\n");
+}
+
+struct convert_opts {
+	struct analysis_opts a;
+	enum out_format format;
+	bool symbolize;
+	bool demangle;
+	bool sort;
+	unsigned int fdr_version;
+};
+
+static int convert_yaml(struct trace *t, const struct trace_header *hdr,
+			struct symbols *syms, FILE *out,
+			const struct convert_opts *o)
+{
+	struct xray_yaml_opts yo = { .out = out,
+				     .hdr = hdr,
+				     .syms = o->symbolize ? syms : NULL,
+				     .sort = o->sort,
+				     .memory = o->a.sort_memory };
+	struct xray_yaml *y = xray_yaml_new(&yo);
+	const struct xrayfdr_event *ev;
+	int ret;
+
+	if (!y) {
+		tool_error("convert", "out of memory");
+		return EXIT_USAGE;
+	}
+	while ((ret = trace_next(t, &ev)) == 1) {
+		ret = xray_yaml_event(y, ev);
+		if (ret)
+			break;
+	}
+	if (ret < 0 && ret != -EBADMSG && *xray_yaml_error(y)) {
+		tool_error("convert", "%s", xray_yaml_error(y));
+		xray_yaml_free(y);
+		return EXIT_USAGE;
+	}
+	if (ret == 0 || o->a.in.keep_going) {
+		int fin = xray_yaml_finish(y);
+
+		if (fin) {
+			tool_error("convert", "%s", xray_yaml_error(y));
+			xray_yaml_free(y);
+			return EXIT_USAGE;
+		}
+	}
+	xray_yaml_free(y);
+	return trace_status(t, ret);
+}
+
+static int convert_calls(struct trace *t, const struct trace_header *hdr,
+			 struct symbols *syms, FILE *out,
+			 enum call_writer_kind kind)
+{
+	struct call_writer *w = call_writer_new(kind, out, hdr, syms);
+	const struct xrayfdr_event *ev;
+	int ret;
+
+	if (!w) {
+		tool_error("convert", "out of memory");
+		return EXIT_USAGE;
+	}
+	while ((ret = trace_next(t, &ev)) == 1) {
+		ret = call_writer_event(w, ev);
+		if (ret)
+			break;
+	}
+	if (ret == 0 || ret == -EBADMSG)
+		ret = call_writer_finish(w) ?: ret;
+	if (ret == -E2BIG || ret == -ENOMEM || ret == -EINVAL) {
+		tool_error("convert", "%s",
+			   ret == -E2BIG ?
+				   "a call stack deeper than the limit" :
+			   ret == -EINVAL ?
+				   "a negative function id cannot be written" :
+				   "out of memory");
+		call_writer_free(w);
+		return EXIT_USAGE;
+	}
+	if (call_writer_unmatched(w))
+		tool_error(
+			"convert",
+			"%" PRIu64
+			" exits matched no entry on their thread's stack (left out)",
+			call_writer_unmatched(w));
+	call_writer_free(w);
+	return trace_status(t, ret);
+}
+
+static int convert_folded(struct trace *t, struct symbols *syms, FILE *out)
+{
+	uint64_t unmatched = 0;
+	int ret = stack_write_folded(t, syms, out, &unmatched);
+
+	if (ret == -ENOMEM || ret == -E2BIG) {
+		tool_error("convert", "%s",
+			   ret == -E2BIG ?
+				   "a call stack deeper than the limit" :
+				   "out of memory");
+		return EXIT_USAGE;
+	}
+	if (unmatched)
+		tool_error(
+			"convert",
+			"%" PRIu64
+			" exits matched no entry on their thread's stack (left out)",
+			unmatched);
+	return trace_status(t, ret);
+}
+
+static int write_fd(void *ctx, const void *data, size_t size)
+{
+	FILE *out = ctx;
+
+	return fwrite(data, 1, size, out) == size ? 0 : -EIO;
+}
+
+/* Re-encode as FDR through libxrayfdr's writer. */
+static int convert_fdr(struct trace *t, const struct trace_header *hdr,
+		       FILE *out, unsigned int version)
+{
+	XRAYFDR_OPTS(xrayfdr_writer_opts, wo, .version = version,
+		     .constant_tsc = hdr->constant_tsc,
+		     .nonstop_tsc = hdr->nonstop_tsc,
+		     .cycle_frequency = hdr->cycle_frequency);
+	struct xrayfdr_writer *w = xrayfdr_writer_new(write_fd, out, &wo);
+	const struct xrayfdr_event *ev;
+	int ret;
+
+	if (!w) {
+		tool_error("convert", "cannot start the FDR writer: %s",
+			   strerror(errno));
+		return EXIT_USAGE;
+	}
+	while ((ret = trace_next(t, &ev)) == 1) {
+		ret = xrayfdr_writer_event(w, ev);
+		if (ret == -EOPNOTSUPP) {
+			tool_error(
+				"convert",
+				"the %s at offset %" PRIu64
+				" cannot be written in FDR version %u (use --fdr-version 5)",
+				xrayfdr_event_kind_name(ev->kind), ev->offset,
+				version);
+			xrayfdr_writer_close(w);
+			return EXIT_INVALID;
+		}
+		if (ret) {
+			tool_error("convert", "writing: %s", strerror(-ret));
+			xrayfdr_writer_close(w);
+			return EXIT_USAGE;
+		}
+	}
+	if (xrayfdr_writer_close(w)) {
+		tool_error("convert", "writing: %s", strerror(EIO));
+		return EXIT_USAGE;
+	}
+	return trace_status(t, ret);
+}
+
+static int parse_options(int argc, char **argv, struct convert_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output-format", required_argument, NULL, 'f' },
+		{ "symbolize", no_argument, NULL, 'y' },
+		{ "no-demangle", no_argument, NULL, 'D' },
+		{ "sort", no_argument, NULL, 's' },
+		{ "no-sort", no_argument, NULL, 'S' },
+		{ "fdr-version", required_argument, NULL, 'V' },
+		ANALYSIS_LONGOPTS,
+		{ 0 },
+	};
+	bool have_format = false;
+	uint64_t v;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "f:ysV:" ANALYSIS_SHORTOPTS,
+				  longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			have_format = false;
+			for (size_t i = 0;
+			     i < sizeof(out_names) / sizeof(out_names[0]); i++)
+				if (!strcmp(optarg, out_names[i])) {
+					o->format = (enum out_format)i;
+					have_format = true;
+				}
+			if (!have_format) {
+				tool_error(
+					"convert",
+					"unknown output format '%s' (yaml, trace_event, folded, tracelog, fdr)",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'y':
+			o->symbolize = true;
+			break;
+		case 'D':
+			o->demangle = false;
+			break;
+		case 's':
+			o->sort = true;
+			break;
+		case 'S':
+			o->sort = false;
+			break;
+		case 'V':
+			if (parse_uint(optarg, 1, 5, &v) ||
+			    (v != 1 && v != 5)) {
+				tool_error(
+					"convert",
+					"bad value '%s' for --fdr-version (1 or 5)",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o->fdr_version = (unsigned int)v;
+			break;
+		case 'h':
+			convert_usage(stdout);
+			return EXIT_OK;
+		default:
+			if (analysis_option(&o->a, opt, optarg, convert_usage))
+				return EXIT_USAGE;
+		}
+	}
+	if (!have_format) {
+		tool_error(
+			"convert",
+			"--output-format is required (yaml, trace_event, folded, tracelog, fdr)");
+		return EXIT_USAGE;
+	}
+	if (optind != argc - 1) {
+		tool_error("convert", "expects exactly one FILE (see --help)");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int convert_run(int argc, char **argv)
+{
+	struct convert_opts o = {
+		.demangle = true,
+		.sort = true,
+		.fdr_version = 5,
+	};
+	const struct trace_header *hdr;
+	struct symbols *syms = NULL;
+	struct trace *t = NULL;
+	FILE *out;
+	char err[512];
+	int status;
+
+	analysis_opts_init(&o.a, "convert");
+	status = parse_options(argc, argv, &o);
+	if (status >= 0)
+		return status;
+	/* without a map, ids print as llvm-xray prints them: "#id" */
+	syms = symbols_open(o.a.instr_map, o.demangle, err, sizeof(err));
+	if (!syms) {
+		tool_error("convert", "%s", err);
+		return EXIT_USAGE;
+	}
+	t = trace_open(argv[optind], &o.a.in);
+	if (!t) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	symbols_use_trace_names(syms, trace_function_name, t);
+	if (trace_header(t, &hdr) < 0) {
+		status = trace_status(t, -EBADMSG);
+		goto out;
+	}
+	out = analysis_open_output(&o.a);
+	if (!out) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	switch (o.format) {
+	case OUT_YAML:
+		status = convert_yaml(t, hdr, syms, out, &o);
+		break;
+	case OUT_TRACE_EVENT:
+		status = convert_calls(t, hdr, syms, out, WRITER_TRACE_EVENT);
+		break;
+	case OUT_TRACELOG:
+		status = convert_calls(t, hdr, syms, out, WRITER_TRACELOG);
+		break;
+	case OUT_FOLDED:
+		status = convert_folded(t, syms, out);
+		break;
+	case OUT_FDR:
+		status = convert_fdr(t, hdr, out, o.fdr_version);
+		break;
+	}
+	status = analysis_close_output(&o.a, out, status);
+out:
+	trace_close(t);
+	symbols_free(syms);
+	return status;
+}
+
+const struct command cmd_convert = {
+	.name = "convert",
+	.summary =
+		"convert a trace: llvm-xray YAML, trace_event, folded, tracelog, FDR",
+	.run = convert_run,
+	.usage = convert_usage,
+};

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* xrayfdr extract: a binary's XRay instrumentation map, as YAML. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/symbols.h"
+#include "analysis/yaml_scalar.h"
+#include "xrayfdr.h"
+
+static void extract_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: xrayfdr extract [OPTIONS] BINARY\n"
+		"\n"
+		"Print the XRay instrumentation map of BINARY (an executable, a shared\n"
+		"object or a relocatable object built with clang -fxray-instrument):\n"
+		"one YAML line per sled with its function id, address, function address,\n"
+		"kind, always-instrument flag, function name and sled version.  The ids\n"
+		"are those llvm-xray extract and LLVM's runtime assign, and the output is\n"
+		"byte for byte what 'llvm-xray extract' prints, for every sled kind:\n"
+		"function-enter, function-exit, tail-exit, log-args-enter, custom-event\n"
+		"and typed-event (llvm-xray 14 refuses binaries with typed-event sleds).\n"
+		"A relocatable object holds one map per function; all are read, and\n"
+		"addresses are offsets in the sections they belong to.\n"
+		"\n"
+		"Options:\n"
+		"  -s, --symbolize      name each function from the binary's symbol table\n"
+		"                       and DWARF (libdw), C++ names demangled; without\n"
+		"                       it function-name is ''\n"
+		"      --no-demangle    keep C++ names mangled\n"
+		"  -l, --locations      add 'location: FILE:LINE:COLUMN' to each sled,\n"
+		"                       the source position of its function's entry (this\n"
+		"                       field is ours: llvm-xray has no such field)\n"
+		"  -o, --output=FILE    write to FILE instead of standard output\n"
+		"  -h, --help           show this help\n"
+		"\n"
+		"Exit status: 0 done, 1 BINARY has no usable instrumentation map,\n"
+		"2 usage or I/O error.\n");
+}
+
+static int extract_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "symbolize", no_argument, NULL, 's' },
+		{ "no-demangle", no_argument, NULL, 'D' },
+		{ "locations", no_argument, NULL, 'l' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool symbolize = false, demangle_names = true, locations = false;
+	const char *output = NULL;
+	const struct xray_instr_map *map;
+	struct symbols *syms;
+	char err[512];
+	FILE *out = stdout;
+	int opt, status = EXIT_OK;
+
+	while ((opt = getopt_long(argc, argv, "slo:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			symbolize = true;
+			break;
+		case 'D':
+			demangle_names = false;
+			break;
+		case 'l':
+			locations = true;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			extract_usage(stdout);
+			return EXIT_OK;
+		default:
+			extract_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		tool_error("extract",
+			   "expects exactly one BINARY (see --help)");
+		return EXIT_USAGE;
+	}
+	syms = symbols_open(argv[optind], demangle_names, err, sizeof(err));
+	if (!syms) {
+		tool_error("extract", "%s", err);
+		return strstr(err, "No such file") || strstr(err, "denied") ?
+			       EXIT_USAGE :
+			       EXIT_INVALID;
+	}
+	if (output) {
+		out = fopen(output, "w");
+		if (!out) {
+			tool_error("extract", "%s: %s", output,
+				   strerror(errno));
+			symbols_free(syms);
+			return EXIT_USAGE;
+		}
+	}
+	map = symbols_map(syms);
+	fputs("---\n", out);
+	for (size_t f = 0; f < map->nfunctions; f++) {
+		const struct xray_function *fn = &map->functions[f];
+		int32_t id = (int32_t)(f + 1);
+
+		for (uint32_t i = 0; i < fn->nsleds; i++) {
+			const struct xray_sled *s =
+				&map->sleds[fn->first_sled + i];
+
+			fprintf(out,
+				"- { id: %" PRId32 ", address: 0x%" PRIX64
+				", function: 0x%" PRIX64
+				", kind: %s, always-instrument: %s, function-name: ",
+				id, s->address, s->function,
+				xray_sled_kind_name(s->kind),
+				s->always_instrument ? "true" : "false");
+			yaml_write_str(out,
+				       symbolize ? symbols_name(syms, id) : "");
+			fprintf(out, ", version: %u", s->version);
+			if (locations) {
+				fputs(", location: ", out);
+				yaml_write_str(out, symbols_location(syms, id));
+			}
+			fputs(" }\n", out);
+		}
+	}
+	fputs("...\n", out);
+	if (fflush(out) || ferror(out)) {
+		tool_error("extract", "%s: %s", output ? output : "<stdout>",
+			   strerror(errno));
+		status = EXIT_USAGE;
+	}
+	if (output)
+		fclose(out);
+	symbols_free(syms);
+	return status;
+}
+
+const struct command cmd_extract = {
+	.name = "extract",
+	.summary =
+		"print a binary's XRay instrumentation map (llvm-xray extract)",
+	.run = extract_run,
+	.usage = extract_usage,
+};

@@ -1,0 +1,771 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * xrayfdr graph: the call graph as Graphviz dot, with llvm-xray graph's
+ * statistics on edges (caller -> callee) and vertices (functions): count,
+ * min, median, 90th and 99th percentile, max and sum of call durations.
+ *
+ * Exact order statistics need every duration: they go through the external
+ * sort, keyed by edge or vertex and duration.  Edges and vertices come out
+ * in the order of llvm-xray's DenseMaps, which depends on when each was
+ * first seen in the trace sorted by time; we note that moment for each.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/util/u64map.h"
+#include "analysis/calls.h"
+#include "analysis/cmdline.h"
+#include "analysis/llvm_compat.h"
+#include "analysis/order_stats.h"
+#include "analysis/source.h"
+#include "analysis/symbols.h"
+#include "analysis/table.h"
+#include "xrayfdr.h"
+
+/* durations of edge i are set 2i, of vertex j set 2j + 1 */
+#define MAX_ITEMS (ORDER_STATS_MAX_SETS / 2)
+
+enum stat_type {
+	STAT_NONE,
+	STAT_COUNT,
+	STAT_MIN,
+	STAT_MED,
+	STAT_PCT90,
+	STAT_PCT99,
+	STAT_MAX,
+	STAT_SUM,
+};
+
+static const char *const stat_names[] = {
+	"none", "count", "min", "med", "90p", "99p", "max", "sum",
+};
+
+static void graph_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: xrayfdr graph [OPTIONS] FILE\n"
+		"\n"
+		"Write the call graph of a trace as Graphviz dot, as 'llvm-xray graph'\n"
+		"does for the same input: a vertex per function (F<id>), an edge per\n"
+		"caller and callee (F0 is the caller of a thread's outermost calls),\n"
+		"each with statistics of the calls' durations in seconds.  Render it\n"
+		"with 'dot -Tsvg'.  The trace is read once; durations for the medians and\n"
+		"percentiles go through temporary files beyond --sort-memory.\n"
+		"\n"
+		"Options:\n"
+		"  -e, --edge-label=STAT     label edges with STAT: none (default), count,\n"
+		"                            min, med, 90p, 99p, max or sum\n"
+		"  -v, --vertex-label=STAT   label vertices with their name and STAT\n"
+		"  -c, --color-edges=STAT    colour edges by STAT (OrRd scale)\n"
+		"  -b, --color-vertices=STAT colour vertices by STAT\n"
+		"  -m, --instr-map=BINARY    name functions from BINARY\n"
+		"  -d, --deduce-sibling-calls\n"
+		"                            an exit that does not match the top of its\n"
+		"                            thread's stack ends the calls above the one it\n"
+		"                            matches; without it such an exit is an error\n"
+		"  -k, --keep-going          skip exits that match nothing (and damaged\n"
+		"                            input), count them, exit 1\n"
+		"  -o, --output=FILE         write to FILE instead of standard output\n"
+		"      --sort-memory=SIZE    RAM for durations (default 256M)\n"
+		"      --input-format=F      xray, yaml or tracelog instead of recognising it\n"
+		"  -q, --quiet               no progress line on a terminal\n"
+		"  -h, --help                show this help\n"
+		"\n"
+		"Exit status: 0 done, 1 the input is invalid or an exit matched no entry,\n"
+		"2 usage or I/O error.\n");
+}
+
+/* llvm-xray's TimeStat: min ignores 0 as "unset", as it does. */
+struct stat {
+	int64_t count;
+	uint64_t min, max, sum;
+	uint64_t med, p90, p99;
+	/* first seen in the time-sorted trace: (tsc, thread rank, seq) */
+	uint64_t first_tsc, first_seq;
+	uint32_t first_thread, first_sub;
+};
+
+struct edge {
+	int32_t from, to;
+	uint32_t index;
+	struct stat s;
+};
+
+struct vertex {
+	int32_t id;
+	uint32_t index;
+	bool listed; /* its name was taken at an entry */
+	struct stat s;
+};
+
+struct graph {
+	const char *path;
+	bool keep_going;
+	struct table edge_tab, vertex_tab;
+	struct edge **edges; /* the tables' records, by number */
+	struct vertex **vertices;
+	uint32_t nedges, nvertices;
+	struct order_stats *durations;
+	uint64_t seq, unmatched;
+	uint32_t sub;
+	const struct xrayfdr_event *ev; /* the event being processed */
+	uint32_t thread_index;
+	int error;
+	struct calls *calls;
+	uint16_t version;
+	bool fdr;
+	uint64_t *thread_pid;
+	uint32_t thread_cap;
+};
+
+static void note_first(struct graph *g, struct stat *s)
+{
+	uint64_t tsc = g->ev->tsc;
+
+	/* the trace's first moment wins; among equal timestamps, the first
+	 * seen (llvm-xray's own order among them is left to the sort) */
+	if (s->first_seq && tsc >= s->first_tsc)
+		return;
+	s->first_tsc = tsc;
+	s->first_thread = g->thread_index;
+	s->first_seq = g->seq;
+	s->first_sub = g->sub++;
+}
+
+static struct vertex *vertex(struct graph *g, int32_t id)
+{
+	uint32_t index;
+	bool created;
+	struct vertex *v =
+		table_get(&g->vertex_tab, (uint32_t)id, &index, &created);
+
+	if (v && created) {
+		v->id = id;
+		v->index = index;
+	}
+	g->vertices = (struct vertex **)g->vertex_tab.items;
+	g->nvertices = g->vertex_tab.n;
+	return v;
+}
+
+static struct edge *edge(struct graph *g, int32_t from, int32_t to)
+{
+	uint64_t key = (uint64_t)(uint32_t)from << 32 | (uint32_t)to;
+	uint32_t index;
+	bool created;
+	struct edge *e = table_get(&g->edge_tab, key, &index, &created);
+
+	if (e && created) {
+		e->from = from;
+		e->to = to;
+		e->index = index;
+	}
+	g->edges = (struct edge **)g->edge_tab.items;
+	g->nedges = g->edge_tab.n;
+	return e;
+}
+
+static void update(struct stat *s, uint64_t d)
+{
+	s->count++;
+	if (s->min > d || s->min == 0)
+		s->min = d;
+	if (s->max < d)
+		s->max = d;
+	s->sum += d;
+}
+
+static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
+		     uint32_t depth, const struct xrayfdr_event *ev)
+{
+	struct graph *g = ctx;
+	struct vertex *v;
+
+	(void)depth;
+	(void)ev;
+	if (!f->func_id)
+		return;
+	g->thread_index = t->index;
+	v = vertex(g, f->func_id);
+	if (!v) {
+		g->error = -ENOMEM;
+		return;
+	}
+	note_first(g, &v->s);
+}
+
+static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
+{
+	struct graph *g = ctx;
+	int32_t from = d->depth ? t->stack[d->depth - 1].func_id : 0;
+	uint64_t dur = d->exit_tsc > d->entry_tsc ? d->exit_tsc - d->entry_tsc :
+						    d->entry_tsc - d->exit_tsc;
+	struct vertex *vf, *vt;
+	struct edge *e;
+
+	g->thread_index = t->index;
+	/* as llvm-xray's Graph: the edge's ends become vertices, then the
+	 * edge is made */
+	vf = vertex(g, from);
+	if (vf)
+		note_first(g, &vf->s);
+	vt = vertex(g, d->func_id);
+	if (vt)
+		note_first(g, &vt->s);
+	e = edge(g, from, d->func_id);
+	if (!vf || !vt || !e) {
+		g->error = -ENOMEM;
+		return;
+	}
+	note_first(g, &e->s);
+	update(&e->s, dur);
+	update(&vt->s, dur);
+	if (order_stats_add(g->durations, 2 * e->index, dur) ||
+	    order_stats_add(g->durations, 2 * vt->index + 1, dur))
+		g->error = -EIO;
+}
+
+static void on_unmatched(void *ctx, struct call_thread *t,
+			 const struct xrayfdr_event *ev)
+{
+	struct graph *g = ctx;
+
+	(void)t;
+	g->unmatched++;
+	if (g->keep_going || g->error)
+		return;
+	tool_error(
+		"graph",
+		"%s: record at offset %" PRIu64 ": thread %" PRIu32
+		": exit of function %" PRId32
+		" does not match the top of its thread's stack (see --deduce-sibling-calls and --keep-going)",
+		g->path, ev->offset, ev->tid, ev->func_id);
+	g->error = -EBADMSG;
+}
+
+static void on_thread(void *ctx, struct call_thread *t)
+{
+	struct graph *g = ctx;
+
+	if (t->index >= g->thread_cap) {
+		uint32_t cap = g->thread_cap ? 2 * g->thread_cap : 64;
+		uint64_t *n = realloc(g->thread_pid, cap * sizeof(*n));
+
+		if (!n) {
+			g->error = -ENOMEM;
+			return;
+		}
+		g->thread_pid = n;
+		g->thread_cap = cap;
+	}
+	g->thread_pid[t->index] = llvm_block_pid(g->version, t->pid);
+}
+
+static const struct calls_ops graph_ops = {
+	.enter = on_enter,
+	.done = on_done,
+	.unmatched = on_unmatched,
+	.thread = on_thread,
+};
+
+/* llvm-xray graph picks with integer arithmetic. */
+static void pick(void *ctx, uint32_t set, uint64_t rank, uint64_t value)
+{
+	struct graph *g = ctx;
+	struct stat *s = set % 2 ? &g->vertices[set / 2]->s :
+				   &g->edges[set / 2]->s;
+
+	if (rank == (uint64_t)s->count / 2)
+		s->med = value;
+	if (rank == (uint64_t)(s->count * 9) / 10)
+		s->p90 = value;
+	if (rank == (uint64_t)(s->count * 99) / 100)
+		s->p99 = value;
+}
+
+/*
+ * Output in llvm-xray's order.
+ */
+struct item_order {
+	struct stat *s;
+	uint32_t index;
+	uint64_t rank;
+};
+
+static int cmp_item(const void *x, const void *y)
+{
+	const struct item_order *a = x, *b = y;
+
+	if (a->s->first_tsc != b->s->first_tsc)
+		return a->s->first_tsc < b->s->first_tsc ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->s->first_seq != b->s->first_seq)
+		return a->s->first_seq < b->s->first_seq ? -1 : 1;
+	return a->s->first_sub < b->s->first_sub ? -1 : 1;
+}
+
+/* The DenseMap order of items inserted in time order. */
+static int item_order(struct graph *g, bool vertices, const uint32_t *ranks,
+		      uint32_t *out)
+{
+	uint32_t n = vertices ? g->nvertices : g->nedges;
+	struct item_order *items = malloc((n + 1) * sizeof(*items));
+	uint32_t *hashes = malloc((n + 1) * sizeof(*hashes));
+	uint32_t *order = malloc((n + 1) * sizeof(*order));
+	int ret = -ENOMEM;
+
+	if (!items || !hashes || !order)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		struct stat *s = vertices ? &g->vertices[i]->s :
+					    &g->edges[i]->s;
+
+		items[i] = (struct item_order){
+			.s = s, .index = i, .rank = ranks[s->first_thread]
+		};
+	}
+	qsort(items, n, sizeof(*items), cmp_item);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = items[i].index;
+
+		hashes[i] =
+			vertices ? llvm_hash_u32((uint32_t)g->vertices[k]->id) :
+				   llvm_hash_pair(
+					   llvm_hash_u32(
+						   (uint32_t)g->edges[k]->from),
+					   llvm_hash_u32(
+						   (uint32_t)g->edges[k]->to));
+	}
+	ret = llvm_densemap_order(hashes, n, order);
+	if (!ret)
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = items[order[i]].index;
+out:
+	free(items);
+	free(hashes);
+	free(order);
+	return ret;
+}
+
+/* The stat as llvm-xray prints it: count as an integer, the others as
+ * doubles in seconds, written the way raw_ostream writes a double. */
+static double stat_value(const struct stat *s, enum stat_type t, double freq)
+{
+	double v;
+
+	switch (t) {
+	case STAT_COUNT:
+		return (double)s->count;
+	case STAT_MIN:
+		v = (double)s->min;
+		break;
+	case STAT_MED:
+		v = (double)s->med;
+		break;
+	case STAT_PCT90:
+		v = (double)s->p90;
+		break;
+	case STAT_PCT99:
+		v = (double)s->p99;
+		break;
+	case STAT_MAX:
+		v = (double)s->max;
+		break;
+	case STAT_SUM:
+		v = (double)s->sum;
+		break;
+	default:
+		return 0;
+	}
+	return freq ? v / freq : v;
+}
+
+static void print_stat(FILE *out, const struct stat *s, enum stat_type t,
+		       double freq)
+{
+	if (t == STAT_NONE)
+		return;
+	if (t == STAT_COUNT)
+		fprintf(out, "%" PRId64, s->count);
+	else
+		fprintf(out, "%e", stat_value(s, t, freq));
+}
+
+/* llvm-xray's ColorHelper with the OrRd scheme of colorbrewer2.org:
+ * interpolation in HSV between nine colours. */
+static const uint8_t orrd[9][3] = {
+	{ 255, 247, 236 }, { 254, 232, 200 }, { 253, 212, 158 },
+	{ 253, 187, 132 }, { 252, 141, 89 },  { 239, 101, 72 },
+	{ 215, 48, 31 },   { 179, 0, 0 },     { 127, 0, 0 },
+};
+
+static void to_hsv(const uint8_t c[3], double hsv[3])
+{
+	double s[3] = { c[0] / 255.0, c[1] / 255.0, c[2] / 255.0 };
+	unsigned int mn = 0, mx = 0;
+	double chroma, h;
+
+	for (unsigned int i = 1; i < 3; i++) {
+		if (s[i] < s[mn])
+			mn = i;
+		if (s[i] > s[mx])
+			mx = i;
+	}
+	chroma = s[mx] - s[mn];
+	h = chroma == 0 ? 0 : (s[(mx + 1) % 3] - s[(mx + 2) % 3]) / chroma;
+	h += 2.0 * mx;
+	hsv[0] = h < 0 ? (h + 6.0) * 60 : h * 60;
+	hsv[2] = s[mx];
+	hsv[1] = hsv[2] == 0.0 ? 0.0 : chroma / hsv[2];
+}
+
+static unsigned int to_byte(double b)
+{
+	b = b < 0 ? 0 : b > 1 ? 1 : b;
+	return (unsigned int)(uint8_t)(255 * b + 0.5);
+}
+
+static void colour_string(char *buf, size_t len, double point)
+{
+	double h0[3], h1[3], hsv[3], width = 1.0 / 8, t, d, x, c, mn, rgb[3];
+	size_t section;
+	int hi;
+
+	if (point < 0.0) {
+		snprintf(buf, len, "#%02X%02X%02X", orrd[0][0], orrd[0][1],
+			 orrd[0][2]);
+		return;
+	}
+	if (point > 1.0 || isnan(point)) {
+		snprintf(buf, len, "#%02X%02X%02X", orrd[8][0], orrd[8][1],
+			 orrd[8][2]);
+		return;
+	}
+	section = (size_t)floor(point / width);
+	t = (point - (double)section * width) / width;
+	to_hsv(orrd[section], h0);
+	to_hsv(orrd[section + 1 < 9 ? section + 1 : 8], h1);
+	/* hue the short way round */
+	d = h1[0] - h0[0];
+	if (h0[0] > h1[0]) {
+		double tmp = h0[0];
+
+		h0[0] = h1[0];
+		h1[0] = tmp;
+		d = -d;
+		t = 1 - t;
+	}
+	if (d <= 180)
+		hsv[0] = h0[0] + t * (h1[0] - h0[0]);
+	else
+		hsv[0] = fmod(h0[0] + 360 + t * (h1[0] - h0[0] - 360) + 720,
+			      360);
+	/* saturation and value use the original t */
+	t = (point - (double)section * width) / width;
+	hsv[1] = h0[1] + t * (h1[1] - h0[1]);
+	hsv[2] = h0[2] + t * (h1[2] - h0[2]);
+	c = hsv[2] * hsv[1];
+	x = c * (1 - fabs(fmod(hsv[0] / 60, 2.0) - 1));
+	hi = (int)(hsv[0] / 60);
+	rgb[(hi / 2) % 3] = hi % 2 == 0 ? c : x;
+	rgb[(hi / 2 + 1) % 3] = hi % 2 == 0 ? x : c;
+	rgb[(hi / 2 + 2) % 3] = 0.0;
+	mn = hsv[2] - c;
+	snprintf(buf, len, "#%02X%02X%02X", to_byte(rgb[0] + mn),
+		 to_byte(rgb[1] + mn), to_byte(rgb[2] + mn));
+}
+
+struct dot_opts {
+	enum stat_type edge_label, vertex_label, edge_color, vertex_color;
+	double freq;
+};
+
+static double max_of(struct graph *g, bool vertices, enum stat_type t,
+		     double freq)
+{
+	double m = 0;
+	uint32_t n = vertices ? g->nvertices : g->nedges;
+
+	for (uint32_t i = 0; i < n; i++) {
+		double v;
+
+		if (vertices && g->vertices[i]->id == 0)
+			continue;
+		v = stat_value(vertices ? &g->vertices[i]->s : &g->edges[i]->s,
+			       t, freq);
+		if (v > m)
+			m = v;
+	}
+	return m;
+}
+
+static void xml_escape(FILE *out, const char *s, size_t max)
+{
+	size_t len = strlen(s);
+
+	for (size_t i = 0; i < len && i < max; i++) {
+		if (s[i] == '&')
+			fputs("&amp;", out);
+		else if (s[i] == '<')
+			fputs("&lt;", out);
+		else if (s[i] == '>')
+			fputs("&gt;", out);
+		else
+			putc(s[i], out);
+	}
+	if (len > max)
+		fputs("...", out);
+}
+
+static int write_dot(struct graph *g, FILE *out, struct symbols *syms,
+		     const struct dot_opts *o)
+{
+	uint32_t nt = calls_nthreads(g->calls);
+	uint32_t *ranks = calloc(nt + 1, sizeof(*ranks));
+	uint32_t *tids = malloc((nt + 1) * sizeof(*tids));
+	uint32_t *eorder = malloc((g->nedges + 1) * sizeof(*eorder));
+	uint32_t *vorder = malloc((g->nvertices + 1) * sizeof(*vorder));
+	double emax = 0, vmax = 0;
+	char colour[16];
+	int ret = -ENOMEM;
+
+	if (!ranks || !tids || !eorder || !vorder)
+		goto out;
+	for (uint32_t i = 0; i < nt; i++)
+		tids[i] = calls_thread(g->calls, i)->tid;
+	ret = g->fdr ? llvm_thread_ranks(g->thread_pid, tids, nt, ranks) : 0;
+	if (!ret)
+		ret = item_order(g, false, ranks, eorder);
+	if (!ret)
+		ret = item_order(g, true, ranks, vorder);
+	if (ret)
+		goto out;
+	if (o->edge_color)
+		emax = max_of(g, false, o->edge_color, o->freq);
+	if (o->vertex_color)
+		vmax = max_of(g, true, o->vertex_color, o->freq);
+	fputs("digraph xray {\n", out);
+	if (o->vertex_label)
+		fputs("node [shape=record];\n", out);
+	for (uint32_t i = 0; i < g->nedges; i++) {
+		const struct edge *e = g->edges[eorder[i]];
+
+		fprintf(out, "F%" PRId32 " -> F%" PRId32 " [label=\"", e->from,
+			e->to);
+		print_stat(out, &e->s, o->edge_label, o->freq);
+		fputc('"', out);
+		if (o->edge_color) {
+			colour_string(
+				colour, sizeof(colour),
+				sqrt(stat_value(&e->s, o->edge_color, o->freq) /
+				     emax));
+			fprintf(out, " color=\"%s\"", colour);
+		}
+		fputs("];\n", out);
+	}
+	for (uint32_t i = 0; i < g->nvertices; i++) {
+		const struct vertex *v = g->vertices[vorder[i]];
+
+		if (v->id == 0)
+			continue;
+		fprintf(out, "F%" PRId32 " [label=\"%s", v->id,
+			o->vertex_label ? "{" : "");
+		xml_escape(out, symbols_name(syms, v->id), 40);
+		if (o->vertex_label) {
+			fputc('|', out);
+			print_stat(out, &v->s, o->vertex_label, o->freq);
+			fputs("}\"", out);
+		} else {
+			fputc('"', out);
+		}
+		if (o->vertex_color) {
+			colour_string(colour, sizeof(colour),
+				      sqrt(stat_value(&v->s, o->vertex_color,
+						      o->freq) /
+					   vmax));
+			fprintf(out, " color=\"%s\"", colour);
+		}
+		fputs("];\n", out);
+	}
+	fputs("}\n", out);
+out:
+	free(ranks);
+	free(tids);
+	free(eorder);
+	free(vorder);
+	return ret;
+}
+
+static int parse_stat(const char *opt, const char *s, enum stat_type *out)
+{
+	for (size_t i = 0; i < sizeof(stat_names) / sizeof(*stat_names); i++) {
+		if (!strcmp(s, stat_names[i])) {
+			*out = (enum stat_type)i;
+			return 0;
+		}
+	}
+	tool_error(
+		"graph",
+		"--%s: unknown statistic '%s' (none, count, min, med, 90p, 99p, max, sum)",
+		opt, s);
+	return -1;
+}
+
+static int graph_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "edge-label", required_argument, NULL, 'e' },
+		{ "vertex-label", required_argument, NULL, 'v' },
+		{ "color-edges", required_argument, NULL, 'c' },
+		{ "color-vertices", required_argument, NULL, 'b' },
+		{ "deduce-sibling-calls", no_argument, NULL, 'd' },
+		ANALYSIS_LONGOPTS,
+		{ 0 },
+	};
+	struct analysis_opts o;
+	struct dot_opts dot = { 0 };
+	struct graph g = { 0 };
+	const struct trace_header *hdr;
+	const struct xrayfdr_event *ev;
+	struct symbols *syms = NULL;
+	struct trace *t = NULL;
+	bool deduce = false;
+	FILE *out;
+	char err[512];
+	int opt, ret, status = EXIT_USAGE;
+
+	analysis_opts_init(&o, "graph");
+	while ((opt = getopt_long(argc, argv, "e:v:c:b:d" ANALYSIS_SHORTOPTS,
+				  longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			if (parse_stat("edge-label", optarg, &dot.edge_label))
+				return EXIT_USAGE;
+			break;
+		case 'v':
+			if (parse_stat("vertex-label", optarg,
+				       &dot.vertex_label))
+				return EXIT_USAGE;
+			break;
+		case 'c':
+			if (parse_stat("color-edges", optarg, &dot.edge_color))
+				return EXIT_USAGE;
+			break;
+		case 'b':
+			if (parse_stat("color-vertices", optarg,
+				       &dot.vertex_color))
+				return EXIT_USAGE;
+			break;
+		case 'd':
+			deduce = true;
+			break;
+		case 'h':
+			graph_usage(stdout);
+			return EXIT_OK;
+		default:
+			if (analysis_option(&o, opt, optarg, graph_usage))
+				return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		tool_error("graph", "expects exactly one FILE (see --help)");
+		return EXIT_USAGE;
+	}
+	g.path = argv[optind];
+	table_init(&g.edge_tab, sizeof(struct edge), MAX_ITEMS);
+	table_init(&g.vertex_tab, sizeof(struct vertex), MAX_ITEMS);
+	g.keep_going = o.in.keep_going;
+	syms = symbols_open(o.instr_map, true, err, sizeof(err));
+	if (!syms) {
+		tool_error("graph", "%s", err);
+		return EXIT_USAGE;
+	}
+	g.durations = order_stats_new(o.sort_memory);
+	g.calls = calls_new(deduce ? CALLS_DEDUCE : CALLS_STRICT, true,
+			    &graph_ops, &g);
+	if (!g.durations || !g.calls) {
+		tool_error("graph", "out of memory");
+		goto out;
+	}
+	t = trace_open(g.path, &o.in);
+	if (!t)
+		goto out;
+	symbols_use_trace_names(syms, trace_function_name, t);
+	ret = trace_header(t, &hdr);
+	if (!ret) {
+		g.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
+		g.version = hdr->version;
+		dot.freq = (double)hdr->cycle_frequency;
+		while ((ret = trace_next(t, &ev)) == 1) {
+			g.ev = ev;
+			g.seq++;
+			g.sub = 0;
+			ret = calls_event(g.calls, ev);
+			if (ret || g.error)
+				break;
+		}
+	}
+	if (ret == -E2BIG)
+		tool_error("graph", "%s: a call stack deeper than %u frames",
+			   g.path, CALLS_MAX_DEPTH);
+	if (ret == -ENOMEM || g.error == -ENOMEM || g.error == -EIO) {
+		tool_error("graph", "%s",
+			   g.error == -EIO ? order_stats_error(g.durations) :
+					     "out of memory");
+		goto out;
+	}
+	status = trace_status(t, ret < 0 ? ret : 0);
+	if (g.error == -EBADMSG || ret < 0) {
+		if (status == EXIT_OK)
+			status = EXIT_INVALID;
+		goto out;
+	}
+	ret = order_stats_walk(g.durations, pick, &g);
+	if (ret) {
+		tool_error("graph", "%s",
+			   *order_stats_error(g.durations) ?
+				   order_stats_error(g.durations) :
+				   strerror(-ret));
+		status = EXIT_USAGE;
+		goto out;
+	}
+	out = analysis_open_output(&o);
+	if (!out) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (write_dot(&g, out, syms, &dot)) {
+		tool_error("graph", "out of memory");
+		status = EXIT_USAGE;
+	}
+	status = analysis_close_output(&o, out, status);
+	if (g.unmatched) {
+		tool_error(
+			"graph",
+			"%s: skipped %" PRIu64
+			" exits that matched no entry on their thread's stack",
+			g.path, g.unmatched);
+		status = EXIT_INVALID;
+	}
+out:
+	trace_close(t);
+	calls_free(g.calls);
+	order_stats_free(g.durations);
+	table_free(&g.edge_tab);
+	table_free(&g.vertex_tab);
+	free(g.thread_pid);
+	symbols_free(syms);
+	return status;
+}
+
+const struct command cmd_graph = {
+	.name = "graph",
+	.summary = "the call graph as Graphviz dot (llvm-xray graph)",
+	.run = graph_run,
+	.usage = graph_usage,
+};
