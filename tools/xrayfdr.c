@@ -9,6 +9,7 @@
 
 static const struct command *const commands[] = {
 	&cmd_dump,
+	&cmd_record,
 	&cmd_synth,
 };
 

@@ -22,6 +22,7 @@ struct command {
 };
 
 extern const struct command cmd_dump;
+extern const struct command cmd_record;
 extern const struct command cmd_synth;
 
 /* Print "xrayfdr CMD: message" to stderr. */
