@@ -60,6 +60,7 @@ include lib/fdr/Build.mk
 include lib/runtime/Build.mk
 include tools/Build.mk
 include tests/Build.mk
+include tests/runtime/Build.mk
 
 LIB_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(basename $(LIB_SRCS)))
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)

@@ -295,7 +295,10 @@ static void child(const struct record_opts *o, const char *output,
 	const char *user = getenv("XRAYFDR_OPTIONS");
 	int n;
 
-	n = snprintf(opts, sizeof(opts), "%s%soutput=\"%s\" output_pid=%ld",
+	/* the runtime's own report is ours to print (verbosity=1 in the
+	 * user's options brings it back) */
+	n = snprintf(opts, sizeof(opts),
+		     "verbosity=0 %s%soutput=\"%s\" output_pid=%ld",
 		     user ? user : "", user ? " " : "", output, (long)getpid());
 #define OPT(field, name)                                          \
 	if (o->field && n > 0 && (size_t)n < sizeof(opts))        \

@@ -77,7 +77,6 @@ void rt_bufq_unlock(struct rt_bufq *q)
 struct rt_buf *rt_bufq_acquire(struct rt_bufq *q, uint32_t tid, uint8_t **pos)
 {
 	struct rt_buf *b = NULL;
-	bool fresh = false;
 
 	rt_bufq_lock(q);
 	for (size_t i = 0; i < q->count; i++) {
@@ -95,8 +94,6 @@ struct rt_buf *rt_bufq_acquire(struct rt_bufq *q, uint32_t tid, uint8_t **pos)
 		q->recycled++;
 	}
 	if (b) {
-		fresh = !b->touched;
-		b->touched = true;
 		b->state = RT_BUF_ACTIVE;
 		b->seq = q->next_seq++;
 		b->tid = tid;
@@ -105,9 +102,6 @@ struct rt_buf *rt_bufq_acquire(struct rt_bufq *q, uint32_t tid, uint8_t **pos)
 		__atomic_store_n(&b->owner_pos, pos, __ATOMIC_RELEASE);
 	}
 	rt_bufq_unlock(q);
-	/* one call instead of a page fault per page on the hot path */
-	if (fresh)
-		madvise(b->data, q->capacity, MADV_POPULATE_WRITE);
 	return b;
 }
 

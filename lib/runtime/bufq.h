@@ -34,7 +34,6 @@ struct rt_buf {
 	size_t used; /* FULL: bytes of records */
 	uint32_t tid;
 	volatile uint8_t state; /* enum rt_buf_state */
-	bool touched; /* its pages were faulted in */
 };
 
 struct rt_bufq {

@@ -5,115 +5,53 @@
  *
  * The fast path (trampolines.S) appends plain function records while the
  * thread has room, stays on one CPU and the delta fits 32 bits.  Everything
- * else comes here, through the handlers LLVM's API installs: starting a
- * buffer (NewBuffer, WallTimeMarker, Pid), NewCPUId on a CPU change,
- * TSCWrap, arguments, custom and typed events, and LLVM's duration
- * threshold, which "rewinds" the records of calls shorter than it.
+ * else comes here: starting a buffer (NewBuffer, WallTimeMarker, Pid),
+ * NewCPUId on a CPU change, TSCWrap, arguments, custom and typed events,
+ * and LLVM's duration threshold, which "rewinds" the records of calls
+ * shorter than it.
+ *
+ * This file is built without vector registers (-mgeneral-regs-only) and
+ * calls nothing that uses them (clock_gettime and getcpu are vDSO calls,
+ * the rest system calls), so the trampolines call it saving only general
+ * registers.  What needs more (a thread's first event: its exit hook, its
+ * rseq area) returns RT_LIGHT_SETUP and is redone by fdr_setup.c after a
+ * full save.  The objects' undefined symbols are checked by a test.
  *
  * The C path is not restartable, so it marks the thread busy; an event
  * that arrives meanwhile (a signal handler's) is counted as dropped rather
  * than allowed to interleave.
  */
-#define LOG_DOMAIN "xrayfdr"
-#include <errno.h>
-#include <linux/membarrier.h>
-#include <pthread.h>
 #include <sched.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "../fdr/records.h"
-#include "../log.h"
 #include "runtime.h"
 
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 #define FN XRAYFDR_FUNCTION_RECORD_SIZE
-/* v1 buffers end with EndOfBuffer and padding a reader must be able to
- * skip: keep room for both (see fdr-format.rst, "Version 1 padding"). */
-#define V1_RESERVE (2 * MD)
 
 __thread struct rt_thread rt_self
 	__attribute__((tls_model("initial-exec"), aligned(64)));
 uint32_t rt_fast_gen;
 long rt_rseq_offset;
-
-/* glibc 2.35 and later register an rseq area for every thread. */
-extern const ptrdiff_t __rseq_offset __attribute__((weak));
-extern const unsigned int __rseq_size __attribute__((weak));
-
-static pthread_key_t exit_key;
-static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
-
-enum { RSEQ_UNKNOWN, RSEQ_REGISTERED, RSEQ_NONE };
+int rt_warned; /* enum rt_light bits already reported */
 
 static void *thread_pointer(void)
 {
 	return __builtin_thread_pointer();
 }
 
-void rt_thread_rseq(struct rt_thread *t)
-{
-	if (!rt.own_rseq || t->rseq.flags)
-		return;
-	if (syscall(SYS_rseq, &t->rseq, sizeof(t->rseq), 0, RT_RSEQ_SIG))
-		t->rseq.flags = RSEQ_NONE;
-	else
-		t->rseq.flags = RSEQ_REGISTERED;
-}
-
 /* The CPU, as the fast path sees it (from the rseq area). */
 static uint32_t thread_cpu(struct rt_thread *t)
 {
-	if (rt.own_rseq) {
-		rt_thread_rseq(t);
-		if (t->rseq.flags == RSEQ_NONE) {
-			int cpu = sched_getcpu();
+	if (rt.own_rseq && t->rseq.flags == RT_RSEQ_NONE) {
+		int cpu = sched_getcpu();
 
-			t->rseq.cpu_id = cpu < 0 ? 0 : (uint32_t)cpu;
-		}
+		t->rseq.cpu_id = cpu < 0 ? 0 : (uint32_t)cpu;
 	}
 	return *(volatile uint32_t *)((char *)thread_pointer() +
 				      rt_rseq_offset + RT_RSEQ_CPU_ID);
-}
-
-/* Where the fast path's thread state points its rseq and CPU reads. */
-static void setup_rseq(void)
-{
-	if (&__rseq_size && __rseq_size) {
-		rt_rseq_offset = (long)__rseq_offset;
-		rt.own_rseq = false;
-	} else {
-		rt_rseq_offset = (long)((char *)&rt_self.rseq -
-					(char *)thread_pointer());
-		rt.own_rseq = true;
-		pr_info("libc registered no rseq area; registering our own\n");
-	}
-	rt.membarrier = !syscall(SYS_membarrier,
-				 MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ,
-				 0, 0);
-}
-
-static void thread_exit(void *arg)
-{
-	struct rt_thread *t = &rt_self;
-
-	(void)arg;
-	t->gen = 0;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (t->buf && t->queue_gen == rt.q.generation)
-		rt_bufq_retire(&rt.q, t->buf, (size_t)(t->pos - t->buf->data));
-	t->buf = NULL;
-	t->end = NULL;
-	t->key_set = 0; /* a later destructor's events re-arm it */
-}
-
-static void make_exit_key(void)
-{
-	if (pthread_key_create(&exit_key, thread_exit))
-		pr_warn("cannot create a thread-exit key; the buffers of exited threads stay in use\n");
 }
 
 static bool begin(struct rt_thread *t)
@@ -126,7 +64,6 @@ static bool begin(struct rt_thread *t)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->gen = 0; /* nested events come here and are dropped */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_add_fetch(&rt.c_writers, 1, __ATOMIC_SEQ_CST);
 	return true;
 }
 
@@ -135,7 +72,6 @@ static void end(struct rt_thread *t)
 	bool valid = t->buf && t->queue_gen == rt.q.generation;
 
 	t->end = valid ? t->buf->data + rt.q.capacity - (FN - 1) : NULL;
-	__atomic_sub_fetch(&rt.c_writers, 1, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->gen = valid ? rt.q.generation : 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -154,7 +90,7 @@ static void publish(struct rt_thread *t, uint8_t *pos)
 
 static void put_md(struct rt_thread *t, const struct xrayfdr_metadata *md)
 {
-	xrayfdr_encode_metadata(t->pos, false, rt.opts.version, md);
+	fdr_put_metadata(t->pos, false, rt.opts.version, md);
 	publish(t, t->pos + MD);
 }
 
@@ -164,8 +100,22 @@ static void put_fn(struct rt_thread *t, unsigned int kind, int32_t id,
 	uint64_t w =
 		fdr_function_record_le(kind, (uint32_t)id, (uint32_t)delta);
 
-	memcpy(t->pos, &w, sizeof(w));
+	__builtin_memcpy(t->pos, &w, sizeof(w));
 	publish(t, t->pos + FN);
+}
+
+/* A byte copy the compiler will not turn into a call to memcpy (built
+ * with -fno-tree-loop-distribute-patterns). */
+static void copy_payload(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	for (; n >= 8; n -= 8, dst += 8, src += 8) {
+		uint64_t w;
+
+		__builtin_memcpy(&w, src, 8);
+		__builtin_memcpy(dst, &w, 8);
+	}
+	while (n--)
+		*dst++ = *src++;
 }
 
 /* Make room for @need bytes of records, starting a buffer if needed. */
@@ -185,12 +135,6 @@ static bool ensure_space(struct rt_thread *t, size_t need)
 	t->buf = NULL;
 	if (need + preamble > rt.q.capacity)
 		return false;
-	if (!t->key_set) {
-		pthread_once(&exit_key_once, make_exit_key);
-		t->key_set = !pthread_setspecific(exit_key, (void *)1);
-	}
-	if (!t->tid)
-		t->tid = (uint32_t)syscall(SYS_gettid);
 	b = rt_bufq_acquire(&rt.q, t->tid, &t->pos);
 	if (!b)
 		return false;
@@ -250,7 +194,7 @@ static void rewind_short_call(struct rt_thread *t, uint64_t tsc, uint64_t *last)
 {
 	uint64_t w;
 
-	memcpy(&w, t->pos - FN, sizeof(w));
+	__builtin_memcpy(&w, t->pos - FN, sizeof(w));
 	publish(t, t->pos - FN);
 	*last -= w >> 32;
 	if (--t->undo_enters) {
@@ -261,8 +205,8 @@ static void rewind_short_call(struct rt_thread *t, uint64_t tsc, uint64_t *last)
 	while (t->undo_tails) {
 		uint64_t tail, entry, entry_tsc;
 
-		memcpy(&tail, t->pos - FN, sizeof(tail));
-		memcpy(&entry, t->pos - 2 * FN, sizeof(entry));
+		__builtin_memcpy(&tail, t->pos - FN, sizeof(tail));
+		__builtin_memcpy(&entry, t->pos - 2 * FN, sizeof(entry));
 		entry_tsc = *last - (tail >> 32);
 		if (tsc - entry_tsc >= rt.threshold_ticks) {
 			t->undo_tails = 0;
@@ -274,23 +218,19 @@ static void rewind_short_call(struct rt_thread *t, uint64_t tsc, uint64_t *last)
 	}
 }
 
-static void record_function(unsigned int kind, int32_t id, uint64_t arg)
+static void record_function(struct rt_thread *t, unsigned int kind, int32_t id,
+			    uint64_t arg)
 {
-	struct rt_thread *t = &rt_self;
 	size_t need = MD + FN + (kind == XRAYFDR_FUNC_ENTRY_ARGS ? MD : 0);
 	uint64_t tsc, last;
 	uint32_t cpu;
 	bool wrote, short_call;
 
-	if (!begin(t))
-		return;
-	if (rt.status != XRAY_LOG_INITIALIZED)
-		goto out;
 	tsc = arch_tsc();
 	cpu = thread_cpu(t);
 	if (!ensure_space(t, need)) {
 		__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
-		goto out;
+		return;
 	}
 	last = *last_slot(t);
 	wrote = preamble(t, tsc, cpu, &last);
@@ -340,68 +280,68 @@ static void record_function(unsigned int kind, int32_t id, uint64_t arg)
 		break;
 	}
 	t->last_tsc[0] = t->last_tsc[1] = last;
-out:
+}
+
+/* A thread's first event needs set-up that is not vector-free. */
+static bool needs_setup(const struct rt_thread *t)
+{
+	return !t->setup_done;
+}
+
+int rt_fdr_light(int op, int32_t id, uint64_t arg)
+{
+	static const unsigned int kinds[] = {
+		[ENTRY] = XRAYFDR_FUNC_ENTRY,
+		[EXIT] = XRAYFDR_FUNC_EXIT,
+		[TAIL] = XRAYFDR_FUNC_TAIL_EXIT,
+		[LOG_ARGS_ENTRY] = XRAYFDR_FUNC_ENTRY_ARGS,
+	};
+	struct rt_thread *t = &rt_self;
+
+	if (op < ENTRY || op > LOG_ARGS_ENTRY)
+		return RT_LIGHT_DONE;
+	if (needs_setup(t))
+		return RT_LIGHT_SETUP;
+	if (!begin(t))
+		return RT_LIGHT_DONE;
+	if (rt.status == XRAY_LOG_INITIALIZED)
+		record_function(t, kinds[op], id, arg);
 	end(t);
+	return RT_LIGHT_DONE;
 }
 
-void rt_fdr_handle_arg0(int32_t id, enum XRayEntryType kind)
+/* Why an event cannot be written; 0 if it can. */
+static int event_problem(bool typed, size_t size)
 {
-	switch (kind) {
-	case ENTRY:
-	case LOG_ARGS_ENTRY:
-		record_function(XRAYFDR_FUNC_ENTRY, id, 0);
-		break;
-	case EXIT:
-		record_function(XRAYFDR_FUNC_EXIT, id, 0);
-		break;
-	case TAIL:
-		record_function(XRAYFDR_FUNC_TAIL_EXIT, id, 0);
-		break;
-	default:
-		break;
-	}
+	if (!size)
+		return RT_LIGHT_WARN_EMPTY;
+	if (typed && rt.opts.version < 2)
+		return RT_LIGHT_WARN_V1;
+	if (size > rt.q.capacity)
+		return RT_LIGHT_WARN_BIG;
+	return 0;
 }
 
-void rt_fdr_handle_arg1(int32_t id, enum XRayEntryType kind, uint64_t arg)
+int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size)
 {
-	if (kind == ENTRY || kind == LOG_ARGS_ENTRY)
-		record_function(XRAYFDR_FUNC_ENTRY_ARGS, id, arg);
-	else
-		rt_fdr_handle_arg0(id, kind);
-}
-
-static void warn_once(int *done, const char *msg)
-{
-	if (!__atomic_exchange_n(done, 1, __ATOMIC_RELAXED))
-		pr_warn("%s\n", msg);
-}
-
-static void record_event(bool typed, uint16_t type, const void *data,
-			 size_t size)
-{
-	static int warned_empty, warned_v1, warned_big;
 	struct rt_thread *t = &rt_self;
 	struct xrayfdr_metadata md = { .event_size = (int32_t)size };
 	uint64_t tsc, last;
 	uint32_t cpu;
+	int ret = RT_LIGHT_DONE, problem;
 
+	if (needs_setup(t))
+		return RT_LIGHT_SETUP;
 	if (!begin(t))
-		return;
+		return RT_LIGHT_DONE;
 	if (rt.status != XRAY_LOG_INITIALIZED)
 		goto out;
-	if (!size || (typed && rt.opts.version < 2) || size > rt.q.capacity) {
-		if (!size)
-			warn_once(
-				&warned_empty,
-				"dropping events with an empty payload, which llvm-xray rejects");
-		else if (size > rt.q.capacity)
-			warn_once(&warned_big,
-				  "dropping events larger than buffer_size");
-		else
-			warn_once(
-				&warned_v1,
-				"dropping typed events: FDR version 1 has none");
+	problem = event_problem(typed, size);
+	if (problem) {
 		__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
+		if (!(__atomic_fetch_or(&rt_warned, problem, __ATOMIC_RELAXED) &
+		      problem))
+			ret = problem; /* the caller says why, once */
 		goto out;
 	}
 	tsc = arch_tsc();
@@ -427,138 +367,12 @@ static void record_event(bool typed, uint16_t type, const void *data,
 		}
 	}
 	put_md(t, &md);
-	memcpy(t->pos, data, size);
+	copy_payload(t->pos, data, size);
 	publish(t, t->pos + size);
 	t->undo_enters = 0;
 	t->undo_tails = 0;
 	t->last_tsc[0] = t->last_tsc[1] = last;
 out:
 	end(t);
-}
-
-void rt_fdr_handle_custom(void *data, size_t size)
-{
-	record_event(false, 0, data, size);
-}
-
-void rt_fdr_handle_typed(uint16_t type, const void *data, size_t size)
-{
-	record_event(true, type, data, size);
-}
-
-void rt_fdr_update_fast(void)
-{
-	bool fast = rt.status == XRAY_LOG_INITIALIZED && !rt.threshold_ticks &&
-		    rt_handler_arg0 == rt_fdr_handle_arg0 &&
-		    (!rt_handler_arg1 || rt_handler_arg1 == rt_fdr_handle_arg1);
-
-	__atomic_store_n(&rt_fast_gen, fast ? rt.q.generation : 0,
-			 __ATOMIC_SEQ_CST);
-}
-
-void rt_fdr_quiesce(void)
-{
-	__atomic_store_n(&rt_fast_gen, 0, __ATOMIC_SEQ_CST);
-	/* Restart every critical section in flight: after this no fast path
-	 * can still be past its check.  Without membarrier, a preempted one
-	 * restarts when it resumes anyway; give running ones a moment. */
-	if (!rt.membarrier ||
-	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, 0,
-		    0)) {
-		struct timespec ts = { 0, 1000000 };
-
-		nanosleep(&ts, NULL);
-	}
-}
-
-/* Wait for the threads in the C path to leave it (before buffers are
- * reused); they are short and never block. */
-static void wait_c_writers(void)
-{
-	for (int i = 0; __atomic_load_n(&rt.c_writers, __ATOMIC_ACQUIRE); i++) {
-		if (i > 100000) {
-			pr_warn("a thread is stuck in the recording path; reusing buffers anyway\n");
-			break;
-		}
-		sched_yield();
-	}
-}
-
-int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
-{
-	size_t capacity = o->version == 1 ? o->buffer_size - V1_RESERVE :
-					    o->buffer_size;
-	int ret;
-
-	if (!rt.generation)
-		setup_rseq();
-	if (!rt.tsc_known || strcmp(rt.opts.tsc_sysfs, o->tsc_sysfs) ||
-	    rt.opts.tsc_sources != o->tsc_sources) {
-		struct rt_tsc_paths paths = { .sysfs = o->tsc_sysfs };
-
-		ret = rt_tsc_probe(&paths, o->tsc_sources, &rt.tsc);
-		if (ret) {
-			snprintf(
-				err, errlen,
-				"no source of TSC facts answered (tsc_sources)");
-			return ret;
-		}
-		rt.tsc_known = true;
-		snprintf(rt.opts.tsc_sysfs, sizeof(rt.opts.tsc_sysfs), "%s",
-			 o->tsc_sysfs);
-		rt.opts.tsc_sources = o->tsc_sources;
-		if (rt.tsc.source == RT_TSC_CALIBRATE)
-			pr_info("TSC frequency calibrated against CLOCK_MONOTONIC_RAW (%llu Hz); the log says so\n",
-				(unsigned long long)rt.tsc.hz);
-	}
-	wait_c_writers();
-	if (rt.q.mem &&
-	    (rt.q.capacity != capacity || rt.q.count != o->buffer_max))
-		rt_bufq_destroy(&rt.q);
-	if (!rt.q.mem) {
-		ret = rt_bufq_init(&rt.q, capacity, o->buffer_max);
-		if (ret) {
-			snprintf(err, errlen,
-				 "cannot map %llu buffers of %llu bytes",
-				 (unsigned long long)o->buffer_max,
-				 (unsigned long long)o->buffer_size);
-			return ret;
-		}
-	} else {
-		rt_bufq_reset(&rt.q);
-	}
-	rt.q.generation = ++rt.generation;
-	rt.opts = *o;
-	rt.file_buffer_size = o->buffer_size;
-	rt.threshold_ticks = (uint64_t)((unsigned __int128)rt.tsc.hz *
-					o->threshold_us / 1000000);
-	rt.dropped = 0;
-	rt.pid = getpid();
-	return 0;
-}
-
-int rt_fdr_finalize(void)
-{
-	if (rt.status != XRAY_LOG_INITIALIZED)
-		return rt.status;
-	rt.status = XRAY_LOG_FINALIZING;
-	rt_fdr_quiesce();
-	rt.status = XRAY_LOG_FINALIZED;
-	return XRAY_LOG_FINALIZED;
-}
-
-void rt_fdr_fork_child(void)
-{
-	rt.pid = getpid();
-	rt_self.tid = 0; /* (its rseq registration is inherited) */
-	rt.c_writers = 0;
-	rt.q.lock = 0;
-	if (!rt.q.mem)
-		return;
-	rt_bufq_reset(&rt.q);
-	rt.q.generation = ++rt.generation;
-	rt.dropped = 0;
-	if (rt.opts.fork == RT_FORK_OFF && rt.status == XRAY_LOG_INITIALIZED)
-		rt.status = XRAY_LOG_UNINITIALIZED;
-	rt_fdr_update_fast();
+	return ret;
 }

@@ -32,7 +32,6 @@ struct rt_state {
 	size_t file_buffer_size; /* the header's buffer_size */
 	pid_t pid;
 	uint64_t dropped; /* events that found no buffer or nested */
-	uint32_t c_writers; /* threads inside the C record path */
 	bool membarrier; /* MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ works */
 	bool own_rseq; /* threads register their own rseq area */
 	char last_log[4096]; /* the file the last flush wrote */
@@ -54,9 +53,33 @@ int rt_init(void);
 /* xray_api.c: register "xray-fdr" and make it the current mode. */
 void rt_register_fdr_mode(void);
 
-/* fdr.c: LLVM's FDR mode, in thread buffers. */
+/*
+ * fdr.c: the recording path, free of vector registers.  Return
+ * RT_LIGHT_DONE, or what the caller must do after saving everything.
+ */
+enum rt_light {
+	RT_LIGHT_DONE = 0,
+	RT_LIGHT_SETUP = 1, /* set the thread up, then call again */
+	/* the event was dropped; say why (each once) */
+	RT_LIGHT_WARN_EMPTY = 2,
+	RT_LIGHT_WARN_BIG = 4,
+	RT_LIGHT_WARN_V1 = 8,
+};
+
+/* @op: ENTRY, EXIT, TAIL, or LOG_ARGS_ENTRY with @arg */
+int rt_fdr_light(int op, int32_t id, uint64_t arg);
+int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size);
+extern int rt_warned;
+
+/* fdr_setup.c: the rest of LLVM's FDR mode, in thread buffers. */
 int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen);
 int rt_fdr_finalize(void);
+/* The trampolines' way when rt_fdr_light*() asked for more. */
+void rt_fdr_heavy(int op, int32_t id, uint64_t arg);
+void rt_fdr_heavy_event(int typed, uint16_t type, const void *data,
+			size_t size);
+/* The handlers as LLVM's API installs them; the trampolines recognise
+ * them and take the light path. */
 void rt_fdr_handle_arg0(int32_t id, enum XRayEntryType kind);
 void rt_fdr_handle_arg1(int32_t id, enum XRayEntryType kind, uint64_t arg);
 void rt_fdr_handle_custom(void *data, size_t size);
@@ -67,8 +90,6 @@ void rt_fdr_update_fast(void);
 void rt_fdr_quiesce(void);
 /* fork(): the child's view of the queue. */
 void rt_fdr_fork_child(void);
-/* Register the thread's own rseq area if libc has none (per thread). */
-void rt_thread_rseq(struct rt_thread *t);
 
 /* flush.c */
 enum XRayLogFlushStatus rt_flush(void);

@@ -45,6 +45,9 @@
 
 struct rt_buf;
 
+/* The state of our own rseq registration (in rt_rseq_area.flags). */
+enum { RT_RSEQ_UNKNOWN, RT_RSEQ_REGISTERED, RT_RSEQ_NONE };
+
 /* The kernel's struct rseq: our own registration when libc has none. */
 struct rt_rseq_area {
 	uint32_t cpu_id_start;
@@ -67,7 +70,7 @@ struct rt_thread {
 	uint32_t queue_gen; /* queue generation buf belongs to */
 	uint32_t tid;
 	volatile uint32_t busy; /* the C path is updating this state */
-	uint32_t key_set; /* the thread-exit destructor is armed */
+	uint32_t setup_done; /* thread id, exit hook and rseq area set up */
 	/* LLVM's rewinding state (func_duration_threshold_us) */
 	uint32_t undo_enters;
 	uint32_t undo_tails;

@@ -14,31 +14,44 @@
  *   the stack pointer, where a leaf may write and signals do not reach).
  *   It is one rseq critical section ending in the store of the write
  *   position; see lib/runtime/thread.h for why that is enough.
- * - Anything else (a new buffer, a CPU change, a TSC wrap, handlers set
- *   through LLVM's API, the duration threshold) goes through SAVE_ALL:
- *   every caller-saved register, the flags, and the whole vector state
- *   (xsave with the components the OS enabled, minus AMX tiles), on a stack
- *   realigned to 64 bytes, then a C call.
+ * - Anything else (a new buffer, a CPU change, a TSC wrap, arguments,
+ *   events, the duration threshold) calls our C controller, which uses
+ *   no vector registers, after saving the general registers.  Handlers
+ *   set through LLVM's API, and the controller's rare set-up work, get
+ *   the whole vector state saved too (xsave with the components the OS
+ *   enabled, minus AMX tiles), on a stack realigned to 64 bytes.
  *
  * Event sleds call __xray_CustomEvent / __xray_TypedEvent from the middle
  * of a function, with a stack of any alignment, so those save everything.
  */
 #include "../../runtime/thread.h"
 
-/* Offsets from %rbp of the registers SAVE_ALL pushes. */
+/* Offsets from %rbp of the registers SAVE_GPRS pushes. */
 #define SAVED_RDX -32
+#define SAVED_RSI -40
+#define SAVED_RDI -48
+#define SAVED_R10 -72
 #define SAVED_R11 -80
 #define XSAVE_HEADER 512
 
 	.text
 
-.macro SAVE_ALL
+/*
+ * Every caller-saved general register, and the flags if @flags (event
+ * sleds sit mid-function, where they may be live), with %rbp as the frame
+ * pointer and the stack aligned for a call.
+ */
+.macro SAVE_GPRS flags
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbp, 0
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
+	.if \flags
 	pushfq
+	.else
+	subq	$8, %rsp
+	.endif
 	pushq	%rax
 	pushq	%rcx
 	pushq	%rdx
@@ -48,6 +61,37 @@
 	pushq	%r9
 	pushq	%r10
 	pushq	%r11
+	andq	$-16, %rsp
+.endm
+
+.macro RESTORE_GPRS flags
+	leaq	SAVED_R11(%rbp), %rsp
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rax
+	.if \flags
+	popfq
+	.else
+	addq	$8, %rsp
+	.endif
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	.cfi_same_value %rbp
+.endm
+
+/*
+ * After SAVE_GPRS: the whole vector state (xsave with the components the
+ * OS enabled, minus AMX tiles; fxsave without XSAVE) on a 64-byte aligned
+ * area.  Clobbers %rax and %rdx.  RESTORE_VEC must come before
+ * RESTORE_GPRS.
+ */
+.macro SAVE_VEC
 	andq	$-64, %rsp
 	subq	rt_xsave_size(%rip), %rsp
 	cmpb	$0, rt_xsave_kind(%rip)
@@ -73,7 +117,7 @@
 103:
 .endm
 
-.macro RESTORE_ALL
+.macro RESTORE_VEC
 	cmpb	$0, rt_xsave_kind(%rip)
 	je	104f
 	movl	rt_xsave_mask(%rip), %eax
@@ -81,27 +125,17 @@
 	xrstor64 (%rsp)
 	jmp	105f
 104:	fxrstor64 (%rsp)
-105:	leaq	SAVED_R11(%rbp), %rsp
-	popq	%r11
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rdi
-	popq	%rsi
-	popq	%rdx
-	popq	%rcx
-	popq	%rax
-	popfq
-	popq	%rbp
-	.cfi_def_cfa %rsp, 8
-	.cfi_same_value %rbp
+105:
 .endm
 
 /*
- * The C path of a function sled: call the handler installed through
- * LLVM's API (our own FDR controller, or the program's) as
- * handler(id, kind[, first argument]).  @args: try the arg1 handler first,
- * and pass %rdi as the third argument, as LLVM does.
+ * The C path of a function sled.  Our own FDR handlers are called light:
+ * fdr.c uses no vector registers, so general registers are all there is
+ * to save; if it asks for more (a thread's first event), the heavy
+ * variant runs after saving the vector state too.  A handler installed
+ * through LLVM's API is called as handler(id, kind[, first argument])
+ * with everything saved.  @args: the entry sled of a function that logs
+ * its first argument, which prefers the arg1 handler, as LLVM does.
  */
 .macro GENERIC name, kind, args
 	.p2align 4
@@ -110,18 +144,41 @@
 	.if \args
 	movq	rt_handler_arg1(%rip), %r11
 	testq	%r11, %r11
-	jnz	1f
+	jz	1f
+	SAVE_GPRS 0
+	leaq	rt_fdr_handle_arg1(%rip), %rax
+	movl	$3, %edi		/* LOG_ARGS_ENTRY */
+	jmp	3f
 	.endif
-	movq	rt_handler_arg0(%rip), %r11
+1:	movq	rt_handler_arg0(%rip), %r11
 	testq	%r11, %r11
-	jz	2f
-1:	SAVE_ALL
-	movq	%rdi, %rdx
-	movl	%r10d, %edi
+	jz	9f
+	SAVE_GPRS 0
+	leaq	rt_fdr_handle_arg0(%rip), %rax
+	movl	$(\kind % 3), %edi	/* LLVM's arg0 handler: a plain entry */
+3:	cmpq	%rax, %r11
+	jne	5f
+	movl	%edi, -8(%rbp)		/* the op, for the heavy call */
+	movq	SAVED_RDI(%rbp), %rdx
+	movl	SAVED_R10(%rbp), %esi
+	call	rt_fdr_light
+	testl	%eax, %eax
+	jz	8f
+	SAVE_VEC
+	movl	-8(%rbp), %edi
+	movq	SAVED_RDI(%rbp), %rdx
+	movl	SAVED_R10(%rbp), %esi
+	call	rt_fdr_heavy
+	RESTORE_VEC
+	jmp	8f
+5:	SAVE_VEC
+	movl	SAVED_R10(%rbp), %edi
 	movl	$\kind, %esi
-	call	*%r11
-	RESTORE_ALL
-2:	ret
+	movq	SAVED_RDI(%rbp), %rdx
+	call	*SAVED_R11(%rbp)
+	RESTORE_VEC
+8:	RESTORE_GPRS 0
+9:	ret
 	.cfi_endproc
 	.size \name, . - \name
 .endm
@@ -240,40 +297,78 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
  * the sled set only the low 16 bits of the type.  Exported: programs
  * linked with libxrayfdr resolve the sleds' calls to these.
  */
-	.globl	__xray_CustomEvent
-	.type	__xray_CustomEvent, @function
+/*
+ * Event sleds: "call __xray_CustomEvent" with (data, size) in rdi/rsi, and
+ * "call __xray_TypedEvent" with (type, data, size) in rdi/rsi/rdx, where
+ * the sled set only the low 16 bits of the type.  Exported: programs
+ * linked with libxrayfdr resolve the sleds' calls to these.  @light and
+ * @heavy are our own handler's two paths, @handler the installed one.
+ */
+.macro EVENT name, handler, mine, light, heavy, typed
+	.globl	\name
+	.type	\name, @function
 	.p2align 4
-__xray_CustomEvent:
+\name:
 	.cfi_startproc
-	cmpq	$0, rt_handler_custom(%rip)
-	je	2f
-	SAVE_ALL
-	movq	rt_handler_custom(%rip), %rax
-	testq	%rax, %rax
-	jz	1f
-	call	*%rax
-1:	RESTORE_ALL
-2:	ret
-	.cfi_endproc
-	.size	__xray_CustomEvent, . - __xray_CustomEvent
-
-	.globl	__xray_TypedEvent
-	.type	__xray_TypedEvent, @function
-	.p2align 4
-__xray_TypedEvent:
-	.cfi_startproc
-	cmpq	$0, rt_handler_typed(%rip)
-	je	2f
-	SAVE_ALL
-	movq	rt_handler_typed(%rip), %rax
-	testq	%rax, %rax
-	jz	1f
+	cmpq	$0, \handler(%rip)
+	je	9f
+	SAVE_GPRS 1
+	movq	\handler(%rip), %r11
+	testq	%r11, %r11
+	jz	8f
+	.if \typed
 	movzwl	%di, %edi
+	.endif
+	leaq	\mine(%rip), %rax
+	cmpq	%rax, %r11
+	jne	5f
+	.if \typed
+	movl	%edi, %r11d	/* keep the type, rdx is still the size */
+	movq	%rsi, %rdx
+	movq	%r11, %rsi
+	movq	SAVED_RDX(%rbp), %rcx
+	movl	$1, %edi
+	.else
+	movq	%rsi, %rcx
+	movq	%rdi, %rdx
+	xorl	%esi, %esi
+	xorl	%edi, %edi
+	.endif
+	call	\light
+	testl	%eax, %eax
+	jz	8f
+	SAVE_VEC
+	.if \typed
+	movzwl	SAVED_RDI(%rbp), %esi
+	movq	SAVED_RSI(%rbp), %rdx
+	movq	SAVED_RDX(%rbp), %rcx
+	movl	$1, %edi
+	.else
+	movq	SAVED_RDI(%rbp), %rdx
+	movq	SAVED_RSI(%rbp), %rcx
+	xorl	%esi, %esi
+	xorl	%edi, %edi
+	.endif
+	call	\heavy
+	RESTORE_VEC
+	jmp	8f
+5:	SAVE_VEC
+	.if \typed
+	movzwl	SAVED_RDI(%rbp), %edi
 	movq	SAVED_RDX(%rbp), %rdx
-	call	*%rax
-1:	RESTORE_ALL
-2:	ret
+	.else
+	movq	SAVED_RDI(%rbp), %rdi
+	.endif
+	movq	SAVED_RSI(%rbp), %rsi
+	call	*%r11		/* SAVE_VEC keeps it */
+	RESTORE_VEC
+8:	RESTORE_GPRS 1
+9:	ret
 	.cfi_endproc
-	.size	__xray_TypedEvent, . - __xray_TypedEvent
+	.size	\name, . - \name
+.endm
+
+EVENT __xray_CustomEvent, rt_handler_custom, rt_fdr_handle_custom, rt_fdr_light_event, rt_fdr_heavy_event, 0
+EVENT __xray_TypedEvent, rt_handler_typed, rt_fdr_handle_typed, rt_fdr_light_event, rt_fdr_heavy_event, 1
 
 	.section .note.GNU-stack, "", @progbits
