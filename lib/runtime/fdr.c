@@ -31,12 +31,21 @@
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 #define FN XRAYFDR_FUNCTION_RECORD_SIZE
 
+/* The unit tests build this file with a clock and CPU of their own. */
+#ifdef RT_TEST_CLOCK
+uint64_t rt_test_tsc(void);
+uint32_t rt_test_cpu(void);
+#define arch_tsc() rt_test_tsc()
+#define thread_cpu(t) rt_test_cpu()
+#endif
+
 __thread struct rt_thread rt_self
 	__attribute__((tls_model("initial-exec"), aligned(64)));
 uint32_t rt_fast_gen;
 long rt_rseq_offset;
 int rt_warned; /* enum rt_light bits already reported */
 
+#ifndef RT_TEST_CLOCK
 static void *thread_pointer(void)
 {
 	return __builtin_thread_pointer();
@@ -53,6 +62,7 @@ static uint32_t thread_cpu(struct rt_thread *t)
 	return *(volatile uint32_t *)((char *)thread_pointer() +
 				      rt_rseq_offset + RT_RSEQ_CPU_ID);
 }
+#endif
 
 static bool begin(struct rt_thread *t)
 {
@@ -183,12 +193,14 @@ static bool preamble(struct rt_thread *t, uint64_t tsc, uint32_t cpu,
 }
 
 /*
- * LLVM's rewinding: the exit of a call shorter than the threshold erases
- * its entry record instead of writing an exit, and when that leaves no
- * undoable entry, the tail calls that led to it if they were short too.
- * One deliberate difference: after erasing a tail-exit pair, LLVM bases
- * the next delta on the erased entry's time; we base it on the record
- * before it, which is what a reader adds the delta to.
+ * LLVM's rewinding: the exit (or tail exit) of a call shorter than the
+ * threshold erases its entry record instead of writing itself, and when
+ * that leaves no undoable entry, the tail calls that led to it if the
+ * chain was short too.  LLVM can only erase such a pair when a NewCPUId
+ * or TSCWrap came between the entry and the tail exit, and then erases
+ * half of that metadata record with it; here a tail exit that needed one
+ * is not undoable (record_function), and the base after an erased pair
+ * is the record before it.
  */
 static void rewind_short_call(struct rt_thread *t, uint64_t tsc, uint64_t *last)
 {
@@ -273,7 +285,9 @@ static void record_function(struct rt_thread *t, unsigned int kind, int32_t id,
 			rewind_short_call(t, tsc, &last);
 			break;
 		}
-		t->undo_tails = t->undo_enters ? t->undo_tails + 1 : 0;
+		/* a pair is undoable only as two adjacent records */
+		t->undo_tails = t->undo_enters && !wrote ? t->undo_tails + 1 :
+							   0;
 		t->undo_enters = 0;
 		put_fn(t, kind, id, tsc - last);
 		last = tsc;

@@ -36,31 +36,38 @@ const char *rt_tsc_source_name(enum rt_tsc_source s)
 	}
 }
 
-/* Read a file holding one decimal integer and a newline.  Return 0,
- * -errno, or -EBADMSG if it holds anything else. */
+int rt_tsc_parse_uint(const char *buf, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+
+	for (; i < len && buf[i] >= '0' && buf[i] <= '9'; i++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(buf[i] - '0');
+	}
+	if (!i || (i < len && !(buf[i] == '\n' && i + 1 == len)))
+		return -EBADMSG;
+	*out = v;
+	return 0;
+}
+
+/* Read a sysfs-style file: one decimal integer and a newline. */
 static int read_uint(const char *dir, const char *file, uint64_t *out)
 {
 	char path[4096], buf[64];
 	ssize_t n;
-	uint64_t v = 0;
-	int fd, i = 0;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, sizeof(buf));
 	close(fd);
 	if (n < 0)
 		return -errno;
-	buf[n] = '\0';
-	for (; buf[i] >= '0' && buf[i] <= '9' && i < 20; i++)
-		v = v * 10 + (uint64_t)(buf[i] - '0');
-	if (!i || (buf[i] != '\n' && buf[i] != '\0') ||
-	    (buf[i] == '\n' && buf[i + 1] != '\0'))
-		return -EBADMSG;
-	*out = v;
-	return 0;
+	return rt_tsc_parse_uint(buf, (size_t)n, out);
 }
 
 static int from_sysfs(const char *dir, struct rt_tsc_facts *f)

@@ -19,6 +19,7 @@
 #define XRAYFDR_LIB_RUNTIME_TSC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "options.h"
@@ -47,6 +48,10 @@ int rt_tsc_probe(const struct rt_tsc_paths *paths, unsigned int sources,
 
 /* "sysfs", "perf", "cpuid", "calibrated". */
 const char *rt_tsc_source_name(enum rt_tsc_source s);
+
+/* One sysfs value: decimal digits, then a newline or nothing.  Return 0,
+ * -EBADMSG for anything else, -ERANGE past 64 bits. */
+int rt_tsc_parse_uint(const char *buf, size_t len, uint64_t *out);
 
 /* The kernel's conversion as a frequency: 1e9 * 2^shift / mult, rounded. */
 uint64_t rt_tsc_hz_from_mult(uint32_t mult, uint16_t shift);

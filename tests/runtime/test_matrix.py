@@ -550,6 +550,28 @@ def check_version1_and_threshold():
         verify_log("a rewound log is valid", log)
 
 
+def check_light_objects():
+    """The recording path is called with only general registers saved: its
+    objects must not touch vector registers nor call what might."""
+    allowed = {"fdr.o": {"clock_gettime", "sched_getcpu", "rt", "rt_bufq_acquire",
+                         "rt_bufq_retire", "_GLOBAL_OFFSET_TABLE_"},
+               # calloc, free, mmap, munmap: set-up and teardown only
+               "bufq.o": {"calloc", "free", "mmap", "munmap", "sched_yield",
+                          "_GLOBAL_OFFSET_TABLE_"}}
+    objdump = which("objdump")
+    for obj, ok in allowed.items():
+        path = os.path.join(BUILD, "obj", "lib", "runtime", obj)
+        if not os.path.exists(path) or not objdump:
+            tap(False, f"{obj} is built and objdump exists", path)
+            continue
+        dis = run([objdump, "-d", path]).stdout
+        vec = [l.strip() for l in dis.splitlines() if re.search(r"%[xyz]mm|%k[0-7]\b", l)]
+        undef = set(run([NM, "-u", path]).stdout.split()) - {"U"}
+        tap(not vec and undef <= ok,
+            f"lib/runtime/{obj} uses no vector registers and calls only {sorted(ok - {'_GLOBAL_OFFSET_TABLE_'})}",
+            f"vector instructions: {vec[:5]}; other calls: {sorted(undef - ok)}")
+
+
 def check_environment():
     """Environment alone: XRAY_OPTIONS and XRAYFDR_OPTIONS, good and bad."""
     d = os.path.join(OUT, "env")
@@ -605,8 +627,8 @@ def main():
             check_cell(*c)
         except Exception as e:  # a harness problem is a failure, not a crash
             tap(False, f"{c[0].name} {c[1]} {c[2]}: harness", repr(e))
-    for fn in (check_api, check_patching, check_version1_and_threshold,
-               check_environment):
+    for fn in (check_light_objects, check_api, check_patching,
+               check_version1_and_threshold, check_environment):
         try:
             fn()
         except Exception as e:

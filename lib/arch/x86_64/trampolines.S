@@ -310,8 +310,16 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
 	.p2align 4
 \name:
 	.cfi_startproc
+	pushfq			/* the cmp must not change live flags */
+	.cfi_adjust_cfa_offset 8
 	cmpq	$0, \handler(%rip)
-	je	9f
+	jne	1f
+	popfq
+	.cfi_adjust_cfa_offset -8
+	ret
+1:	.cfi_adjust_cfa_offset 8
+	popfq
+	.cfi_adjust_cfa_offset -8
 	SAVE_GPRS 1
 	movq	\handler(%rip), %r11
 	testq	%r11, %r11
