@@ -61,6 +61,7 @@ include lib/runtime/Build.mk
 include tools/Build.mk
 include tests/Build.mk
 include tests/runtime/Build.mk
+include bench/runtime/Build.mk
 
 LIB_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(basename $(LIB_SRCS)))
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
