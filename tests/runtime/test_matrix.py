@@ -550,6 +550,48 @@ def check_version1_and_threshold():
         verify_log("a rewound log is valid", log)
 
 
+def check_dying():
+    """Fatal signals, SIGTERM and ^C write the log of what came before."""
+    import signal
+    import time
+    cell = compile_cell(Prog("crash", ["crash.c"]), "c", "-O2")
+    if "error" in cell:
+        tap(False, "crash builds", cell["error"])
+        return
+    exe, d = cell["ours"], cell["dir"]
+    ids = symbol_ids(exe)
+    for how, sig in (("segv", signal.SIGSEGV), ("abort", signal.SIGABRT),
+                     ("term", signal.SIGTERM), ("wait", signal.SIGINT)):
+        log = os.path.join(d, f"{how}.xray")
+        for f in glob.glob(log + "*"):
+            os.unlink(f)
+        cmd = [XRAYFDR, "record", "-q", "-o", log, exe, how]
+        if how == "wait":
+            # ^C reaches the whole foreground group; record ignores it
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, start_new_session=True)
+            line = ""
+            while "ready" not in line and p.poll() is None:
+                line = p.stdout.readline()
+            time.sleep(0.2)
+            os.killpg(p.pid, signal.SIGINT)
+            out, err = p.communicate(timeout=60)
+            rc = p.returncode
+        else:
+            cp = run(cmd)
+            rc, err = cp.returncode, cp.stderr
+        name = f"killed by {signal.Signals(sig).name}: the log holds every call made before"
+        if not os.path.exists(log):
+            tap(False, name, f"no log; exit {rc}; {err}")
+            continue
+        c, _, _, _ = tally(events_of(log))
+        work = sum(n for (pid, f, k), n in c.items() if f == ids["work"] and k == "entry")
+        enough = work >= 1000 if how == "wait" else work == 1000
+        tap(enough and rc == 128 + sig, name,
+            f"{work} work() entries; record exit {rc}, want {128 + sig}\n{err}")
+        verify_log(f"killed by {signal.Signals(sig).name}: the log is valid", log)
+
+
 def check_light_objects():
     """The recording path is called with only general registers saved: its
     objects must not touch vector registers nor call what might."""
@@ -627,7 +669,7 @@ def main():
             check_cell(*c)
         except Exception as e:  # a harness problem is a failure, not a crash
             tap(False, f"{c[0].name} {c[1]} {c[2]}: harness", repr(e))
-    for fn in (check_light_objects, check_api, check_patching,
+    for fn in (check_dying, check_light_objects, check_api, check_patching,
                check_version1_and_threshold, check_environment):
         try:
             fn()
