@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <getopt.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
@@ -320,6 +321,60 @@ static void child(const struct record_opts *o, const char *output,
 	_exit(127);
 }
 
+/* Check and summarise one log.  Return 0, -ENOENT if there is none (or it
+ * is empty), or another negative errno if it is not valid. */
+static int report(const char *path, bool quiet)
+{
+	struct summary s;
+	char err[1024];
+	int ret = summarise(path, &s, err, sizeof(err));
+
+	if (ret == -ENOENT || (!ret && !s.bytes))
+		return -ENOENT;
+	if (ret) {
+		tool_error("record", "%s is not a valid log: %s", path, err);
+		return ret;
+	}
+	if (!quiet)
+		fprintf(stderr,
+			"xrayfdr record: %s: %" PRIu64 " events in %" PRIu64
+			" buffers from %" PRIu64 " threads, %" PRIu64
+			" overwritten, %" PRIu64
+			" dropped; TSC %.6f GHz (%s)\n",
+			path, s.events, s.buffers, s.threads, s.overwritten,
+			s.dropped, (double)s.tsc_hz / 1e9,
+			s.have_info ? s.tsc_source : "unknown");
+	return 0;
+}
+
+/* Report every PATH.PID written since @since; return how many there are,
+ * count the invalid ones. */
+static unsigned int report_children(const char *path, time_t since, bool quiet,
+				    unsigned int *bad)
+{
+	char pattern[PATH_MAX + 8];
+	unsigned int n = 0;
+	glob_t g;
+
+	*bad = 0;
+	snprintf(pattern, sizeof(pattern), "%s.[0-9]*", path);
+	if (glob(pattern, 0, NULL, &g))
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *suffix = g.gl_pathv[i] + strlen(path) + 1;
+
+		struct stat st;
+
+		if (strspn(suffix, "0123456789") != strlen(suffix) ||
+		    stat(g.gl_pathv[i], &st) || st.st_mtime < since)
+			continue;
+		n++;
+		*bad += report(g.gl_pathv[i], quiet) != 0;
+	}
+	globfree(&g);
+	return n;
+}
+
 static int record_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -335,8 +390,9 @@ static int record_run(int argc, char **argv)
 	};
 	struct record_opts o = { 0 };
 	char prog[PATH_MAX], output[PATH_MAX], library[PATH_MAX], err[1024];
+	unsigned int children, bad;
+	time_t started = time(NULL);
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
-	struct summary s;
 	const char *lib = NULL;
 	struct xray_instr_map map;
 	int opt, status, ret, code;
@@ -480,32 +536,21 @@ static int record_run(int argc, char **argv)
 	if (code == 127)
 		return 127; /* the child said why */
 
-	ret = summarise(output, &s, err, sizeof(err));
-	if (ret || !s.bytes) {
-		if (ret == -ENOENT || !s.bytes)
-			tool_error(
-				"record",
-				"%s left no log in %s (is it instrumented? see --help)",
-				argv[0], output);
-		else
-			tool_error("record", "the log is not valid: %s", err);
-		if (!o.output && !s.bytes)
-			unlink(output);
+	if (!o.quiet && WIFSIGNALED(status))
+		fprintf(stderr, "xrayfdr record: %s was killed by %s\n",
+			argv[0], strsignal(WTERMSIG(status)));
+	ret = report(output, o.quiet);
+	if (ret == -ENOENT && !o.output)
+		unlink(output); /* the name we reserved */
+	/* logs of the processes it started (fork, exec): FILE.PID */
+	children = report_children(output, started, o.quiet, &bad);
+	if (ret == -ENOENT && !children)
+		tool_error(
+			"record",
+			"%s left no log in %s (is it instrumented? see --help)",
+			argv[0], output);
+	if ((ret && ret != -ENOENT) || bad || (ret == -ENOENT && !children))
 		return code ? code : EXIT_INVALID;
-	}
-	if (!o.quiet) {
-		if (WIFSIGNALED(status))
-			fprintf(stderr, "xrayfdr record: %s was killed by %s\n",
-				argv[0], strsignal(WTERMSIG(status)));
-		fprintf(stderr,
-			"xrayfdr record: %s: %" PRIu64 " events in %" PRIu64
-			" buffers from %" PRIu64 " threads, %" PRIu64
-			" overwritten, %" PRIu64
-			" dropped; TSC %.6f GHz (%s)\n",
-			output, s.events, s.buffers, s.threads, s.overwritten,
-			s.dropped, (double)s.tsc_hz / 1e9,
-			s.have_info ? s.tsc_source : "unknown");
-	}
 	return code;
 }
 

@@ -154,7 +154,7 @@ __attribute__((constructor)) static void rt_startup(void)
 	}
 	if (!rt_options_trace_at_start(&o) || rt_init())
 		return;
-	if (start(NULL) == -ENOENT)
+	if (start(NULL) == -ENOENT && o.verbosity)
 		pr_warn("nothing in this process is instrumented (build with clang -fxray-instrument)\n");
 }
 
