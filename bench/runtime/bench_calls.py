@@ -25,10 +25,13 @@ import glob
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))), "tests", "runtime"))
+from rtenv import run, which  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -42,26 +45,8 @@ CALLS_PER_ITERATION = 3
 BUFFER_SIZE, BUFFER_MAX = 65536, 256
 
 
-def which(*names):
-    for n in names:
-        p = shutil.which(n)
-        if p:
-            return p
-    return None
-
-
 CLANG = which("clang", "clang-14")
 UFTRACE = which("uftrace")
-
-
-def run(cmd, env=None, cwd=None):
-    e = dict(os.environ)
-    for k in ("XRAY_OPTIONS", "XRAY_FDR_OPTIONS", "XRAY_BASIC_OPTIONS",
-              "XRAYFDR_OPTIONS", "LD_PRELOAD"):
-        e.pop(k, None)
-    e.update(env or {})
-    return subprocess.run(cmd, capture_output=True, text=True, env=e, cwd=cwd,
-                          errors="replace")
 
 
 def build():

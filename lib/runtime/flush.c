@@ -125,6 +125,19 @@ static int open_log(char *path, size_t size)
 	return -1;
 }
 
+/* The log's header: our version, the TSC facts, the buffer size. */
+static void encode_header(uint8_t *hdr)
+{
+	xrayfdr_encode_file_header(
+		hdr, &(struct xrayfdr_file_header){
+			     .version = (uint16_t)rt.opts.version,
+			     .type = XRAYFDR_FILE_FDR,
+			     .constant_tsc = rt.tsc.constant_tsc,
+			     .nonstop_tsc = rt.tsc.nonstop_tsc,
+			     .cycle_frequency = rt.tsc.hz,
+			     .buffer_size = rt.file_buffer_size });
+}
+
 struct totals {
 	uint64_t events, buffers;
 };
@@ -249,14 +262,7 @@ static int write_log(struct totals *tot)
 	fd = open_log(rt.last_log, sizeof(rt.last_log));
 	if (fd < 0)
 		return -errno;
-	xrayfdr_encode_file_header(
-		hdr, &(struct xrayfdr_file_header){
-			     .version = (uint16_t)rt.opts.version,
-			     .type = XRAYFDR_FILE_FDR,
-			     .constant_tsc = rt.tsc.constant_tsc,
-			     .nonstop_tsc = rt.tsc.nonstop_tsc,
-			     .cycle_frequency = rt.tsc.hz,
-			     .buffer_size = rt.file_buffer_size });
+	encode_header(hdr);
 	ret = write_all(fd, hdr, sizeof(hdr));
 	for (size_t i = 0; i < n && !ret; i++) {
 		const struct rt_buf *b = &rt.q.bufs[rt.q.order[i]];
@@ -412,14 +418,7 @@ struct XRayBuffer rt_fdr_iterator(struct XRayBuffer prev)
 	if (rt.status != XRAY_LOG_FINALIZED || rt.opts.version < 2)
 		return (struct XRayBuffer){ NULL, 0 };
 	if (!prev.Data) {
-		xrayfdr_encode_file_header(
-			hdr, &(struct xrayfdr_file_header){
-				     .version = (uint16_t)rt.opts.version,
-				     .type = XRAYFDR_FILE_FDR,
-				     .constant_tsc = rt.tsc.constant_tsc,
-				     .nonstop_tsc = rt.tsc.nonstop_tsc,
-				     .cycle_frequency = rt.tsc.hz,
-				     .buffer_size = rt.file_buffer_size });
+		encode_header(hdr);
 		rt_bufq_lock(&rt.q);
 		count = rt_bufq_sort(&rt.q);
 		rt_bufq_unlock(&rt.q);

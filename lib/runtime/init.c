@@ -244,30 +244,22 @@ static int patch_result(int ret)
 
 int xrayfdr_patch(void)
 {
-	int ret = rt_init();
-
-	return patch_result(ret ? ret : rt_patch_all(true));
+	return patch_result(rt_patch(0, true));
 }
 
 int xrayfdr_unpatch(void)
 {
-	int ret = rt_init();
-
-	return patch_result(ret ? ret : rt_patch_all(false));
+	return patch_result(rt_patch(0, false));
 }
 
 int xrayfdr_patch_function(int32_t id)
 {
-	int ret = rt_init();
-
-	return patch_result(ret ? ret : rt_patch_function(id, true));
+	return patch_result(id ? rt_patch(id, true) : -EINVAL);
 }
 
 int xrayfdr_unpatch_function(int32_t id)
 {
-	int ret = rt_init();
-
-	return patch_result(ret ? ret : rt_patch_function(id, false));
+	return patch_result(id ? rt_patch(id, false) : -EINVAL);
 }
 
 int xrayfdr_tsc_info(struct xrayfdr_tsc_info *info)

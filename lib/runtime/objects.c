@@ -546,6 +546,15 @@ int rt_patch_function(int32_t id, bool enable)
 	return ret;
 }
 
+int rt_patch(int32_t id, bool enable)
+{
+	int ret = rt_init();
+
+	if (ret)
+		return ret;
+	return id ? rt_patch_function(id, enable) : rt_patch_all(enable);
+}
+
 uintptr_t rt_function_address(int32_t id)
 {
 	struct rt_object *o;

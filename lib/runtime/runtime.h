@@ -103,6 +103,9 @@ struct XRayBuffer rt_fdr_iterator(struct XRayBuffer prev);
 int rt_objects_scan(void);
 int rt_patch_all(bool enable);
 int rt_patch_function(int32_t id, bool enable);
+/* What both APIs call: initialise, then patch one function (@id) or
+ * all (@id 0).  Return 0 or a negative errno. */
+int rt_patch(int32_t id, bool enable);
 uintptr_t rt_function_address(int32_t id);
 size_t rt_max_function_id(void);
 /* Object table text for the log ("0 0x1 /path\n" ...), signal-safe read. */

@@ -148,30 +148,23 @@ static XRayPatchingStatus patch_status(int ret)
 
 XRayPatchingStatus __xray_patch(void)
 {
-	int ret = rt_init();
-
-	return patch_status(ret ? ret : rt_patch_all(true));
+	return patch_status(rt_patch(0, true));
 }
 
 XRayPatchingStatus __xray_unpatch(void)
 {
-	int ret = rt_init();
-
-	return patch_status(ret ? ret : rt_patch_all(false));
+	return patch_status(rt_patch(0, false));
 }
 
 XRayPatchingStatus __xray_patch_function(int32_t func_id)
 {
-	int ret = rt_init();
-
-	return patch_status(ret ? ret : rt_patch_function(func_id, true));
+	/* ids are positive: 0 here is a bad id, not "all" */
+	return func_id ? patch_status(rt_patch(func_id, true)) : FAILED;
 }
 
 XRayPatchingStatus __xray_unpatch_function(int32_t func_id)
 {
-	int ret = rt_init();
-
-	return patch_status(ret ? ret : rt_patch_function(func_id, false));
+	return func_id ? patch_status(rt_patch(func_id, false)) : FAILED;
 }
 
 uintptr_t __xray_function_address(int32_t func_id)

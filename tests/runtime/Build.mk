@@ -3,8 +3,10 @@
 RUNTIME_UNIT_TESTS := options tsc patch
 RUNTIME_UNIT_BINS := $(RUNTIME_UNIT_TESTS:%=$(BUILD)/tests/runtime/test_%)
 
+RUNTIME_SUPPORT := tests/runtime/rtutil.c $(UNIT_SUPPORT)
+
 $(BUILD)/tests/runtime/test_%: $(BUILD)/san/tests/runtime/test_%.o \
-		$(UNIT_SUPPORT:%.c=$(BUILD)/san/%.o) $(SAN_LIB_OBJS)
+		$(RUNTIME_SUPPORT:%.c=$(BUILD)/san/%.o) $(SAN_LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ -lcmocka -lpthread -lelf
@@ -18,7 +20,7 @@ $(BUILD)/san/tests/runtime/fdr_test_clock.o: lib/runtime/fdr.c
 		$(DEPFLAGS) -c -o $@ $<
 $(RUNTIME_FDR_TEST): $(BUILD)/san/tests/runtime/test_fdr.o \
 		$(BUILD)/san/tests/runtime/fdr_test_clock.o \
-		$(UNIT_SUPPORT:%.c=$(BUILD)/san/%.o) \
+		$(RUNTIME_SUPPORT:%.c=$(BUILD)/san/%.o) \
 		$(filter-out $(BUILD)/san/lib/runtime/fdr.o,$(SAN_LIB_OBJS))
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
@@ -28,7 +30,7 @@ $(RUNTIME_FDR_TEST): $(BUILD)/san/tests/runtime/test_fdr.o \
 # register, so it links them, not the sanitizer build.
 RUNTIME_TRAMP_TEST := $(BUILD)/tests/runtime/test_tramp
 $(RUNTIME_TRAMP_TEST): $(BUILD)/obj/tests/runtime/test_tramp.o \
-		$(BUILD)/obj/tests/unit/testutil.o $(LIB_A)
+		$(RUNTIME_SUPPORT:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -o $@ $^ -lcmocka -lpthread -lelf

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../unit/testutil.h"
 #include <xrayfdr/runtime.h>
 
 #include "../../lib/runtime/runtime.h"
+#include "rtutil.h"
 
 static uint64_t clock_now;
 static uint32_t cpu_now;
@@ -74,26 +74,9 @@ static void fn(enum XRayEntryType kind, int32_t id, uint64_t at)
 
 static void finish(struct event_list *got)
 {
-	struct read_result res;
-	FILE *f;
-	long size;
-	void *data;
-
 	assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
 	assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
-	f = fopen(log_path, "rb");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	rewind(f);
-	data = malloc((size_t)size);
-	assert_int_equal(fread(data, 1, (size_t)size, f), (size_t)size);
-	fclose(f);
-	memset(got, 0, sizeof(*got));
-	read_all(data, (size_t)size, XRAYFDR_READ_NO_CALL_CHECK, got, &res);
-	free(data);
-	assert_int_equal(res.ret, 0);
-	assert_int_equal(res.stats.errors, 0);
+	rt_read_log(log_path, got);
 }
 
 /* The log's events, minus our info event, against wants[]. */
@@ -128,35 +111,20 @@ static void check(struct event_list *got)
 
 static int setup(void **state)
 {
-	FILE *f;
-	char path[96];
-	static const char *const files[][2] = { { "tsc_khz", "1000\n" },
-						{ "constant_tsc", "1\n" },
-						{ "nonstop_tsc", "1\n" },
-						{ "tsc_reliable", "1\n" } };
-
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/xrayfdr-fdr-XXXXXX");
-	if (!mkdtemp(dir))
+	if (rt_tmpdir(dir, "fdr"))
 		return -1;
-	for (int i = 0; i < 4; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i][0]);
-		f = fopen(path, "w");
-		if (!f)
-			return -1;
-		fputs(files[i][1], f);
-		fclose(f);
-	}
+	rt_put_file(dir, "tsc_khz", "1000\n");
+	rt_put_file(dir, "constant_tsc", "1\n");
+	rt_put_file(dir, "nonstop_tsc", "1\n");
+	rt_put_file(dir, "tsc_reliable", "1\n");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
+	return rt_rmdir(dir);
 }
 
 /* No threshold: every event, exactly. */

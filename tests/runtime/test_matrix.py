@@ -27,9 +27,12 @@ import glob
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rtenv  # noqa: E402
+from rtenv import which  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -39,14 +42,6 @@ XRAYFDR = os.path.abspath(os.path.join(BUILD, "bin", "xrayfdr"))
 LIBDIR = os.path.abspath(os.path.join(BUILD, "lib"))
 MAP_PRINT = os.path.abspath(os.path.join(BUILD, "tests", "instr_map_print"))
 INCLUDE = os.path.join(TOP, "lib", "include")
-
-
-def which(*names):
-    for n in names:
-        p = shutil.which(n)
-        if p:
-            return p
-    return None
 
 
 CLANG = which("clang", "clang-14")
@@ -72,13 +67,7 @@ def tap(ok, name, diag="", skip=None):
 
 
 def run(cmd, env=None, timeout=300, **kw):
-    e = dict(os.environ)
-    for k in ("XRAY_OPTIONS", "XRAY_FDR_OPTIONS", "XRAY_BASIC_OPTIONS",
-              "XRAYFDR_OPTIONS", "LD_PRELOAD"):
-        e.pop(k, None)
-    e.update(env or {})
-    return subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                          env=e, timeout=timeout, **kw)
+    return rtenv.run(cmd, env=env, timeout=timeout, **kw)
 
 
 class Prog:

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/testutil.h"
 #include "../../lib/runtime/runtime.h"
+#include "rtutil.h"
 
 /* What a sled's caller may hold live; the flags only around events. */
 struct regs {
@@ -94,8 +94,7 @@ static int setup(void **state)
 	char config[512];
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/xrayfdr-tramp-XXXXXX");
-	if (!mkdtemp(dir))
+	if (rt_tmpdir(dir, "tramp"))
 		return -1;
 	snprintf(log_path, sizeof(log_path), "%s/log.xray", dir);
 	snprintf(config, sizeof(config),
@@ -109,11 +108,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
+	return rt_rmdir(dir);
 }
 
 static void test_registers(void **state)
@@ -160,29 +156,14 @@ static void test_event_registers(void **state)
 /* What the calls above wrote: the records, in order, with their ids. */
 static void test_records(void **state)
 {
-	struct read_result res;
 	struct event_list got;
-	FILE *f;
-	long size;
-	void *data;
 	unsigned int functions = 0, customs = 0, typeds = 0;
 	uint64_t last = 0;
 
 	(void)state;
 	assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
 	assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
-	f = fopen(log_path, "rb");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	rewind(f);
-	data = malloc((size_t)size);
-	assert_int_equal(fread(data, 1, (size_t)size, f), (size_t)size);
-	fclose(f);
-	memset(&got, 0, sizeof(got));
-	read_all(data, (size_t)size, XRAYFDR_READ_NO_CALL_CHECK, &got, &res);
-	free(data);
-	assert_int_equal(res.ret, 0);
+	rt_read_log(log_path, &got);
 	for (size_t i = 0; i < got.n; i++) {
 		const struct xrayfdr_event *e = &got.ev[i];
 		unsigned int n = functions;

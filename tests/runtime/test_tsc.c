@@ -11,37 +11,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../unit/testutil.h"
 #include "../../lib/runtime/tsc.h"
+#include "rtutil.h"
 
 static char dir[64];
 
 static void put(const char *name, const char *text)
 {
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	rt_put_file(dir, name, text);
 }
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/xrayfdr-tsc-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
+	return rt_tmpdir(dir, "tsc");
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
+	return rt_rmdir(dir);
 }
 
 static void test_parse_uint(void **state)
