@@ -343,8 +343,9 @@ void rt_flush_emergency(void)
 
 	if (__atomic_exchange_n(&emergency_done, 1, __ATOMIC_ACQ_REL))
 		return;
+	/* (a flush this signal interrupted has left its file, partial) */
 	if (rt.status == XRAY_LOG_UNINITIALIZED || !rt.q.mem ||
-	    rt.flush_status == XRAY_LOG_FLUSHED || rt.opts.no_file_flush)
+	    rt.flush_status != XRAY_LOG_NOT_FLUSHING || rt.opts.no_file_flush)
 		return;
 	rt_fdr_quiesce();
 	rt.status = XRAY_LOG_FINALIZED;

@@ -38,8 +38,10 @@ void rt_api_unlock(void)
 	pthread_mutex_unlock(&api_lock);
 }
 
+/* No lock may be left held in a child by a thread it does not have. */
 static void fork_prepare(void)
 {
+	rt_registry_lock();
 	rt_api_lock();
 	if (rt.q.mem)
 		rt_bufq_lock(&rt.q);
@@ -50,12 +52,14 @@ static void fork_parent(void)
 	if (rt.q.mem)
 		rt_bufq_unlock(&rt.q);
 	rt_api_unlock();
+	rt_registry_unlock();
 }
 
 static void fork_child(void)
 {
 	rt_fdr_fork_child();
 	pthread_mutex_init(&api_lock, NULL);
+	rt_registry_reset();
 }
 
 static void do_init(void)

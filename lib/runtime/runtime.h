@@ -52,6 +52,10 @@ int rt_init(void);
 
 /* xray_api.c: register "xray-fdr" and make it the current mode. */
 void rt_register_fdr_mode(void);
+/* The mode registry's lock, for fork(): taken before rt_api_lock(). */
+void rt_registry_lock(void);
+void rt_registry_unlock(void);
+void rt_registry_reset(void);
 
 /*
  * fdr.c: the recording path, free of vector registers.  Return

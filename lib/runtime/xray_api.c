@@ -33,6 +33,22 @@ static const struct mode *current_mode;
 static XRayLogImpl current_impl;
 static bool have_impl;
 
+void rt_registry_lock(void)
+{
+	pthread_mutex_lock(&registry_lock);
+}
+
+void rt_registry_unlock(void)
+{
+	pthread_mutex_unlock(&registry_lock);
+}
+
+/* fork(): the child's lock is free, whoever held it in the parent. */
+void rt_registry_reset(void)
+{
+	pthread_mutex_init(&registry_lock, NULL);
+}
+
 static XRayBuffer null_iterator(XRayBuffer b)
 {
 	(void)b;
