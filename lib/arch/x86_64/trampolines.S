@@ -9,20 +9,22 @@
  * registers), at exit the return registers (rax, rdx, xmm0-1, st0-1), and
  * any register under a non-standard calling convention.  So:
  *
- * - The FDR fast path (thread mode, no duration threshold) touches only
- *   rax, rcx and rdx besides r10/r11, saving them in the red zone (below
- *   the stack pointer, where a leaf may write and signals do not reach).
- *   It is one rseq critical section ending in the store of the write
+ * - The FDR fast path (thread mode, no duration threshold) writes a
+ *   function record (and an argument's CallArgument record) touching only
+ *   rax, rcx and rdx besides r10/r11, saved in the red zone (below the
+ *   stack pointer, where a leaf may write and signals do not reach).  It
+ *   is one rseq critical section ending in the store of the write
  *   position; see lib/runtime/thread.h for why that is enough.
- * - Anything else (a new buffer, a CPU change, a TSC wrap, arguments,
- *   events, the duration threshold) calls our C controller, which uses
+ * - Anything else (a new buffer, a CPU change, a TSC wrap, events, the
+ *   duration threshold) calls our C controller, which uses
  *   no vector registers, after saving the general registers.  Handlers
  *   set through LLVM's API, and the controller's rare set-up work, get
  *   the whole vector state saved too (xsave with the components the OS
  *   enabled, minus AMX tiles), on a stack realigned to 64 bytes.
  *
  * Event sleds call __xray_CustomEvent / __xray_TypedEvent from the middle
- * of a function, with a stack of any alignment, so those save everything.
+ * of a function, where anything may be live and the stack may have any
+ * alignment: those save the flags too, and realign.
  */
 #include "../../runtime/thread.h"
 
