@@ -29,6 +29,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rtenv  # noqa: E402
@@ -52,7 +53,15 @@ NM = which("nm")
 results = []
 
 
+_pending = threading.local()
+
+
 def tap(ok, name, diag="", skip=None):
+    """Print a TAP line, or keep it while a cell runs on a worker thread."""
+    held = getattr(_pending, "lines", None)
+    if held is not None:
+        held.append((ok, name, diag, skip))
+        return
     n = len(results) + 1
     if skip:
         results.append(True)
@@ -64,6 +73,17 @@ def tap(ok, name, diag="", skip=None):
             for line in diag.splitlines()[:25]:
                 print(f"# {line}")
     sys.stdout.flush()
+
+
+def held_taps(fn, *args):
+    """Run @fn, keeping its TAP lines to print later, in order."""
+    _pending.lines = []
+    try:
+        fn(*args)
+    except Exception as e:  # a harness problem is a failure, not a crash
+        tap(False, f"{fn.__name__}{args}: harness", repr(e))
+    lines, _pending.lines = _pending.lines, None
+    return lines
 
 
 def run(cmd, env=None, timeout=300, **kw):
@@ -653,11 +673,11 @@ def main():
              for opt in ("-O0", "-O2")]
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
         list(ex.map(lambda c: compile_cell(*c), cells))
-    for c in cells:
-        try:
-            check_cell(*c)
-        except Exception as e:  # a harness problem is a failure, not a crash
-            tap(False, f"{c[0].name} {c[1]} {c[2]}: harness", repr(e))
+    # two cells at a time; their lines come out in matrix order
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
+        for lines in ex.map(lambda c: held_taps(check_cell, *c), cells):
+            for line in lines:
+                tap(*line)
     for fn in (check_dying, check_light_objects, check_api, check_patching,
                check_version1_and_threshold, check_environment):
         try:
