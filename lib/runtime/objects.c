@@ -39,6 +39,7 @@
 #define FUNCTION_MASK ((1u << OBJECT_SHIFT) - 1)
 #define NKINDS (XRAY_SLED_LOG_ARGS_ENTRY + 1) /* function sled kinds */
 #define MAX_STUB_PAGES 16
+#define LOWEST_MAP 0x10000ul /* below is vm.mmap_min_addr's */
 
 struct rt_object {
 	char *path;
@@ -307,22 +308,29 @@ static uintptr_t map_stub_page(uintptr_t lo, uintptr_t hi)
 	size_t n = read_maps(&m);
 	uintptr_t found = 0;
 
-	/* the first free page after the object, else the last one before */
-	for (size_t i = 0; i + 1 < n && !found; i++) {
-		uintptr_t gap = m[i].end, gap_end = m[i + 1].start;
+	/* the last free page below the object, else the first above it
+	 * (above a program is where its brk heap grows) */
+	want_lo = (want_lo + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
+	want_hi &= ~(uintptr_t)(page - 1);
+	for (size_t i = n; i-- > 0 && !found;) {
+		uintptr_t gap = i ? m[i - 1].end : LOWEST_MAP;
+		uintptr_t top = m[i].start < want_hi ? m[i].start : want_hi;
 
-		if (gap < hi || gap_end - gap < (uintptr_t)page)
+		if (m[i].start > lo || top < (uintptr_t)page)
 			continue;
-		if (gap >= want_lo && gap + (uintptr_t)page <= want_hi)
-			found = gap;
+		top -= (uintptr_t)page;
+		if (top >= gap && top >= want_lo)
+			found = top;
 	}
-	for (size_t i = n; i-- > 1 && !found;) {
-		uintptr_t gap_end = m[i].start, gap = m[i - 1].end;
+	for (size_t i = 0; i < n && !found; i++) {
+		uintptr_t gap = m[i].end > want_lo ? m[i].end : want_lo;
+		uintptr_t end = i + 1 < n ? m[i + 1].start : want_hi;
 
-		if (gap_end > lo || gap_end - gap < (uintptr_t)page)
+		if (m[i].end < hi)
 			continue;
-		if (gap_end - (uintptr_t)page >= want_lo && gap_end <= want_hi)
-			found = gap_end - (uintptr_t)page;
+		if (gap + (uintptr_t)page <= end &&
+		    gap + (uintptr_t)page <= want_hi)
+			found = gap;
 	}
 	free(m);
 	if (!found)
