@@ -13,6 +13,8 @@ in interleaved order, every peer in each round:
   LLVM FDR            LLVM 14's FDR mode, threshold 0, started by API calls
   LLVM basic          LLVM 14's basic mode, threshold 0
   uftrace             uftrace record of a -pg build
+  ..., threshold 5 us xrayfdr and LLVM FDR with LLVM's default duration
+                      threshold, which rewinds every call of this workload
 
 Each program times its own loop (start-up and the final flush excluded);
 the table shows the median round.  Memory for the recorders: xrayfdr and
@@ -100,7 +102,7 @@ def peer_floor(exe, d):
     return ns_of(run([exe, str(ITERATIONS)]), "floor"), None, None
 
 
-def peer_xrayfdr(exe, d, static=False):
+def peer_xrayfdr(exe, d, static=False, threshold_us=0):
     log = os.path.join(d, "xrayfdr.xray")
     opts = f"buffer_size={BUFFER_SIZE} buffer_max={BUFFER_MAX}"
     if static:
@@ -108,7 +110,8 @@ def peer_xrayfdr(exe, d, static=False):
                 env={"XRAYFDR_OPTIONS": f'{opts} verbosity=0 output="{log}"'})
     else:
         p = run([XRAYFDR, "record", "-o", log, "--buffer-size", str(BUFFER_SIZE),
-                 "--buffer-max", str(BUFFER_MAX), exe, str(ITERATIONS)])
+                 "--buffer-max", str(BUFFER_MAX), "--threshold-us", str(threshold_us),
+                 exe, str(ITERATIONS)])
     ns = ns_of(p, "xrayfdr")
     kept = count_function_records(log)
     size = os.path.getsize(log)
@@ -116,10 +119,10 @@ def peer_xrayfdr(exe, d, static=False):
     return ns, kept, size
 
 
-def peer_llvm_fdr(exe, d):
+def peer_llvm_fdr(exe, d, threshold_us=0):
     base = os.path.join(d, "llvm-fdr-")
     p = run([exe, str(ITERATIONS), "fdr",
-             f"func_duration_threshold_us=0 buffer_size={BUFFER_SIZE} "
+             f"func_duration_threshold_us={threshold_us} buffer_size={BUFFER_SIZE} "
              f"buffer_max={BUFFER_MAX}"],
             env={"XRAY_OPTIONS": f"xray_mode=xray-fdr xray_logfile_base={base}"})
     ns = ns_of(p, "LLVM FDR")
@@ -174,9 +177,13 @@ def main():
         ("xrayfdr (static)", lambda: peer_xrayfdr(exes["xray-static"], d, True)),
         ("LLVM XRay FDR", lambda: peer_llvm_fdr(exes["xray-llvm"], d)),
         ("LLVM XRay basic", lambda: peer_llvm_basic(exes["xray-llvm"], d)),
+        # LLVM's default threshold: every call here is shorter, all rewound
+        ("xrayfdr, threshold 5 us", lambda: peer_xrayfdr(exes["xray"], d, threshold_us=5)),
+        ("LLVM XRay FDR, threshold 5 us",
+         lambda: peer_llvm_fdr(exes["xray-llvm"], d, threshold_us=5)),
     ]
     if UFTRACE:
-        peers.append(("uftrace -pg", lambda: peer_uftrace(exes["pg"], d)))
+        peers.insert(6, ("uftrace -pg", lambda: peer_uftrace(exes["pg"], d)))
     results = {name: [] for name, _ in peers}
     print(f"workload: main -> mid -> 2 x leaf, {ITERATIONS} iterations "
           f"({CALLS_PER_ITERATION * ITERATIONS} calls), {ROUNDS} rounds interleaved; "
@@ -194,7 +201,7 @@ def main():
     base = median("untraced")[0]
     ours = median("xrayfdr (record)")[0] - base
     made = 2 * CALLS_PER_ITERATION * ITERATIONS
-    print(f"{'peer':26} {'ns/call':>8} {'overhead':>9} {'spread':>8} "
+    print(f"{'peer':30} {'ns/call':>8} {'overhead':>9} {'spread':>8} "
           f"{'kept/made events':>20} {'bytes/event':>11} {'vs xrayfdr':>10}")
     for name, _ in peers:
         ns, kept, size = median(name)
@@ -203,7 +210,7 @@ def main():
         kept_s = f"{kept}/{made}" if kept is not None else "-"
         bpe = f"{size / kept:.1f}" if kept else "-"
         ratio = f"{over / ours:.2f}x" if name not in ("untraced",) and ours > 0 else "-"
-        print(f"{name:26} {ns:8.2f} {over:9.2f} {spread:8.2f} {kept_s:>20} {bpe:>11} {ratio:>10}")
+        print(f"{name:30} {ns:8.2f} {over:9.2f} {spread:8.2f} {kept_s:>20} {bpe:>11} {ratio:>10}")
     print(f"ns/call: median round, per traced call (entry + exit); overhead: "
           f"minus untraced; spread: max - min over rounds; load after: {load()}")
     print(f"vs xrayfdr: overhead / xrayfdr (record)'s overhead "
