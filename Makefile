@@ -57,13 +57,16 @@ CLEAN_EXTRA :=
 
 include lib/Build.mk
 include lib/fdr/Build.mk
+include lib/runtime/Build.mk
 include tools/Build.mk
 include tests/Build.mk
 include kmod/Build.mk
 include tools/ctl/Build.mk
 include selftests/Build.mk
+include tests/runtime/Build.mk
+include bench/runtime/Build.mk
 
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+LIB_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(basename $(LIB_SRCS)))
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
 
 

@@ -9,7 +9,7 @@
 
 static const struct command *const commands[] = {
 	&cmd_account, &cmd_convert, &cmd_dump,	&cmd_extract,
-	&cmd_graph,   &cmd_stack,   &cmd_synth,
+	&cmd_graph,   &cmd_record,  &cmd_stack, &cmd_synth,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

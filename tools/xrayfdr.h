@@ -24,9 +24,10 @@ struct command {
 extern const struct command cmd_account;
 extern const struct command cmd_convert;
 extern const struct command cmd_dump;
-extern const struct command cmd_stack;
 extern const struct command cmd_extract;
 extern const struct command cmd_graph;
+extern const struct command cmd_record;
+extern const struct command cmd_stack;
 extern const struct command cmd_synth;
 
 struct trace;

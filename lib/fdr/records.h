@@ -176,4 +176,62 @@ static inline void fdr_put_function(uint8_t *p, bool be, unsigned int kind,
 	put32(p + 4, tsc_delta, be);
 }
 
+/*
+ * Encode a metadata record of a known kind for @version (the checks are
+ * xrayfdr_encode_metadata()'s).  Inline, so that the runtime's recording
+ * path can use it without calling out of code built without vector
+ * registers.
+ */
+static inline void fdr_put_metadata(uint8_t *p, bool be, unsigned int version,
+				    const struct xrayfdr_metadata *md)
+{
+	uint8_t *body = p + MD_OFF_BODY;
+
+	memset(p, 0, XRAYFDR_METADATA_RECORD_SIZE);
+	p[0] = fdr_md_first_byte(md->kind, be);
+	switch (md->kind) {
+	case XRAYFDR_MD_NEW_BUFFER:
+		put32(body, (uint32_t)md->tid, be);
+		break;
+	case XRAYFDR_MD_END_OF_BUFFER:
+		break;
+	case XRAYFDR_MD_NEW_CPU_ID:
+		put16(body, md->cpu, be);
+		put64(p + MD_OFF_NEW_CPU_TSC, md->tsc, be);
+		break;
+	case XRAYFDR_MD_TSC_WRAP:
+		put64(body, md->tsc, be);
+		break;
+	case XRAYFDR_MD_WALLTIME_MARKER:
+		put64(body, md->seconds, be);
+		put32(p + MD_OFF_WALL_MICROS, md->micros, be);
+		break;
+	case XRAYFDR_MD_CUSTOM_EVENT_MARKER:
+		put32(body, (uint32_t)md->event_size, be);
+		if (version >= 5) {
+			put32(p + MD_OFF_EVENT_SECOND, (uint32_t)md->tsc_delta,
+			      be);
+		} else {
+			put64(p + MD_OFF_EVENT_SECOND, md->tsc, be);
+			if (version == 4)
+				put16(p + MD_OFF_CUSTOM_V4_CPU, md->cpu, be);
+		}
+		break;
+	case XRAYFDR_MD_CALL_ARGUMENT:
+		put64(body, md->arg, be);
+		break;
+	case XRAYFDR_MD_BUFFER_EXTENTS:
+		put64(body, md->extents, be);
+		break;
+	case XRAYFDR_MD_TYPED_EVENT_MARKER:
+		put32(body, (uint32_t)md->event_size, be);
+		put32(p + MD_OFF_EVENT_SECOND, (uint32_t)md->tsc_delta, be);
+		put16(p + MD_OFF_TYPED_TYPE, md->event_type, be);
+		break;
+	case XRAYFDR_MD_PID:
+		put32(body, (uint32_t)md->pid, be);
+		break;
+	}
+}
+
 #endif /* XRAYFDR_LIB_FDR_RECORDS_H */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the runtime needs from an architecture: patching XRay sleds, the
+ * trampolines they call, far-jump stubs, and the timestamp counter.
+ *
+ * x86_64 sleds (LLVM's encoding, checked byte for byte before patching):
+ *
+ *   entry, tail exit   eb 09 + 9-byte nop   ->  mov $id,%r10d; call tramp
+ *   exit               c3 + 10-byte nop     ->  mov $id,%r10d; jmp tramp
+ *   custom event       eb 0f + call sequence  ->  66 90 (falls into the call)
+ *   typed event        eb 14 + call sequence  ->  66 90
+ *
+ * A patch writes bytes 2-10 first and then the first two bytes with one
+ * atomic 16-bit store, so a thread running through the sled sees either
+ * the old jump or the whole new sequence.  Unpatching stores only the first
+ * two bytes back; the rest is never executed again and is left in place
+ * (rewriting it could pull the instructions from under a thread that is
+ * between the mov and the call).
+ */
+#ifndef XRAYFDR_LIB_ARCH_X86_64_ARCH_H
+#define XRAYFDR_LIB_ARCH_X86_64_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xrayfdr/xray.h>
+
+#include "../../xray/instr_map.h"
+
+/* Bytes a patch may touch from the sled address (for page protections). */
+#define ARCH_SLED_PATCH_SIZE 11
+/* A stub is a 16-byte far jump placed within reach of a sled. */
+#define ARCH_STUB_SIZE 16
+/* Sleds reach their trampoline with a signed 32-bit displacement. */
+#define ARCH_REACH ((int64_t)INT32_MAX)
+
+/* The trampolines, one per kind of function sled (hidden symbols). */
+void rt_tramp_entry(void);
+void rt_tramp_exit(void);
+void rt_tramp_tail(void);
+void rt_tramp_args(void);
+
+/* Handlers the trampolines call when the fast path is off (LLVM's API). */
+extern void (*volatile rt_handler_arg0)(int32_t, XRayEntryType);
+extern void (*volatile rt_handler_arg1)(int32_t, XRayEntryType, uint64_t);
+extern void (*volatile rt_handler_custom)(void *, size_t);
+/* called with the type zero-extended to 32 bits */
+extern void (*volatile rt_handler_typed)(uint16_t, const void *, size_t);
+
+/* How the trampolines save the vector state around C calls (arch_init). */
+extern uint64_t rt_xsave_size;
+extern uint64_t rt_xsave_mask;
+extern uint8_t rt_xsave_kind; /* 0 fxsave, 1 xsave, 2 xsavec */
+
+/*
+ * Check the CPU: rdtsc, and the extended state the trampolines must save.
+ * Return 0, or -ENOTSUP with a reason in @err.
+ */
+int arch_init(char *err, size_t errlen);
+
+/* The trampoline a function sled of @kind calls (0 for event sleds). */
+uintptr_t arch_trampoline(unsigned int kind);
+
+/*
+ * Patch (@enable) or unpatch one sled whose bytes are writable.  @target is
+ * the trampoline or a stub in reach of the sled; @id the function id.
+ * Return 0; -EILSEQ if the sled holds bytes we do not recognise (nothing is
+ * written); -ERANGE if @target is out of reach; -EINVAL if the sled address
+ * is misaligned or its kind unknown.  @err says which, with the address.
+ */
+int arch_patch_sled(const struct xray_sled *sled, int32_t id, uintptr_t target,
+		    bool enable, char *err, size_t errlen);
+
+/* Is the sled patched now?  (1 yes, 0 no, -EILSEQ unknown bytes) */
+int arch_sled_patched(const struct xray_sled *sled);
+
+/* Write a far-jump stub to @target at @at (ARCH_STUB_SIZE bytes). */
+void arch_write_stub(void *at, uintptr_t target);
+
+static inline uint64_t arch_tsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+#endif

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * XRay trampolines for x86_64.
+ *
+ * A patched entry or tail-exit sled does "mov $id,%r10d; call T", an exit
+ * sled "mov $id,%r10d; jmp T" in place of the function's ret; r10 and r11
+ * are free at both points.  Everything else may be live: at entry the
+ * argument registers (rdi, rsi, rdx, rcx, r8, r9, rax for varargs, vector
+ * registers), at exit the return registers (rax, rdx, xmm0-1, st0-1), and
+ * any register under a non-standard calling convention.  So:
+ *
+ * - The FDR fast path (thread mode, no duration threshold) writes a
+ *   function record (and an argument's CallArgument record) touching only
+ *   rax, rcx and rdx besides r10/r11, saved in the red zone (below the
+ *   stack pointer, where a leaf may write and signals do not reach).  It
+ *   is one rseq critical section ending in the store of the write
+ *   position; see lib/runtime/thread.h for why that is enough.
+ * - Anything else (a new buffer, a CPU change, a TSC wrap, events, the
+ *   duration threshold) calls our C controller, which uses
+ *   no vector registers, after saving the general registers.  Handlers
+ *   set through LLVM's API, and the controller's rare set-up work, get
+ *   the whole vector state saved too (xsave with the components the OS
+ *   enabled, minus AMX tiles), on a stack realigned to 64 bytes.
+ *
+ * Event sleds call __xray_CustomEvent / __xray_TypedEvent from the middle
+ * of a function, where anything may be live and the stack may have any
+ * alignment: those save the flags too, and realign.
+ */
+#include "../../runtime/thread.h"
+
+/* Offsets from %rbp of the registers SAVE_GPRS pushes. */
+#define SAVED_RDX -32
+#define SAVED_RSI -40
+#define SAVED_RDI -48
+#define SAVED_R10 -72
+#define SAVED_R11 -80
+#define XSAVE_HEADER 512
+
+	.text
+
+/*
+ * Every caller-saved general register, and the flags if @flags (event
+ * sleds sit mid-function, where they may be live), with %rbp as the frame
+ * pointer and the stack aligned for a call.
+ */
+.macro SAVE_GPRS flags
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	.if \flags
+	pushfq
+	.else
+	subq	$8, %rsp
+	.endif
+	pushq	%rax
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	andq	$-16, %rsp
+.endm
+
+.macro RESTORE_GPRS flags
+	leaq	SAVED_R11(%rbp), %rsp
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rax
+	.if \flags
+	popfq
+	.else
+	addq	$8, %rsp
+	.endif
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	.cfi_same_value %rbp
+.endm
+
+/*
+ * After SAVE_GPRS: the whole vector state (xsave with the components the
+ * OS enabled, minus AMX tiles; fxsave without XSAVE) on a 64-byte aligned
+ * area.  Clobbers %rax and %rdx.  RESTORE_VEC must come before
+ * RESTORE_GPRS.
+ */
+.macro SAVE_VEC
+	andq	$-64, %rsp
+	subq	rt_xsave_size(%rip), %rsp
+	cmpb	$0, rt_xsave_kind(%rip)
+	je	101f
+	xorl	%eax, %eax
+	movq	%rax, XSAVE_HEADER(%rsp)
+	movq	%rax, XSAVE_HEADER+8(%rsp)
+	movq	%rax, XSAVE_HEADER+16(%rsp)
+	movq	%rax, XSAVE_HEADER+24(%rsp)
+	movq	%rax, XSAVE_HEADER+32(%rsp)
+	movq	%rax, XSAVE_HEADER+40(%rsp)
+	movq	%rax, XSAVE_HEADER+48(%rsp)
+	movq	%rax, XSAVE_HEADER+56(%rsp)
+	movl	rt_xsave_mask(%rip), %eax
+	movl	rt_xsave_mask+4(%rip), %edx
+	cmpb	$2, rt_xsave_kind(%rip)
+	je	102f
+	xsave64	(%rsp)
+	jmp	103f
+102:	xsavec64 (%rsp)
+	jmp	103f
+101:	fxsave64 (%rsp)
+103:
+.endm
+
+.macro RESTORE_VEC
+	cmpb	$0, rt_xsave_kind(%rip)
+	je	104f
+	movl	rt_xsave_mask(%rip), %eax
+	movl	rt_xsave_mask+4(%rip), %edx
+	xrstor64 (%rsp)
+	jmp	105f
+104:	fxrstor64 (%rsp)
+105:
+.endm
+
+/*
+ * The C path of a function sled.  Our own FDR handlers are called light:
+ * fdr.c uses no vector registers, so general registers are all there is
+ * to save; if it asks for more (a thread's first event), the heavy
+ * variant runs after saving the vector state too.  A handler installed
+ * through LLVM's API is called as handler(id, kind[, first argument])
+ * with everything saved.  @args: the entry sled of a function that logs
+ * its first argument, which prefers the arg1 handler, as LLVM does.
+ */
+.macro GENERIC name, kind, args
+	.p2align 4
+\name:
+	.cfi_startproc
+	.if \args
+	movq	rt_handler_arg1(%rip), %r11
+	testq	%r11, %r11
+	jz	1f
+	SAVE_GPRS 0
+	leaq	rt_fdr_handle_arg1(%rip), %rax
+	movl	$3, %edi		/* LOG_ARGS_ENTRY */
+	jmp	3f
+	.endif
+1:	movq	rt_handler_arg0(%rip), %r11
+	testq	%r11, %r11
+	jz	9f
+	SAVE_GPRS 0
+	leaq	rt_fdr_handle_arg0(%rip), %rax
+	movl	$(\kind % 3), %edi	/* LLVM's arg0 handler: a plain entry */
+3:	cmpq	%rax, %r11
+	jne	5f
+	movl	%edi, -8(%rbp)		/* the op, for the heavy call */
+	movq	SAVED_RDI(%rbp), %rdx
+	movl	SAVED_R10(%rbp), %esi
+	call	rt_fdr_light
+	testl	%eax, %eax
+	jz	8f
+	SAVE_VEC
+	movl	-8(%rbp), %edi
+	movq	SAVED_RDI(%rbp), %rdx
+	movl	SAVED_R10(%rbp), %esi
+	call	rt_fdr_heavy
+	RESTORE_VEC
+	jmp	8f
+5:	SAVE_VEC
+	movl	SAVED_R10(%rbp), %edi
+	movl	$\kind, %esi
+	movq	SAVED_RDI(%rbp), %rdx
+	call	*SAVED_R11(%rbp)
+	RESTORE_VEC
+8:	RESTORE_GPRS 0
+9:	ret
+	.cfi_endproc
+	.size \name, . - \name
+.endm
+
+GENERIC rt_generic_entry, 0, 0
+GENERIC rt_generic_exit, 1, 0
+GENERIC rt_generic_tail, 2, 0
+GENERIC rt_generic_args, 3, 1
+
+/*
+ * The FDR fast path: append one function record (and for @args, the
+ * CallArgument record of %rdi) to the thread's buffer, or fall back to
+ * @slow with every register as it came.  @bits: the action's bits in the
+ * record's first word.
+ */
+.macro FDR_FAST name, bits, args, slow
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
+	.p2align 5
+\name:
+	.cfi_startproc
+	movq	%rax, -8(%rsp)
+	movq	%rdx, -16(%rsp)
+	movq	%rcx, -24(%rsp)
+	movq	rt_self@gottpoff(%rip), %r11
+.L\name\()_arm:
+	movq	rt_rseq_offset(%rip), %rcx
+	leaq	.L\name\()_cs(%rip), %rax
+	movq	%rax, %fs:RT_RSEQ_CS(%rcx)
+.L\name\()_start:
+	movl	rt_fast_gen(%rip), %eax
+	cmpl	%eax, %fs:RT_THREAD_GEN(%r11)
+	jne	.L\name\()_slow
+	movl	%fs:RT_RSEQ_CPU_ID(%rcx), %eax
+	cmpl	%eax, %fs:RT_THREAD_CPU(%r11)
+	jne	.L\name\()_slow
+	movq	%fs:RT_THREAD_POS(%r11), %rcx
+	.if \args
+	leaq	16(%rcx), %rax
+	cmpq	%fs:RT_THREAD_END(%r11), %rax
+	.else
+	cmpq	%fs:RT_THREAD_END(%r11), %rcx
+	.endif
+	jae	.L\name\()_slow
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	/* the next record's base goes to the slot this one does not read */
+	movl	%ecx, %edx
+	andl	$8, %edx
+	xorl	$8, %edx
+	movq	%rax, %fs:RT_THREAD_LAST_TSC(%r11,%rdx)
+	xorl	$8, %edx
+	subq	%fs:RT_THREAD_LAST_TSC(%r11,%rdx), %rax
+	movq	%rax, %rdx
+	shrq	$32, %rdx
+	jnz	.L\name\()_slow		/* needs a TSCWrap */
+	movl	%r10d, %edx
+	shll	$RT_FUNC_ID_SHIFT, %edx
+	.if \bits
+	orl	$\bits, %edx
+	.endif
+	shlq	$32, %rax
+	orq	%rdx, %rax
+	movq	%rax, (%rcx)
+	.if \args
+	movq	%rdi, %rax
+	shlq	$8, %rax
+	orq	$RT_CALL_ARGUMENT_BYTE, %rax
+	movq	%rax, 8(%rcx)
+	movq	%rdi, %rax
+	shrq	$56, %rax
+	movq	%rax, 16(%rcx)
+	addq	$24, %rcx
+	.else
+	addq	$8, %rcx
+	.endif
+	movq	%rcx, %fs:RT_THREAD_POS(%r11)	/* commit */
+.L\name\()_post:
+	movq	-8(%rsp), %rax
+	movq	-16(%rsp), %rdx
+	movq	-24(%rsp), %rcx
+	ret
+	/* ud1 carrying the rseq signature right before the abort handler */
+	.byte	0x0f, 0xb9, 0x3d
+	.long	RT_RSEQ_SIG
+.L\name\()_abort:
+	jmp	.L\name\()_arm
+.L\name\()_slow:
+	movq	-8(%rsp), %rax
+	movq	-16(%rsp), %rdx
+	movq	-24(%rsp), %rcx
+	jmp	\slow
+	.cfi_endproc
+	.size	\name, . - \name
+
+	.pushsection .data.rel.ro, "aw"
+	.p2align 5
+.L\name\()_cs:
+	.long	0, 0
+	.quad	.L\name\()_start
+	.quad	.L\name\()_post - .L\name\()_start
+	.quad	.L\name\()_abort
+	.popsection
+.endm
+
+FDR_FAST rt_tramp_entry, 0, 0, rt_generic_entry
+FDR_FAST rt_tramp_exit, RT_ACTION_EXIT_BITS, 0, rt_generic_exit
+FDR_FAST rt_tramp_tail, RT_ACTION_TAIL_BITS, 0, rt_generic_tail
+FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
+
+/*
+ * Event sleds: "call __xray_CustomEvent" with (data, size) in rdi/rsi, and
+ * "call __xray_TypedEvent" with (type, data, size) in rdi/rsi/rdx, where
+ * the sled set only the low 16 bits of the type.  Exported: programs
+ * linked with libxrayfdr resolve the sleds' calls to these.
+ */
+/*
+ * Event sleds: "call __xray_CustomEvent" with (data, size) in rdi/rsi, and
+ * "call __xray_TypedEvent" with (type, data, size) in rdi/rsi/rdx, where
+ * the sled set only the low 16 bits of the type.  Exported: programs
+ * linked with libxrayfdr resolve the sleds' calls to these.  @light and
+ * @heavy are our own handler's two paths, @handler the installed one.
+ */
+.macro EVENT name, handler, mine, light, heavy, typed
+	.globl	\name
+	.type	\name, @function
+	.p2align 4
+\name:
+	.cfi_startproc
+	pushfq			/* the cmp must not change live flags */
+	.cfi_adjust_cfa_offset 8
+	cmpq	$0, \handler(%rip)
+	jne	1f
+	popfq
+	.cfi_adjust_cfa_offset -8
+	ret
+1:	.cfi_adjust_cfa_offset 8
+	popfq
+	.cfi_adjust_cfa_offset -8
+	SAVE_GPRS 1
+	movq	\handler(%rip), %r11
+	testq	%r11, %r11
+	jz	8f
+	.if \typed
+	movzwl	%di, %edi
+	.endif
+	leaq	\mine(%rip), %rax
+	cmpq	%rax, %r11
+	jne	5f
+	.if \typed
+	movl	%edi, %r11d	/* keep the type, rdx is still the size */
+	movq	%rsi, %rdx
+	movq	%r11, %rsi
+	movq	SAVED_RDX(%rbp), %rcx
+	movl	$1, %edi
+	.else
+	movq	%rsi, %rcx
+	movq	%rdi, %rdx
+	xorl	%esi, %esi
+	xorl	%edi, %edi
+	.endif
+	call	\light
+	testl	%eax, %eax
+	jz	8f
+	SAVE_VEC
+	.if \typed
+	movzwl	SAVED_RDI(%rbp), %esi
+	movq	SAVED_RSI(%rbp), %rdx
+	movq	SAVED_RDX(%rbp), %rcx
+	movl	$1, %edi
+	.else
+	movq	SAVED_RDI(%rbp), %rdx
+	movq	SAVED_RSI(%rbp), %rcx
+	xorl	%esi, %esi
+	xorl	%edi, %edi
+	.endif
+	call	\heavy
+	RESTORE_VEC
+	jmp	8f
+5:	SAVE_VEC
+	.if \typed
+	movzwl	SAVED_RDI(%rbp), %edi
+	movq	SAVED_RDX(%rbp), %rdx
+	.else
+	movq	SAVED_RDI(%rbp), %rdi
+	.endif
+	movq	SAVED_RSI(%rbp), %rsi
+	call	*%r11		/* SAVE_VEC keeps it */
+	RESTORE_VEC
+8:	RESTORE_GPRS 1
+9:	ret
+	.cfi_endproc
+	.size	\name, . - \name
+.endm
+
+EVENT __xray_CustomEvent, rt_handler_custom, rt_fdr_handle_custom, rt_fdr_light_event, rt_fdr_heavy_event, 0
+EVENT __xray_TypedEvent, rt_handler_typed, rt_fdr_handle_typed, rt_fdr_light_event, rt_fdr_heavy_event, 1
+
+	.section .note.GNU-stack, "", @progbits

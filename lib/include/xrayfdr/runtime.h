@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The xrayfdr tracing runtime: record a program built with
+ * clang -fxray-instrument into an XRay FDR log.
+ *
+ * Most programs need none of this: XRAYFDR_OPTIONS or
+ * XRAY_OPTIONS=patch_premain=true in the environment traces a program from
+ * start to exit (`xrayfdr record` sets it up), see
+ * Documentation/runtime.rst.  These calls are for programs that choose
+ * what and when to record.  LLVM's own API is in <xrayfdr/xray.h>.
+ *
+ * Thread mode: each thread fills buffers of buffer_size bytes taken from
+ * a queue of buffer_max; when they run out, the oldest full buffer is
+ * recycled (a flight recorder keeps the newest window).  Every lost event
+ * is counted, in xrayfdr_trace_stats() and in the log.
+ *
+ * All functions return 0 or a negative errno (and set errno).
+ */
+#ifndef XRAYFDR_RUNTIME_H
+#define XRAYFDR_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fill with XRAYFDR_OPTS(xrayfdr_trace_opts, ...); zero means "from the
+ * environment, else the default". */
+struct xrayfdr_trace_opts {
+	size_t sz;
+	uint64_t buffer_size; /* bytes per buffer (default 64 KiB) */
+	uint64_t buffer_max; /* buffers in the queue (default 256) */
+	/* Leave out calls shorter than this, as LLVM's FDR mode does
+	 * (func_duration_threshold_us); costs speed.  Default 0. */
+	uint64_t threshold_us;
+	unsigned int version; /* FDR log version: 5 (default) or 1 */
+	const char *output; /* the log's path; default below */
+	/* default "xray-log.": logs are named <base><program>.<random> */
+	const char *logfile_base;
+};
+
+/*
+ * Start recording: set up the buffers and patch every sled.  -EBUSY if a
+ * trace is already running (stop and flush it first); -EINVAL for a bad
+ * option; -ENOENT if nothing in the process is instrumented.
+ */
+XRAYFDR_API int xrayfdr_trace_start(const struct xrayfdr_trace_opts *opts);
+/* Stop recording (sleds stay patched but record nothing). */
+XRAYFDR_API int xrayfdr_trace_stop(void);
+/*
+ * Write the log of a stopped trace and release it.  @path, if not NULL,
+ * receives the file name (@size bytes).  -EAGAIN if the trace was not
+ * stopped; -ENODATA if there is none; -errno of a failed write.
+ */
+XRAYFDR_API int xrayfdr_trace_flush(char *path, size_t size);
+
+struct xrayfdr_trace_stats {
+	size_t sz;
+	uint64_t events; /* in the buffers now */
+	uint64_t overwritten; /* lost to recycled buffers */
+	uint64_t dropped; /* lost because no buffer was free, or nested in a
+			     signal handler during the runtime's slow path */
+	uint64_t buffers; /* in use or full */
+	uint64_t recycled; /* buffers recycled */
+};
+
+XRAYFDR_API int xrayfdr_trace_stats(struct xrayfdr_trace_stats *stats);
+
+/* Patch or unpatch all sleds, or those of one function id. */
+XRAYFDR_API int xrayfdr_patch(void);
+XRAYFDR_API int xrayfdr_unpatch(void);
+XRAYFDR_API int xrayfdr_patch_function(int32_t id);
+XRAYFDR_API int xrayfdr_unpatch_function(int32_t id);
+
+/*
+ * The TSC facts written to the log header, and where they came from:
+ * "sysfs" (the kernel module), "perf" (the kernel's conversion), "cpuid",
+ * or "calibrated" (measured against CLOCK_MONOTONIC_RAW).
+ */
+struct xrayfdr_tsc_info {
+	size_t sz;
+	uint64_t hz;
+	bool constant_tsc;
+	bool nonstop_tsc;
+	bool reliable; /* the kernel's clocksource is the TSC */
+	const char *source;
+};
+
+XRAYFDR_API int xrayfdr_tsc_info(struct xrayfdr_tsc_info *info);
+
+/*
+ * Instrumented objects: index 0 is the main program (function ids 1..n,
+ * as llvm-xray extract numbers them), then each instrumented shared
+ * object in load order, whose function ids are (index << 24) | n.
+ */
+struct xrayfdr_object_info {
+	size_t sz;
+	const char *path;
+	uintptr_t load_bias; /* runtime address - link address */
+	int32_t first_id;
+	uint32_t functions;
+	uint32_t sleds;
+};
+
+/* -ENOENT past the last object. */
+XRAYFDR_API int xrayfdr_object_info(unsigned int index,
+				    struct xrayfdr_object_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XRAYFDR_RUNTIME_H */

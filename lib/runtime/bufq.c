@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The buffer queue of thread mode (see bufq.h). */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../fdr/records.h"
+#include "bufq.h"
+
+int rt_bufq_init(struct rt_bufq *q, size_t capacity, size_t count)
+{
+	memset(q, 0, sizeof(*q));
+	if (!capacity || !count || capacity > SIZE_MAX / count)
+		return -EINVAL;
+	q->bufs = calloc(count, sizeof(*q->bufs));
+	q->order = calloc(count, sizeof(*q->order));
+	if (!q->bufs || !q->order) {
+		rt_bufq_destroy(q);
+		return -ENOMEM;
+	}
+	q->map_size = capacity * count;
+	q->mem = mmap(NULL, q->map_size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (q->mem == MAP_FAILED) {
+		q->mem = NULL;
+		rt_bufq_destroy(q);
+		return -ENOMEM;
+	}
+	q->capacity = capacity;
+	q->count = count;
+	for (size_t i = 0; i < count; i++)
+		q->bufs[i].data = q->mem + i * capacity;
+	q->generation = 1;
+	return 0;
+}
+
+void rt_bufq_destroy(struct rt_bufq *q)
+{
+	if (q->mem)
+		munmap(q->mem, q->map_size);
+	free(q->bufs);
+	free(q->order);
+	memset(q, 0, sizeof(*q));
+}
+
+void rt_bufq_reset(struct rt_bufq *q)
+{
+	for (size_t i = 0; i < q->count; i++) {
+		q->bufs[i].state = RT_BUF_FREE;
+		q->bufs[i].owner_pos = NULL;
+		q->bufs[i].used = 0;
+	}
+	q->next_seq = 0;
+	q->overwritten = 0;
+	q->recycled = 0;
+	q->generation++;
+}
+
+void rt_bufq_lock(struct rt_bufq *q)
+{
+	while (__atomic_exchange_n(&q->lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+bool rt_bufq_trylock(struct rt_bufq *q)
+{
+	return !__atomic_exchange_n(&q->lock, 1, __ATOMIC_ACQUIRE);
+}
+
+void rt_bufq_unlock(struct rt_bufq *q)
+{
+	__atomic_store_n(&q->lock, 0, __ATOMIC_RELEASE);
+}
+
+struct rt_buf *rt_bufq_acquire(struct rt_bufq *q, uint32_t tid, uint8_t **pos)
+{
+	struct rt_buf *b = NULL;
+
+	rt_bufq_lock(q);
+	for (size_t i = 0; i < q->count; i++) {
+		struct rt_buf *c = &q->bufs[i];
+
+		if (c->state == RT_BUF_FREE) {
+			b = c;
+			break;
+		}
+		if (c->state == RT_BUF_FULL && (!b || c->seq < b->seq))
+			b = c;
+	}
+	if (b && b->state == RT_BUF_FULL) {
+		q->overwritten += rt_count_events(b->data, b->used);
+		q->recycled++;
+	}
+	if (b) {
+		b->state = RT_BUF_ACTIVE;
+		b->seq = q->next_seq++;
+		b->tid = tid;
+		b->used = 0;
+		__atomic_store_n(pos, b->data, __ATOMIC_RELAXED);
+		__atomic_store_n(&b->owner_pos, pos, __ATOMIC_RELEASE);
+	}
+	rt_bufq_unlock(q);
+	return b;
+}
+
+void rt_bufq_retire(struct rt_bufq *q, struct rt_buf *b, size_t used)
+{
+	rt_bufq_lock(q);
+	b->used = used;
+	__atomic_store_n(&b->owner_pos, NULL, __ATOMIC_RELEASE);
+	b->state = RT_BUF_FULL;
+	rt_bufq_unlock(q);
+}
+
+size_t rt_bufq_used(const struct rt_bufq *q, const struct rt_buf *b)
+{
+	uint8_t **owner;
+	uint8_t *pos;
+
+	switch (b->state) {
+	case RT_BUF_FULL:
+		return b->used <= q->capacity ? b->used : 0;
+	case RT_BUF_ACTIVE:
+		owner = __atomic_load_n(&b->owner_pos, __ATOMIC_ACQUIRE);
+		if (!owner)
+			return b->used <= q->capacity ? b->used : 0;
+		pos = __atomic_load_n(owner, __ATOMIC_ACQUIRE);
+		if (pos < b->data || pos > b->data + q->capacity)
+			return 0;
+		return (size_t)(pos - b->data);
+	default:
+		return 0;
+	}
+}
+
+size_t rt_bufq_sort(struct rt_bufq *q)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < q->count; i++)
+		if (q->bufs[i].state != RT_BUF_FREE)
+			q->order[n++] = (uint32_t)i;
+	/* shell sort: in place, no recursion, fine for a signal handler */
+	for (size_t gap = n / 2; gap; gap /= 2)
+		for (size_t i = gap; i < n; i++) {
+			uint32_t v = q->order[i];
+			size_t j = i;
+
+			for (; j >= gap &&
+			       q->bufs[q->order[j - gap]].seq > q->bufs[v].seq;
+			     j -= gap)
+				q->order[j] = q->order[j - gap];
+			q->order[j] = v;
+		}
+	return n;
+}
+
+uint64_t rt_count_events(const uint8_t *p, size_t n)
+{
+	uint64_t events = 0;
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned int kind;
+
+		/* mostly function records: take them four at a time */
+		if (i + 4 * XRAYFDR_FUNCTION_RECORD_SIZE <= n &&
+		    !((p[i] | p[i + 8] | p[i + 16] | p[i + 24]) & 1)) {
+			events += 4;
+			i += 4 * XRAYFDR_FUNCTION_RECORD_SIZE;
+			continue;
+		}
+		if (!fdr_is_metadata(p[i], false)) {
+			events++;
+			i += XRAYFDR_FUNCTION_RECORD_SIZE;
+			continue;
+		}
+		if (i + XRAYFDR_METADATA_RECORD_SIZE > n)
+			break;
+		kind = fdr_md_kind(p[i], false);
+		if (kind == XRAYFDR_MD_CUSTOM_EVENT_MARKER ||
+		    kind == XRAYFDR_MD_TYPED_EVENT_MARKER) {
+			events++;
+			i += get32(p + i + MD_OFF_BODY, false);
+		}
+		i += XRAYFDR_METADATA_RECORD_SIZE;
+	}
+	return events;
+}

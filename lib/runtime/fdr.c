@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The FDR controller in thread mode: what happens to an event that the
+ * trampolines' fast path does not handle.
+ *
+ * The fast path (trampolines.S) appends plain function records while the
+ * thread has room, stays on one CPU and the delta fits 32 bits.  Everything
+ * else comes here: starting a buffer (NewBuffer, WallTimeMarker, Pid),
+ * NewCPUId on a CPU change, TSCWrap, arguments, custom and typed events,
+ * and LLVM's duration threshold, which "rewinds" the records of calls
+ * shorter than it.
+ *
+ * This file is built without vector registers (-mgeneral-regs-only) and
+ * calls nothing that uses them (clock_gettime and getcpu are vDSO calls,
+ * the rest system calls), so the trampolines call it saving only general
+ * registers.  What needs more (a thread's first event: its exit hook, its
+ * rseq area) returns RT_LIGHT_SETUP and is redone by fdr_setup.c after a
+ * full save.  The objects' undefined symbols are checked by a test.
+ *
+ * The C path is not restartable, so it marks the thread busy; an event
+ * that arrives meanwhile (a signal handler's) is counted as dropped rather
+ * than allowed to interleave.
+ */
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include "../fdr/records.h"
+#include "runtime.h"
+
+#define MD XRAYFDR_METADATA_RECORD_SIZE
+#define FN XRAYFDR_FUNCTION_RECORD_SIZE
+
+/* The unit tests build this file with a clock and CPU of their own. */
+#ifdef RT_TEST_CLOCK
+uint64_t rt_test_tsc(void);
+uint32_t rt_test_cpu(void);
+#define arch_tsc() rt_test_tsc()
+#define thread_cpu(t) rt_test_cpu()
+#endif
+
+__thread struct rt_thread rt_self
+	__attribute__((tls_model("initial-exec"), aligned(64)));
+uint32_t rt_fast_gen;
+long rt_rseq_offset;
+int rt_warned; /* enum rt_light bits already reported */
+
+#ifndef RT_TEST_CLOCK
+static void *thread_pointer(void)
+{
+	return __builtin_thread_pointer();
+}
+
+/* The CPU, as the fast path sees it (from the rseq area). */
+static uint32_t thread_cpu(struct rt_thread *t)
+{
+	if (rt.own_rseq && t->rseq.flags == RT_RSEQ_NONE) {
+		int cpu = sched_getcpu();
+
+		t->rseq.cpu_id = cpu < 0 ? 0 : (uint32_t)cpu;
+	}
+	return *(volatile uint32_t *)((char *)thread_pointer() +
+				      rt_rseq_offset + RT_RSEQ_CPU_ID);
+}
+#endif
+
+static bool begin(struct rt_thread *t)
+{
+	if (t->busy) {
+		__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	t->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->gen = 0; /* nested events come here and are dropped */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return true;
+}
+
+static void end(struct rt_thread *t)
+{
+	bool valid = t->buf && t->queue_gen == rt.q.generation;
+
+	t->end = valid ? t->buf->data + rt.q.capacity - (FN - 1) : NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->gen = valid ? rt.q.generation : 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
+}
+
+static uint64_t *last_slot(struct rt_thread *t)
+{
+	return &t->last_tsc[((uintptr_t)t->pos >> 3) & 1];
+}
+
+static void publish(struct rt_thread *t, uint8_t *pos)
+{
+	__atomic_store_n(&t->pos, pos, __ATOMIC_RELEASE);
+}
+
+static void put_md(struct rt_thread *t, const struct xrayfdr_metadata *md)
+{
+	fdr_put_metadata(t->pos, false, rt.opts.version, md);
+	publish(t, t->pos + MD);
+}
+
+static void put_fn(struct rt_thread *t, unsigned int kind, int32_t id,
+		   uint64_t delta)
+{
+	uint64_t w =
+		fdr_function_record_le(kind, (uint32_t)id, (uint32_t)delta);
+
+	__builtin_memcpy(t->pos, &w, sizeof(w));
+	publish(t, t->pos + FN);
+}
+
+/* A byte copy the compiler will not turn into a call to memcpy (built
+ * with -fno-tree-loop-distribute-patterns). */
+static void copy_payload(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	for (; n >= 8; n -= 8, dst += 8, src += 8) {
+		uint64_t w;
+
+		__builtin_memcpy(&w, src, 8);
+		__builtin_memcpy(dst, &w, 8);
+	}
+	while (n--)
+		*dst++ = *src++;
+}
+
+/* Make room for @need bytes of records, starting a buffer if needed. */
+static bool ensure_space(struct rt_thread *t, size_t need)
+{
+	size_t preamble = (rt.opts.version >= 3 ? 3 : 2) * MD;
+	struct xrayfdr_metadata md;
+	struct timespec ts;
+	struct rt_buf *b;
+
+	if (t->buf && t->queue_gen != rt.q.generation)
+		t->buf = NULL; /* of an earlier trace: never touched again */
+	if (t->buf && t->pos + need <= t->buf->data + rt.q.capacity)
+		return true;
+	if (t->buf)
+		rt_bufq_retire(&rt.q, t->buf, (size_t)(t->pos - t->buf->data));
+	t->buf = NULL;
+	if (need + preamble > rt.q.capacity)
+		return false;
+	b = rt_bufq_acquire(&rt.q, t->tid, &t->pos);
+	if (!b)
+		return false;
+	t->buf = b;
+	t->queue_gen = rt.q.generation;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	md = (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_BUFFER,
+					.tid = (int32_t)t->tid };
+	put_md(t, &md);
+	md = (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_WALLTIME_MARKER,
+					.seconds = (uint64_t)ts.tv_sec,
+					.micros =
+						(uint32_t)(ts.tv_nsec / 1000) };
+	put_md(t, &md);
+	if (rt.opts.version >= 3) {
+		md = (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_PID,
+						.pid = (int32_t)rt.pid };
+		put_md(t, &md);
+	}
+	t->cpu = UINT32_MAX; /* the first record brings a NewCPUId */
+	t->undo_enters = 0;
+	t->undo_tails = 0;
+	t->last_entry_tsc = 0;
+	return true;
+}
+
+/* NewCPUId or TSCWrap when the next record needs one (LLVM's
+ * recordPreamble).  Return true if one was written. */
+static bool preamble(struct rt_thread *t, uint64_t tsc, uint32_t cpu,
+		     uint64_t *last)
+{
+	struct xrayfdr_metadata md = { .tsc = tsc };
+
+	if (cpu != t->cpu) {
+		md.kind = XRAYFDR_MD_NEW_CPU_ID;
+		md.cpu = (uint16_t)cpu;
+		t->cpu = cpu;
+	} else if (tsc < *last || tsc - *last > UINT32_MAX) {
+		md.kind = XRAYFDR_MD_TSC_WRAP;
+	} else {
+		return false;
+	}
+	put_md(t, &md);
+	*last = tsc;
+	return true;
+}
+
+/*
+ * LLVM's rewinding: the exit (or tail exit) of a call shorter than the
+ * threshold erases its entry record instead of writing itself, and when
+ * that leaves no undoable entry, the tail calls that led to it if the
+ * chain was short too.  LLVM can only erase such a pair when a NewCPUId
+ * or TSCWrap came between the entry and the tail exit, and then erases
+ * half of that metadata record with it; here a tail exit that needed one
+ * is not undoable (record_function), and the base after an erased pair
+ * is the record before it.
+ */
+static void rewind_short_call(struct rt_thread *t, uint64_t tsc, uint64_t *last)
+{
+	uint64_t w;
+
+	__builtin_memcpy(&w, t->pos - FN, sizeof(w));
+	publish(t, t->pos - FN);
+	*last -= w >> 32;
+	if (--t->undo_enters) {
+		t->last_entry_tsc -= w >> 32;
+		return;
+	}
+	t->last_entry_tsc = 0;
+	while (t->undo_tails) {
+		uint64_t tail, entry, entry_tsc;
+
+		__builtin_memcpy(&tail, t->pos - FN, sizeof(tail));
+		__builtin_memcpy(&entry, t->pos - 2 * FN, sizeof(entry));
+		entry_tsc = *last - (tail >> 32);
+		if (tsc - entry_tsc >= rt.threshold_ticks) {
+			t->undo_tails = 0;
+			return;
+		}
+		t->undo_tails--;
+		publish(t, t->pos - 2 * FN);
+		*last = entry_tsc - (entry >> 32);
+	}
+}
+
+static void record_function(struct rt_thread *t, unsigned int kind, int32_t id,
+			    uint64_t arg)
+{
+	size_t need = MD + FN + (kind == XRAYFDR_FUNC_ENTRY_ARGS ? MD : 0);
+	uint64_t tsc, last;
+	uint32_t cpu;
+	bool wrote, short_call;
+
+	tsc = arch_tsc();
+	cpu = thread_cpu(t);
+	if (!ensure_space(t, need)) {
+		__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	last = *last_slot(t);
+	wrote = preamble(t, tsc, cpu, &last);
+	short_call = !wrote && t->undo_enters &&
+		     tsc - t->last_entry_tsc < rt.threshold_ticks;
+	switch (kind) {
+	case XRAYFDR_FUNC_ENTRY:
+		if (wrote) {
+			t->undo_enters = 1;
+			t->undo_tails = 0;
+		} else {
+			t->undo_enters++;
+		}
+		put_fn(t, kind, id, tsc - last);
+		t->last_entry_tsc = tsc;
+		last = tsc;
+		break;
+	case XRAYFDR_FUNC_ENTRY_ARGS:
+		put_fn(t, kind, id, tsc - last);
+		put_md(t,
+		       &(struct xrayfdr_metadata){
+			       .kind = XRAYFDR_MD_CALL_ARGUMENT, .arg = arg });
+		t->last_entry_tsc = 0;
+		t->undo_enters = 0;
+		t->undo_tails = 0;
+		last = tsc;
+		break;
+	case XRAYFDR_FUNC_EXIT:
+		if (short_call) {
+			rewind_short_call(t, tsc, &last);
+			break;
+		}
+		put_fn(t, kind, id, tsc - last);
+		t->undo_enters = 0;
+		t->undo_tails = 0;
+		last = tsc;
+		break;
+	case XRAYFDR_FUNC_TAIL_EXIT:
+		if (short_call) {
+			rewind_short_call(t, tsc, &last);
+			break;
+		}
+		/* a pair is undoable only as two adjacent records */
+		t->undo_tails = t->undo_enters && !wrote ? t->undo_tails + 1 :
+							   0;
+		t->undo_enters = 0;
+		put_fn(t, kind, id, tsc - last);
+		last = tsc;
+		break;
+	}
+	t->last_tsc[0] = t->last_tsc[1] = last;
+}
+
+/* A thread's first event needs set-up that is not vector-free. */
+static bool needs_setup(const struct rt_thread *t)
+{
+	return !t->setup_done;
+}
+
+int rt_fdr_light(int op, int32_t id, uint64_t arg)
+{
+	static const unsigned int kinds[] = {
+		[ENTRY] = XRAYFDR_FUNC_ENTRY,
+		[EXIT] = XRAYFDR_FUNC_EXIT,
+		[TAIL] = XRAYFDR_FUNC_TAIL_EXIT,
+		[LOG_ARGS_ENTRY] = XRAYFDR_FUNC_ENTRY_ARGS,
+	};
+	struct rt_thread *t = &rt_self;
+
+	if (op < ENTRY || op > LOG_ARGS_ENTRY)
+		return RT_LIGHT_DONE;
+	if (needs_setup(t))
+		return RT_LIGHT_SETUP;
+	if (!begin(t))
+		return RT_LIGHT_DONE;
+	if (rt.status == XRAY_LOG_INITIALIZED)
+		record_function(t, kinds[op], id, arg);
+	end(t);
+	return RT_LIGHT_DONE;
+}
+
+/* Why an event cannot be written; 0 if it can. */
+static int event_problem(bool typed, size_t size)
+{
+	if (!size)
+		return RT_LIGHT_WARN_EMPTY;
+	if (typed && rt.opts.version < 2)
+		return RT_LIGHT_WARN_V1;
+	if (size > rt.q.capacity)
+		return RT_LIGHT_WARN_BIG;
+	return 0;
+}
+
+int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size)
+{
+	struct rt_thread *t = &rt_self;
+	struct xrayfdr_metadata md = { .event_size = (int32_t)size };
+	uint64_t tsc, last;
+	uint32_t cpu;
+	int ret = RT_LIGHT_DONE, problem;
+
+	if (needs_setup(t))
+		return RT_LIGHT_SETUP;
+	if (!begin(t))
+		return RT_LIGHT_DONE;
+	if (rt.status != XRAY_LOG_INITIALIZED)
+		goto out;
+	problem = event_problem(typed, size);
+	if (problem) {
+		__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
+		if (!(__atomic_fetch_or(&rt_warned, problem, __ATOMIC_RELAXED) &
+		      problem))
+			ret = problem; /* the caller says why, once */
+		goto out;
+	}
+	tsc = arch_tsc();
+	cpu = thread_cpu(t);
+	if (!ensure_space(t, 2 * MD + size)) {
+		__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
+		goto out;
+	}
+	last = *last_slot(t);
+	preamble(t, tsc, cpu, &last);
+	if (typed) {
+		md.kind = XRAYFDR_MD_TYPED_EVENT_MARKER;
+		md.event_type = type;
+		md.tsc_delta = (int32_t)(tsc - last);
+		last = tsc;
+	} else {
+		md.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER;
+		md.tsc = tsc; /* versions 1-4: absolute, the base stays */
+		md.cpu = (uint16_t)cpu;
+		if (rt.opts.version >= 5) {
+			md.tsc_delta = (int32_t)(tsc - last);
+			last = tsc;
+		}
+	}
+	put_md(t, &md);
+	copy_payload(t->pos, data, size);
+	publish(t, t->pos + size);
+	t->undo_enters = 0;
+	t->undo_tails = 0;
+	t->last_tsc[0] = t->last_tsc[1] = last;
+out:
+	end(t);
+	return ret;
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * FDR mode's set-up and state changes: init, finalize, fork, a thread's
+ * first event (exit hook, rseq area), and the LLVM-style handlers.  The
+ * recording itself is in fdr.c.
+ */
+#define LOG_DOMAIN "xrayfdr"
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../fdr/records.h"
+#include "../log.h"
+#include "runtime.h"
+
+/* v1 buffers end with EndOfBuffer and padding a reader must be able to
+ * skip: keep room for both (see fdr-format.rst, "Version 1 padding"). */
+#define V1_RESERVE (2 * XRAYFDR_METADATA_RECORD_SIZE)
+
+/* glibc 2.35 and later register an rseq area for every thread. */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+/* Where the fast path reads the CPU and arms its critical sections. */
+static void setup_rseq(void)
+{
+	if (&__rseq_size && __rseq_size) {
+		rt_rseq_offset = (long)__rseq_offset;
+		rt.own_rseq = false;
+	} else {
+		rt_rseq_offset = (long)((char *)&rt_self.rseq -
+					(char *)__builtin_thread_pointer());
+		rt.own_rseq = true;
+		pr_info("libc registered no rseq area; registering our own\n");
+	}
+	rt.membarrier = !syscall(SYS_membarrier,
+				 MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ,
+				 0, 0);
+}
+
+static void thread_exit(void *arg)
+{
+	struct rt_thread *t = &rt_self;
+
+	(void)arg;
+	t->gen = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (t->buf && t->queue_gen == rt.q.generation)
+		rt_bufq_retire(&rt.q, t->buf, (size_t)(t->pos - t->buf->data));
+	t->buf = NULL;
+	t->end = NULL;
+	t->setup_done = 0; /* events from later destructors re-arm it */
+}
+
+static void make_exit_key(void)
+{
+	if (pthread_key_create(&exit_key, thread_exit))
+		pr_warn("cannot create a thread-exit key; the buffers of exited threads stay in use\n");
+}
+
+static void thread_setup(struct rt_thread *t)
+{
+	if (t->setup_done)
+		return;
+	if (!t->tid)
+		t->tid = (uint32_t)syscall(SYS_gettid);
+	if (rt.own_rseq && !t->rseq.flags)
+		t->rseq.flags = syscall(SYS_rseq, &t->rseq, sizeof(t->rseq), 0,
+					RT_RSEQ_SIG) ?
+					RT_RSEQ_NONE :
+					RT_RSEQ_REGISTERED;
+	pthread_once(&exit_key_once, make_exit_key);
+	pthread_setspecific(exit_key, (void *)1);
+	t->setup_done = 1;
+}
+
+static void report_drops(int why)
+{
+	if (why & RT_LIGHT_WARN_EMPTY)
+		pr_warn("dropping events with an empty payload, which llvm-xray rejects\n");
+	if (why & RT_LIGHT_WARN_BIG)
+		pr_warn("dropping events larger than buffer_size\n");
+	if (why & RT_LIGHT_WARN_V1)
+		pr_warn("dropping typed events: FDR version 1 has none\n");
+}
+
+void rt_fdr_heavy(int op, int32_t id, uint64_t arg)
+{
+	thread_setup(&rt_self);
+	rt_fdr_light(op, id, arg);
+}
+
+void rt_fdr_heavy_event(int typed, uint16_t type, const void *data, size_t size)
+{
+	int ret;
+
+	thread_setup(&rt_self);
+	ret = rt_fdr_light_event(typed, type, data, size);
+	if (ret != RT_LIGHT_DONE && ret != RT_LIGHT_SETUP)
+		report_drops(ret);
+}
+
+void rt_fdr_handle_arg0(int32_t id, enum XRayEntryType kind)
+{
+	/* LLVM's arg0 handler records a log-args entry as a plain one */
+	rt_fdr_heavy(kind == LOG_ARGS_ENTRY ? ENTRY : kind, id, 0);
+}
+
+void rt_fdr_handle_arg1(int32_t id, enum XRayEntryType kind, uint64_t arg)
+{
+	rt_fdr_heavy(kind == ENTRY ? LOG_ARGS_ENTRY : kind, id, arg);
+}
+
+void rt_fdr_handle_custom(void *data, size_t size)
+{
+	rt_fdr_heavy_event(0, 0, data, size);
+}
+
+void rt_fdr_handle_typed(uint16_t type, const void *data, size_t size)
+{
+	rt_fdr_heavy_event(1, type, data, size);
+}
+
+void rt_fdr_update_fast(void)
+{
+	bool fast = rt.status == XRAY_LOG_INITIALIZED && !rt.threshold_ticks &&
+		    rt_handler_arg0 == rt_fdr_handle_arg0 &&
+		    (!rt_handler_arg1 || rt_handler_arg1 == rt_fdr_handle_arg1);
+
+	__atomic_store_n(&rt_fast_gen, fast ? rt.q.generation : 0,
+			 __ATOMIC_SEQ_CST);
+}
+
+void rt_fdr_quiesce(void)
+{
+	__atomic_store_n(&rt_fast_gen, 0, __ATOMIC_SEQ_CST);
+	/* Restart every critical section in flight: after this no fast path
+	 * can still be past its check.  Without membarrier, a preempted one
+	 * restarts when it resumes anyway; give running ones a moment. */
+	if (!rt.membarrier ||
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, 0,
+		    0)) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
+{
+	size_t capacity = o->version == 1 ? o->buffer_size - V1_RESERVE :
+					    o->buffer_size;
+	int ret;
+
+	if (!rt.generation)
+		setup_rseq();
+	if (!rt.tsc_known || strcmp(rt.opts.tsc_sysfs, o->tsc_sysfs) ||
+	    rt.opts.tsc_sources != o->tsc_sources) {
+		struct rt_tsc_paths paths = { .sysfs = o->tsc_sysfs };
+
+		ret = rt_tsc_probe(&paths, o->tsc_sources, &rt.tsc);
+		if (ret) {
+			snprintf(
+				err, errlen,
+				"no source of TSC facts answered (tsc_sources)");
+			return ret;
+		}
+		rt.tsc_known = true;
+		snprintf(rt.opts.tsc_sysfs, sizeof(rt.opts.tsc_sysfs), "%s",
+			 o->tsc_sysfs);
+		rt.opts.tsc_sources = o->tsc_sources;
+		if (rt.tsc.source == RT_TSC_CALIBRATE)
+			pr_info("TSC frequency calibrated against CLOCK_MONOTONIC_RAW (%llu Hz); the log says so\n",
+				(unsigned long long)rt.tsc.hz);
+	}
+	/* A thread may still be in the C path with a buffer of the last
+	 * trace (not the fast path: quiesce saw to that), so its queue is
+	 * not reused; it is released when the next trace starts. */
+	if (rt.q.mem) {
+		static struct rt_bufq previous;
+
+		rt_bufq_destroy(&previous);
+		previous = rt.q;
+		madvise(previous.mem, previous.map_size, MADV_DONTNEED);
+		memset(&rt.q, 0, sizeof(rt.q));
+	}
+	ret = rt_bufq_init(&rt.q, capacity, o->buffer_max);
+	if (ret) {
+		snprintf(err, errlen, "cannot map %llu buffers of %llu bytes",
+			 (unsigned long long)o->buffer_max,
+			 (unsigned long long)o->buffer_size);
+		return ret;
+	}
+	rt.q.generation = ++rt.generation;
+	rt.opts = *o;
+	rt.file_buffer_size = o->buffer_size;
+	rt.threshold_ticks = (uint64_t)((unsigned __int128)rt.tsc.hz *
+					o->threshold_us / 1000000);
+	rt.dropped = 0;
+	rt.pid = getpid();
+	return 0;
+}
+
+int rt_fdr_finalize(void)
+{
+	if (rt.status != XRAY_LOG_INITIALIZED)
+		return rt.status;
+	rt.status = XRAY_LOG_FINALIZING;
+	rt_fdr_quiesce();
+	rt.status = XRAY_LOG_FINALIZED;
+	return XRAY_LOG_FINALIZED;
+}
+
+void rt_fdr_fork_child(void)
+{
+	rt.pid = getpid();
+	rt_self.tid = 0; /* (its rseq registration is inherited) */
+	rt_self.setup_done = 0;
+	rt.q.lock = 0;
+	if (!rt.q.mem)
+		return;
+	rt_bufq_reset(&rt.q);
+	rt.q.generation = ++rt.generation;
+	rt.dropped = 0;
+	if (rt.opts.fork == RT_FORK_OFF && rt.status == XRAY_LOG_INITIALIZED)
+		rt.status = XRAY_LOG_UNINITIALIZED;
+	rt_fdr_update_fast();
+}

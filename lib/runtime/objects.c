@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Instrumented objects: finding their sleds, numbering their functions,
+ * and patching them.
+ *
+ * Every loaded object (dl_iterate_phdr) whose file has an xray_instr_map
+ * section is one: its section header gives the map's address, and the map
+ * is decoded from memory, where the loader has already relocated it.  The
+ * main program is object 0 with function ids 1..n, exactly as llvm-xray
+ * extract numbers them; instrumented shared objects follow in load order,
+ * object k having ids (k << 24) | n, which is how LLVM packs the ids of
+ * shared objects too (and what fits the 28 bits of an FDR record).
+ *
+ * Trampolines must be within a 32-bit displacement of the sleds.  When the
+ * library is mapped farther away (a shared libxrayfdr and a PIE program),
+ * a page of jump stubs is mapped into a free gap near the object.
+ */
+#define LOG_DOMAIN "xrayfdr"
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <xrayfdr/runtime.h>
+
+#include "../log.h"
+#include "runtime.h"
+
+#define MAX_OBJECTS 16 /* object k's ids carry k in bits 24-27 */
+#define OBJECT_SHIFT 24
+#define FUNCTION_MASK ((1u << OBJECT_SHIFT) - 1)
+#define NKINDS (XRAY_SLED_LOG_ARGS_ENTRY + 1) /* function sled kinds */
+#define MAX_STUB_PAGES 16
+#define LOWEST_MAP 0x10000ul /* below is vm.mmap_min_addr's */
+
+struct rt_object {
+	char *path;
+	uintptr_t bias;
+	struct xray_instr_map map;
+	uintptr_t lo, hi; /* lowest and highest sled address */
+	uintptr_t target[NKINDS]; /* trampoline or stub per sled kind */
+	bool targets_ready;
+};
+
+static struct rt_object objects[MAX_OBJECTS];
+static size_t nobjects;
+static char objects_text[16384];
+static uintptr_t stub_pages[MAX_STUB_PAGES];
+static size_t nstub_pages;
+static int patching;
+
+static int32_t first_id(size_t index)
+{
+	return (int32_t)(index << OBJECT_SHIFT) + 1;
+}
+
+/* Address and size of the xray_instr_map section of @path. */
+static int find_map_section(const char *path, uint64_t *addr, uint64_t *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	Elf *elf;
+	int fd, ret = -ENOENT;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx)) {
+		ret = -ENOEXEC;
+		goto out;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, "xray_instr_map") &&
+		    (sh.sh_flags & SHF_ALLOC)) {
+			*addr = sh.sh_addr;
+			*size = sh.sh_size;
+			ret = 0;
+			break;
+		}
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+static bool known(const char *path, uintptr_t bias)
+{
+	for (size_t i = 0; i < nobjects; i++)
+		if (objects[i].bias == bias && objects[i].path &&
+		    !strcmp(objects[i].path, path))
+			return true;
+	return false;
+}
+
+static bool in_load_segment(const struct dl_phdr_info *info, uint64_t addr,
+			    uint64_t size)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && addr >= ph->p_vaddr &&
+		    addr + size <= ph->p_vaddr + ph->p_memsz)
+			return true;
+	}
+	return false;
+}
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	bool *first = ctx;
+	bool main = *first;
+	char exe[PATH_MAX];
+	const char *path = info->dlpi_name;
+	struct rt_object *o;
+	uint64_t addr = 0, len = 0;
+	char err[256];
+	ssize_t n;
+	int ret;
+
+	(void)size;
+	*first = false;
+	if (main) {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n < 0)
+			return 0;
+		exe[n] = '\0';
+		path = exe;
+	}
+	if (!path || !*path || known(path, info->dlpi_addr))
+		return 0;
+	if (find_map_section(path, &addr, &len) || !len)
+		return 0;
+	if (!in_load_segment(info, addr, len) || len % XRAY_SLED_ENTRY_SIZE) {
+		pr_warn("%s: its xray_instr_map is not where its program headers say; not patching it\n",
+			path);
+		return 0;
+	}
+	if (main) {
+		o = &objects[0];
+	} else if (nobjects >= MAX_OBJECTS) {
+		pr_warn("%s: more than %d instrumented objects; not patching it\n",
+			path, MAX_OBJECTS - 1);
+		return 0;
+	} else {
+		o = &objects[nobjects];
+	}
+	ret = xray_instr_map_decode((const void *)(info->dlpi_addr + addr), len,
+				    info->dlpi_addr + addr, NULL, NULL, &o->map,
+				    err, sizeof(err));
+	if (ret) {
+		pr_warn("%s: %s; not patching it\n", path, err);
+		return 0;
+	}
+	if (!main && (o->map.nfunctions > FUNCTION_MASK ||
+		      objects[0].map.nfunctions > FUNCTION_MASK)) {
+		pr_warn("%s: more than %u functions in an object; not patching it\n",
+			path, FUNCTION_MASK);
+		xray_instr_map_free(&o->map);
+		return 0;
+	}
+	o->path = strdup(path);
+	o->bias = info->dlpi_addr;
+	o->lo = UINTPTR_MAX;
+	for (size_t i = 0; i < o->map.nsleds; i++) {
+		if (o->map.sleds[i].address < o->lo)
+			o->lo = o->map.sleds[i].address;
+		if (o->map.sleds[i].address > o->hi)
+			o->hi = o->map.sleds[i].address;
+	}
+	if (!main)
+		nobjects++;
+	pr_info("%s: %zu functions, %zu sleds, ids from %" PRId32 "\n", path,
+		o->map.nfunctions, o->map.nsleds,
+		first_id((size_t)(o - objects)));
+	return 0;
+}
+
+static void build_text(void)
+{
+	size_t n = 0;
+
+	objects_text[0] = '\0';
+	for (size_t i = 0; i < nobjects; i++) {
+		int k;
+
+		if (!objects[i].path)
+			continue;
+		k = snprintf(objects_text + n, sizeof(objects_text) - n,
+			     "object=%zu %" PRId32 " 0x%" PRIxPTR " %s\n", i,
+			     first_id(i), objects[i].bias, objects[i].path);
+		if (k < 0 || (size_t)k >= sizeof(objects_text) - n) {
+			objects_text[n] = '\0';
+			break;
+		}
+		n += (size_t)k;
+	}
+}
+
+static int scan_locked(void)
+{
+	bool first = true;
+	size_t sleds = 0;
+
+	if (!nobjects)
+		nobjects = 1; /* slot 0 is the main program's */
+	dl_iterate_phdr(add_object, &first);
+	build_text();
+	for (size_t i = 0; i < nobjects; i++)
+		sleds += objects[i].map.nsleds;
+	return sleds ? 0 : -ENOENT;
+}
+
+int rt_objects_scan(void)
+{
+	int ret;
+
+	rt_api_lock();
+	ret = scan_locked();
+	rt_api_unlock();
+	return ret;
+}
+
+const char *rt_objects_text(void)
+{
+	return objects_text;
+}
+
+/* /proc/self/maps, as [start, end) and protections. */
+struct mapping {
+	uintptr_t start, end;
+	int prot;
+};
+
+static size_t read_maps(struct mapping **out)
+{
+	FILE *fp = fopen("/proc/self/maps", "re");
+	struct mapping *m = NULL;
+	size_t n = 0, cap = 0;
+	char line[PATH_MAX + 128];
+
+	*out = NULL;
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned long start, end;
+		char perms[5];
+
+		if (sscanf(line, "%lx-%lx %4s", &start, &end, perms) != 3)
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 256;
+			struct mapping *nm = realloc(m, ncap * sizeof(*m));
+
+			if (!nm)
+				break;
+			m = nm;
+			cap = ncap;
+		}
+		m[n].start = start;
+		m[n].end = end;
+		m[n].prot = (perms[0] == 'r' ? PROT_READ : 0) |
+			    (perms[1] == 'w' ? PROT_WRITE : 0) |
+			    (perms[2] == 'x' ? PROT_EXEC : 0);
+		n++;
+	}
+	fclose(fp);
+	*out = m;
+	return n;
+}
+
+static bool in_reach(uintptr_t target, uintptr_t lo, uintptr_t hi)
+{
+	int64_t a = (int64_t)target - (int64_t)(lo + ARCH_SLED_PATCH_SIZE);
+	int64_t b = (int64_t)target - (int64_t)(hi + ARCH_SLED_PATCH_SIZE);
+
+	return a >= -ARCH_REACH - 1 && a <= ARCH_REACH &&
+	       b >= -ARCH_REACH - 1 && b <= ARCH_REACH;
+}
+
+/* Map a page of stubs in a free gap within reach of [lo, hi]. */
+static uintptr_t map_stub_page(uintptr_t lo, uintptr_t hi)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t want_lo = hi > (uintptr_t)ARCH_REACH / 2 ?
+				    hi - (uintptr_t)ARCH_REACH / 2 :
+				    (uintptr_t)page;
+	uintptr_t want_hi = lo + (uintptr_t)ARCH_REACH / 2;
+	struct mapping *m;
+	size_t n = read_maps(&m);
+	uintptr_t found = 0;
+
+	/* the last free page below the object, else the first above it
+	 * (above a program is where its brk heap grows) */
+	want_lo = (want_lo + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
+	want_hi &= ~(uintptr_t)(page - 1);
+	for (size_t i = n; i-- > 0 && !found;) {
+		uintptr_t gap = i ? m[i - 1].end : LOWEST_MAP;
+		uintptr_t top = m[i].start < want_hi ? m[i].start : want_hi;
+
+		if (m[i].start > lo || top < (uintptr_t)page)
+			continue;
+		top -= (uintptr_t)page;
+		if (top >= gap && top >= want_lo)
+			found = top;
+	}
+	for (size_t i = 0; i < n && !found; i++) {
+		uintptr_t gap = m[i].end > want_lo ? m[i].end : want_lo;
+		uintptr_t end = i + 1 < n ? m[i + 1].start : want_hi;
+
+		if (m[i].end < hi)
+			continue;
+		if (gap + (uintptr_t)page <= end &&
+		    gap + (uintptr_t)page <= want_hi)
+			found = gap;
+	}
+	free(m);
+	if (!found)
+		return 0;
+	void *p = mmap((void *)found, (size_t)page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1,
+		       0);
+	if (p == MAP_FAILED || (uintptr_t)p != found) {
+		if (p != MAP_FAILED)
+			munmap(p, (size_t)page);
+		return 0;
+	}
+	for (unsigned int k = 0; k < NKINDS; k++)
+		arch_write_stub((uint8_t *)p + k * ARCH_STUB_SIZE,
+				arch_trampoline(k));
+	if (mprotect(p, (size_t)page, PROT_READ | PROT_EXEC)) {
+		pr_warn("cannot make a page of jump stubs executable: %s (a W^X policy?)\n",
+			strerror(errno));
+		munmap(p, (size_t)page);
+		return 0;
+	}
+	return found;
+}
+
+static int ensure_targets(struct rt_object *o)
+{
+	uintptr_t stubs = 0;
+	bool near = true;
+
+	if (o->targets_ready)
+		return 0;
+	for (unsigned int k = 0; k < NKINDS; k++)
+		near = near && in_reach(arch_trampoline(k), o->lo, o->hi);
+	if (!near) {
+		for (size_t i = 0; i < nstub_pages && !stubs; i++)
+			if (in_reach(stub_pages[i], o->lo, o->hi) &&
+			    in_reach(stub_pages[i] + NKINDS * ARCH_STUB_SIZE,
+				     o->lo, o->hi))
+				stubs = stub_pages[i];
+		if (!stubs && nstub_pages < MAX_STUB_PAGES) {
+			stubs = map_stub_page(o->lo, o->hi);
+			if (stubs)
+				stub_pages[nstub_pages++] = stubs;
+		}
+		if (!stubs) {
+			pr_warn("%s: no room for jump stubs within 2 GiB of its code; not patching it\n",
+				o->path);
+			return -ENOMEM;
+		}
+	}
+	for (unsigned int k = 0; k < NKINDS; k++)
+		o->target[k] = near ? arch_trampoline(k) :
+				      stubs + k * ARCH_STUB_SIZE;
+	o->targets_ready = true;
+	return 0;
+}
+
+/* Make [lo, hi) writable (keeping it executable) or restore it. */
+struct protect {
+	struct mapping *saved;
+	size_t n;
+};
+
+static int unprotect(uintptr_t lo, uintptr_t hi, struct protect *p)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct mapping *m;
+	size_t n = read_maps(&m);
+
+	p->saved = calloc(n ? n : 1, sizeof(*p->saved));
+	p->n = 0;
+	if (!p->saved) {
+		free(m);
+		return -ENOMEM;
+	}
+	lo &= ~(uintptr_t)(page - 1);
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t s = m[i].start > lo ? m[i].start : lo;
+		uintptr_t e = m[i].end < hi ? m[i].end : hi;
+
+		if (s >= e)
+			continue;
+		e = (e + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
+		if (mprotect((void *)s, e - s,
+			     PROT_READ | PROT_WRITE | PROT_EXEC)) {
+			int err = errno;
+
+			pr_warn("cannot make the code at 0x%" PRIxPTR
+				" writable: %s%s\n",
+				s, strerror(err),
+				err == EACCES ?
+					" (a W^X policy such as SELinux execmod or PaX MPROTECT forbids patching)" :
+					"");
+			free(m);
+			return -err;
+		}
+		p->saved[p->n++] = (struct mapping){ s, e, m[i].prot };
+	}
+	free(m);
+	return 0;
+}
+
+static void reprotect(struct protect *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		mprotect((void *)p->saved[i].start,
+			 p->saved[i].end - p->saved[i].start, p->saved[i].prot);
+	free(p->saved);
+	p->saved = NULL;
+}
+
+/* Patch or unpatch the sleds of functions [from, to) (1-based) of @o. */
+static int patch_functions(size_t index, uint32_t from, uint32_t to,
+			   bool enable)
+{
+	struct rt_object *o = &objects[index];
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	struct protect prot;
+	char err[256];
+	int ret = 0;
+
+	if (enable && ensure_targets(o))
+		return -ENOMEM;
+	for (uint32_t f = from; f < to; f++) {
+		const struct xray_function *fn = &o->map.functions[f - 1];
+
+		for (uint32_t i = 0; i < fn->nsleds; i++) {
+			uintptr_t a = o->map.sleds[fn->first_sled + i].address;
+
+			lo = a < lo ? a : lo;
+			hi = a > hi ? a : hi;
+		}
+	}
+	if (lo > hi)
+		return 0;
+	ret = unprotect(lo, hi + ARCH_SLED_PATCH_SIZE, &prot);
+	if (ret) {
+		reprotect(&prot);
+		return ret;
+	}
+	for (uint32_t f = from; f < to; f++) {
+		const struct xray_function *fn = &o->map.functions[f - 1];
+		int32_t id = (int32_t)(index << OBJECT_SHIFT) + (int32_t)f;
+
+		for (uint32_t i = 0; i < fn->nsleds; i++) {
+			const struct xray_sled *s =
+				&o->map.sleds[fn->first_sled + i];
+			uintptr_t target =
+				s->kind < NKINDS ? o->target[s->kind] : 0;
+			int r = arch_patch_sled(s, id, target, enable, err,
+						sizeof(err));
+
+			if (r && !ret) {
+				pr_warn("%s: %s\n", o->path, err);
+				ret = r;
+			}
+		}
+	}
+	reprotect(&prot);
+	return ret;
+}
+
+static bool begin_patching(void)
+{
+	return !__atomic_exchange_n(&patching, 1, __ATOMIC_ACQUIRE);
+}
+
+static void end_patching(void)
+{
+	__atomic_store_n(&patching, 0, __ATOMIC_RELEASE);
+}
+
+int rt_patch_all(bool enable)
+{
+	int ret, first_err = 0;
+
+	if (!begin_patching())
+		return -EBUSY;
+	rt_api_lock();
+	ret = scan_locked(); /* picks up objects loaded since */
+	for (size_t i = 0; !ret && i < nobjects; i++) {
+		int r = patch_functions(
+			i, 1, (uint32_t)objects[i].map.nfunctions + 1, enable);
+
+		if (r && !first_err)
+			first_err = r;
+	}
+	rt_api_unlock();
+	end_patching();
+	return ret ? ret : first_err;
+}
+
+static struct rt_object *lookup(int32_t id, size_t *index, uint32_t *fn)
+{
+	uint32_t u = (uint32_t)id;
+
+	if (id <= 0)
+		return NULL;
+	*index = nobjects > 1 ? u >> OBJECT_SHIFT : 0;
+	*fn = nobjects > 1 ? u & FUNCTION_MASK : u;
+	if (*index >= nobjects || !*fn || *fn > objects[*index].map.nfunctions)
+		return NULL;
+	return &objects[*index];
+}
+
+int rt_patch_function(int32_t id, bool enable)
+{
+	size_t index;
+	uint32_t fn;
+	int ret;
+
+	if (!begin_patching())
+		return -EBUSY;
+	rt_api_lock();
+	if (!lookup(id, &index, &fn))
+		ret = -EINVAL;
+	else
+		ret = patch_functions(index, fn, fn + 1, enable);
+	rt_api_unlock();
+	end_patching();
+	return ret;
+}
+
+int rt_patch(int32_t id, bool enable)
+{
+	int ret = rt_init();
+
+	if (ret)
+		return ret;
+	return id ? rt_patch_function(id, enable) : rt_patch_all(enable);
+}
+
+uintptr_t rt_function_address(int32_t id)
+{
+	struct rt_object *o;
+	size_t index;
+	uint32_t fn;
+	uintptr_t addr = 0;
+
+	rt_api_lock();
+	o = lookup(id, &index, &fn);
+	if (o)
+		addr = o->map.functions[fn - 1].address;
+	rt_api_unlock();
+	return addr;
+}
+
+size_t rt_max_function_id(void)
+{
+	return objects[0].map.nfunctions;
+}
+
+int xrayfdr_object_info(unsigned int index, struct xrayfdr_object_info *info)
+{
+	struct xrayfdr_object_info out = { .sz = sizeof(out) };
+	size_t sz;
+	int ret = rt_init();
+
+	if (!info || info->sz < offsetof(struct xrayfdr_object_info, path)) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	if (ret && ret != -ENOENT) {
+		errno = -ret;
+		return ret;
+	}
+	rt_api_lock();
+	if (index >= nobjects || !objects[index].path) {
+		rt_api_unlock();
+		errno = ENOENT;
+		return -ENOENT;
+	}
+	out.path = objects[index].path;
+	out.load_bias = objects[index].bias;
+	out.first_id = first_id(index);
+	out.functions = (uint32_t)objects[index].map.nfunctions;
+	out.sleds = (uint32_t)objects[index].map.nsleds;
+	rt_api_unlock();
+	sz = info->sz < sizeof(out) ? info->sz : sizeof(out);
+	memcpy(info, &out, sz);
+	info->sz = sz;
+	return 0;
+}

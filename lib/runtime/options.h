@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Runtime options, from the environment and from configuration strings.
+ *
+ * Three variables, read in this order (later ones win):
+ *   XRAY_OPTIONS      LLVM's names: patch_premain, xray_mode,
+ *                     xray_logfile_base, verbosity, ...
+ *   XRAY_FDR_OPTIONS  LLVM's FDR names: buffer_size, buffer_max,
+ *                     func_duration_threshold_us, grace_period_ms, ...
+ *   XRAYFDR_OPTIONS   ours: all of the above plus output, version, ...
+ * and __xray_log_init_mode()'s configuration string last.  The syntax is
+ * LLVM's: name=value pairs separated by spaces, commas or colons; a value
+ * may be quoted with ' or ".
+ */
+#ifndef XRAYFDR_LIB_RUNTIME_OPTIONS_H
+#define XRAYFDR_LIB_RUNTIME_OPTIONS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RT_DEFAULT_BUFFER_SIZE (64u * 1024)
+#define RT_DEFAULT_BUFFER_MAX 256u
+#define RT_MIN_BUFFER_SIZE 256u
+#define RT_MAX_BUFFER_SIZE (64u << 20)
+#define RT_MAX_BUFFER_MAX (1u << 20)
+
+enum rt_fork_mode {
+	RT_FORK_CLEAN, /* the child traces into its own log */
+	RT_FORK_OFF, /* the child does not trace */
+};
+
+/* TSC fact sources, in order of trust (tsc_sources=). */
+enum rt_tsc_source {
+	RT_TSC_SYSFS = 1u << 0,
+	RT_TSC_PERF = 1u << 1,
+	RT_TSC_CPUID = 1u << 2,
+	RT_TSC_CALIBRATE = 1u << 3,
+	RT_TSC_ALL = 0xfu,
+};
+
+struct rt_options {
+	bool patch_premain;
+	bool premain_set; /* patch_premain was given (else: the default) */
+	char mode[32]; /* xray_mode */
+	char logfile_base[PATH_MAX];
+	char output[PATH_MAX]; /* exact log path, "" for the default name */
+	uint64_t output_pid; /* process the exact output path belongs to */
+	uint64_t buffer_size;
+	uint64_t buffer_max;
+	uint64_t threshold_us; /* func_duration_threshold_us */
+	uint64_t grace_period_ms;
+	unsigned int version; /* FDR log version written: 1 or 5 */
+	unsigned int verbosity;
+	bool signals; /* flush on fatal signals, SIGINT and SIGTERM */
+	bool no_file_flush;
+	enum rt_fork_mode fork;
+	char tsc_sysfs[PATH_MAX]; /* the module's sysfs directory */
+	unsigned int tsc_sources; /* enum rt_tsc_source mask */
+};
+
+/* Which names a string may use. */
+enum rt_opt_origin {
+	RT_OPT_XRAY, /* XRAY_OPTIONS */
+	RT_OPT_FDR, /* XRAY_FDR_OPTIONS */
+	RT_OPT_OURS, /* XRAYFDR_OPTIONS */
+	RT_OPT_CONFIG, /* __xray_log_init() strings: FDR names and ours */
+};
+
+void rt_options_defaults(struct rt_options *o);
+
+/*
+ * Apply @text (@len bytes, or up to its NUL if @len is 0) to @o.  @name
+ * names the source in messages.  Unknown names in LLVM's variables are
+ * reported as warnings and ignored (they belong to LLVM modes we do not
+ * implement); anything else wrong is an error.  Return 0, or -EINVAL with
+ * the reason in @err ("XRAY_FDR_OPTIONS: buffer_size=abc: ...").
+ */
+int rt_options_parse(struct rt_options *o, const char *text, size_t len,
+		     enum rt_opt_origin origin, const char *name, char *err,
+		     size_t errlen);
+
+/* Read the three variables into @o.  Return 0, or -EINVAL with @err. */
+int rt_options_from_env(struct rt_options *o, char *err, size_t errlen);
+
+/* Is tracing requested by the environment alone (patch_premain=true, or
+ * XRAYFDR_OPTIONS set without patch_premain=false)? */
+bool rt_options_trace_at_start(const struct rt_options *o);
+
+#endif

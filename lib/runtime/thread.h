@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Per-thread recording state, shared by the C runtime and the assembly
+ * trampolines (which include this file with __ASSEMBLER__ defined and use
+ * only the offsets).
+ *
+ * The hot path appends one 8-byte function record to the thread's buffer
+ * inside a restartable sequence (rseq): if the thread is preempted,
+ * migrated or interrupted by a signal before its final store, the kernel
+ * restarts it.  That final store, of the write position, commits the
+ * record.  The TSC of the last committed record lives in one of two slots
+ * chosen by bit 3 of the write position: a record at position P reads slot
+ * (P & 8) and writes the other one, which the commit (P + 8 flips bit 3)
+ * makes current.  So a restarted sequence never sees its own uncommitted
+ * TSC, and no second store needs to be atomic with the commit.
+ */
+#ifndef XRAYFDR_LIB_RUNTIME_THREAD_H
+#define XRAYFDR_LIB_RUNTIME_THREAD_H
+
+/* Offsets in struct rt_thread used by the trampolines. */
+#define RT_THREAD_POS 0
+#define RT_THREAD_END 8
+#define RT_THREAD_GEN 16
+#define RT_THREAD_CPU 20
+#define RT_THREAD_LAST_TSC 24 /* two u64 slots, indexed by (pos & 8) */
+
+/* The kernel's struct rseq (uapi/linux/rseq.h) as far as we use it. */
+#define RT_RSEQ_CPU_ID 4
+#define RT_RSEQ_CS 8
+/* The signature that must precede an rseq abort handler; glibc's value. */
+#define RT_RSEQ_SIG 0x53053053
+
+/* Record words the trampolines build (little endian, see lib/fdr/records.h):
+ * function id << 4 | action << 1, and the metadata kind byte of
+ * CallArgument. */
+#define RT_FUNC_ID_SHIFT 4
+#define RT_ACTION_EXIT_BITS 0x2
+#define RT_ACTION_TAIL_BITS 0x4
+#define RT_ACTION_ARGS_BITS 0x6
+#define RT_CALL_ARGUMENT_BYTE 0x0d
+
+#ifndef __ASSEMBLER__
+#include <stddef.h>
+#include <stdint.h>
+
+struct rt_buf;
+
+/* The state of our own rseq registration (in rt_rseq_area.flags). */
+enum { RT_RSEQ_UNKNOWN, RT_RSEQ_REGISTERED, RT_RSEQ_NONE };
+
+/* The kernel's struct rseq: our own registration when libc has none. */
+struct rt_rseq_area {
+	uint32_t cpu_id_start;
+	uint32_t cpu_id;
+	uint64_t rseq_cs;
+	uint32_t flags;
+	uint32_t pad[3];
+} __attribute__((aligned(32)));
+
+struct rt_thread {
+	/* hot: read and written by the trampolines */
+	uint8_t *pos; /* next free byte of the buffer */
+	uint8_t *end; /* a function record fits while pos < end */
+	uint32_t gen; /* == rt_fast_gen while the fast path may write */
+	uint32_t cpu; /* CPU the buffer's records are attributed to */
+	uint64_t last_tsc[2];
+
+	/* slow path only */
+	struct rt_buf *buf; /* the buffer being filled, or NULL */
+	uint32_t queue_gen; /* queue generation buf belongs to */
+	uint32_t tid;
+	volatile uint32_t busy; /* the C path is updating this state */
+	uint32_t setup_done; /* thread id, exit hook and rseq area set up */
+	/* LLVM's rewinding state (func_duration_threshold_us) */
+	uint32_t undo_enters;
+	uint32_t undo_tails;
+	uint64_t last_entry_tsc;
+	/* used when libc registered no rseq area */
+	struct rt_rseq_area rseq;
+};
+
+_Static_assert(offsetof(struct rt_thread, pos) == RT_THREAD_POS, "pos");
+_Static_assert(offsetof(struct rt_thread, end) == RT_THREAD_END, "end");
+_Static_assert(offsetof(struct rt_thread, gen) == RT_THREAD_GEN, "gen");
+_Static_assert(offsetof(struct rt_thread, cpu) == RT_THREAD_CPU, "cpu");
+_Static_assert(offsetof(struct rt_thread, last_tsc) == RT_THREAD_LAST_TSC,
+	       "last_tsc");
+_Static_assert(offsetof(struct rt_rseq_area, cpu_id) == RT_RSEQ_CPU_ID,
+	       "rseq cpu_id");
+_Static_assert(offsetof(struct rt_rseq_area, rseq_cs) == RT_RSEQ_CS, "rseq_cs");
+
+/* Initial-exec TLS: the trampolines reach it with one %fs-relative load,
+ * which is why libxrayfdr.so must be loaded at startup (not dlopen()ed). */
+extern __thread struct rt_thread rt_self
+	__attribute__((tls_model("initial-exec")));
+
+/* Read by the trampolines. */
+extern uint32_t rt_fast_gen; /* 0: every event takes the C path */
+extern long rt_rseq_offset; /* thread pointer to the rseq area */
+
+#endif /* __ASSEMBLER__ */
+#endif

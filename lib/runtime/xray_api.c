@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * LLVM XRay's API (<xrayfdr/xray.h>): handlers, patching, and the registry
+ * of log modes, with "xray-fdr" registered and selected from the start.
+ */
+#define LOG_DOMAIN "xrayfdr"
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../log.h"
+#include "runtime.h"
+
+void (*volatile rt_handler_arg0)(int32_t, XRayEntryType);
+void (*volatile rt_handler_arg1)(int32_t, XRayEntryType, uint64_t);
+void (*volatile rt_handler_custom)(void *, size_t);
+void (*volatile rt_handler_typed)(uint16_t, const void *, size_t);
+
+#define MAX_MODES 16
+
+struct mode {
+	char *name;
+	XRayLogImpl impl;
+};
+
+/* The registry; LLVM guards it with one lock, and so do we. */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mode modes[MAX_MODES];
+static size_t nmodes;
+static const struct mode *current_mode;
+static XRayLogImpl current_impl;
+static bool have_impl;
+
+void rt_registry_lock(void)
+{
+	pthread_mutex_lock(&registry_lock);
+}
+
+void rt_registry_unlock(void)
+{
+	pthread_mutex_unlock(&registry_lock);
+}
+
+/* fork(): the child's lock is free, whoever held it in the parent. */
+void rt_registry_reset(void)
+{
+	pthread_mutex_init(&registry_lock, NULL);
+}
+
+static XRayBuffer null_iterator(XRayBuffer b)
+{
+	(void)b;
+	return (XRayBuffer){ NULL, 0 };
+}
+
+static XRayBuffer (*volatile buffer_iterator)(XRayBuffer) = null_iterator;
+
+static bool complete(const XRayLogImpl *impl)
+{
+	return impl->log_init && impl->log_finalize && impl->handle_arg0 &&
+	       impl->flush_log;
+}
+
+int __xray_set_handler(void (*entry)(int32_t, XRayEntryType))
+{
+	if (rt_init())
+		return 0;
+	__atomic_store_n(&rt_handler_arg0, entry, __ATOMIC_RELEASE);
+	rt_fdr_update_fast();
+	return 1;
+}
+
+int __xray_remove_handler(void)
+{
+	return __xray_set_handler(NULL);
+}
+
+int __xray_set_handler_arg1(void (*entry)(int32_t, XRayEntryType, uint64_t))
+{
+	if (rt_init())
+		return 0;
+	__atomic_store_n(&rt_handler_arg1, entry, __ATOMIC_RELEASE);
+	rt_fdr_update_fast();
+	return 1;
+}
+
+int __xray_remove_handler_arg1(void)
+{
+	return __xray_set_handler_arg1(NULL);
+}
+
+int __xray_set_customevent_handler(void (*entry)(void *, size_t))
+{
+	if (rt_init())
+		return 0;
+	__atomic_store_n(&rt_handler_custom, entry, __ATOMIC_RELEASE);
+	return 1;
+}
+
+int __xray_remove_customevent_handler(void)
+{
+	return __xray_set_customevent_handler(NULL);
+}
+
+int __xray_set_typedevent_handler(void (*entry)(uint16_t, const void *, size_t))
+{
+	if (rt_init())
+		return 0;
+	__atomic_store_n(&rt_handler_typed, entry, __ATOMIC_RELEASE);
+	return 1;
+}
+
+int __xray_remove_typedevent_handler(void)
+{
+	return __xray_set_typedevent_handler(NULL);
+}
+
+uint16_t __xray_register_event_type(const char *event_type)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static const char **types;
+	static size_t ntypes, cap;
+	uint16_t id = 0;
+	size_t i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < ntypes && types[i] != event_type; i++)
+		;
+	if (i == ntypes && ntypes <= UINT16_MAX) {
+		if (ntypes == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			const char **n = realloc(types, ncap * sizeof(*n));
+
+			if (n) {
+				types = n;
+				cap = ncap;
+			}
+		}
+		if (ntypes < cap)
+			types[ntypes++] = event_type;
+	}
+	if (i < ntypes)
+		id = (uint16_t)i; /* LLVM numbers them from 0 */
+	pthread_mutex_unlock(&lock);
+	return id;
+}
+
+static XRayPatchingStatus patch_status(int ret)
+{
+	switch (ret) {
+	case 0:
+		return SUCCESS;
+	case -EBUSY:
+		return ONGOING;
+	case -ENOENT:
+	case -ENOTSUP:
+		return NOT_INITIALIZED;
+	default:
+		return FAILED;
+	}
+}
+
+XRayPatchingStatus __xray_patch(void)
+{
+	return patch_status(rt_patch(0, true));
+}
+
+XRayPatchingStatus __xray_unpatch(void)
+{
+	return patch_status(rt_patch(0, false));
+}
+
+XRayPatchingStatus __xray_patch_function(int32_t func_id)
+{
+	/* ids are positive: 0 here is a bad id, not "all" */
+	return func_id ? patch_status(rt_patch(func_id, true)) : FAILED;
+}
+
+XRayPatchingStatus __xray_unpatch_function(int32_t func_id)
+{
+	return func_id ? patch_status(rt_patch(func_id, false)) : FAILED;
+}
+
+uintptr_t __xray_function_address(int32_t func_id)
+{
+	return rt_init() ? 0 : rt_function_address(func_id);
+}
+
+size_t __xray_max_function_id(void)
+{
+	return rt_init() ? 0 : rt_max_function_id();
+}
+
+void __xray_init(void)
+{
+	rt_init();
+}
+
+/*
+ * Log modes.
+ */
+void __xray_log_set_buffer_iterator(XRayBuffer (*it)(XRayBuffer))
+{
+	__atomic_store_n(&buffer_iterator, it ? it : null_iterator,
+			 __ATOMIC_RELEASE);
+}
+
+void __xray_log_remove_buffer_iterator(void)
+{
+	__xray_log_set_buffer_iterator(NULL);
+}
+
+static XRayLogRegisterStatus register_mode(const char *mode, XRayLogImpl impl)
+{
+	XRayLogRegisterStatus ret = XRAY_REGISTRATION_OK;
+
+	if (!mode || !complete(&impl))
+		return XRAY_INCOMPLETE_IMPL;
+	pthread_mutex_lock(&registry_lock);
+	for (size_t i = 0; i < nmodes; i++)
+		if (!strcmp(modes[i].name, mode))
+			ret = XRAY_DUPLICATE_MODE;
+	if (ret == XRAY_REGISTRATION_OK) {
+		char *name = nmodes < MAX_MODES ? strdup(mode) : NULL;
+
+		if (!name) {
+			pr_warn("cannot register XRay mode '%s': %s\n", mode,
+				nmodes < MAX_MODES ? "out of memory" :
+						     "too many modes");
+			ret = XRAY_INCOMPLETE_IMPL;
+		} else {
+			modes[nmodes].name = name;
+			modes[nmodes].impl = impl;
+			nmodes++;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+XRayLogRegisterStatus __xray_log_register_mode(const char *mode,
+					       XRayLogImpl impl)
+{
+	rt_init(); /* registers xray-fdr first */
+	return register_mode(mode, impl);
+}
+
+XRayLogRegisterStatus __xray_log_select_mode(const char *mode)
+{
+	XRayLogRegisterStatus ret = XRAY_MODE_NOT_FOUND;
+
+	rt_init();
+	pthread_mutex_lock(&registry_lock);
+	for (size_t i = 0; mode && i < nmodes; i++) {
+		if (strcmp(modes[i].name, mode))
+			continue;
+		current_mode = &modes[i];
+		current_impl = modes[i].impl;
+		have_impl = true;
+		__xray_set_handler(current_impl.handle_arg0);
+		ret = XRAY_REGISTRATION_OK;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+const char *__xray_log_get_current_mode(void)
+{
+	const char *name;
+
+	pthread_mutex_lock(&registry_lock);
+	name = current_mode ? current_mode->name : NULL;
+	pthread_mutex_unlock(&registry_lock);
+	return name;
+}
+
+/* Every entry point runs rt_init() before it takes registry_lock: the
+ * handler setters below need it done, and it takes the lock itself. */
+void __xray_set_log_impl(XRayLogImpl impl)
+{
+	rt_init();
+	pthread_mutex_lock(&registry_lock);
+	if (!complete(&impl)) {
+		have_impl = false;
+		current_mode = NULL;
+		__xray_remove_handler();
+		__xray_remove_handler_arg1();
+	} else {
+		current_impl = impl;
+		have_impl = true;
+		__xray_set_handler(impl.handle_arg0);
+	}
+	pthread_mutex_unlock(&registry_lock);
+}
+
+void __xray_remove_log_impl(void)
+{
+	rt_init();
+	pthread_mutex_lock(&registry_lock);
+	have_impl = false;
+	__xray_remove_handler();
+	__xray_remove_handler_arg1();
+	pthread_mutex_unlock(&registry_lock);
+}
+
+XRayLogInitStatus __xray_log_init(size_t buffer_size, size_t buffer_max,
+				  void *args, size_t args_size)
+{
+	XRayLogInitStatus ret = XRAY_LOG_UNINITIALIZED;
+
+	rt_init();
+	pthread_mutex_lock(&registry_lock);
+	if (have_impl)
+		ret = current_impl.log_init(buffer_size, buffer_max, args,
+					    args_size);
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+XRayLogInitStatus __xray_log_init_mode_bin(const char *mode, const char *config,
+					   size_t config_size)
+{
+	if (!config || __xray_log_select_mode(mode) != XRAY_REGISTRATION_OK)
+		return XRAY_LOG_UNINITIALIZED;
+	return __xray_log_init(0, 0, (void *)config, config_size);
+}
+
+XRayLogInitStatus __xray_log_init_mode(const char *mode, const char *config)
+{
+	return __xray_log_init_mode_bin(mode, config, 0);
+}
+
+XRayLogInitStatus __xray_log_finalize(void)
+{
+	XRayLogInitStatus ret = XRAY_LOG_UNINITIALIZED;
+
+	rt_init();
+	pthread_mutex_lock(&registry_lock);
+	if (have_impl)
+		ret = current_impl.log_finalize();
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+XRayLogFlushStatus __xray_log_flushLog(void)
+{
+	XRayLogFlushStatus ret = XRAY_LOG_NOT_FLUSHING;
+
+	rt_init();
+	pthread_mutex_lock(&registry_lock);
+	if (have_impl)
+		ret = current_impl.flush_log();
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+XRayLogFlushStatus __xray_log_process_buffers(void (*processor)(const char *,
+								XRayBuffer))
+{
+	rt_init();
+	XRayBuffer (*it)(XRayBuffer);
+	const char *mode;
+	XRayBuffer b;
+
+	if (!have_impl || !processor)
+		return XRAY_LOG_NOT_FLUSHING;
+	it = __atomic_load_n(&buffer_iterator, __ATOMIC_ACQUIRE);
+	mode = __xray_log_get_current_mode();
+	for (b = it((XRayBuffer){ NULL, 0 }); b.Data; b = it(b))
+		processor(mode, b);
+	return XRAY_LOG_FLUSHED;
+}
+
+/*
+ * The "xray-fdr" mode.
+ */
+static XRayLogInitStatus fdr_log_init(size_t buffer_size, size_t buffer_max,
+				      void *args, size_t args_size)
+{
+	struct rt_options o;
+	char err[512];
+	int ret;
+
+	rt_api_lock();
+	if (rt.status != XRAY_LOG_UNINITIALIZED) {
+		ret = rt.status;
+		rt_api_unlock();
+		return (XRayLogInitStatus)ret;
+	}
+	rt.status = XRAY_LOG_INITIALIZING;
+	rt_options_defaults(&o);
+	ret = rt_options_from_env(&o, err, sizeof(err));
+	if (!ret && args)
+		ret = rt_options_parse(&o, args, args_size, RT_OPT_CONFIG,
+				       "xray-fdr configuration", err,
+				       sizeof(err));
+	if (!ret && buffer_size) {
+		ret = buffer_size >= RT_MIN_BUFFER_SIZE &&
+				      buffer_size <= RT_MAX_BUFFER_SIZE ?
+			      0 :
+			      -EINVAL;
+		o.buffer_size = buffer_size;
+		snprintf(err, sizeof(err), "buffer size %zu out of range",
+			 buffer_size);
+	}
+	if (!ret && buffer_max) {
+		ret = buffer_max <= RT_MAX_BUFFER_MAX ? 0 : -EINVAL;
+		o.buffer_max = buffer_max;
+		snprintf(err, sizeof(err), "buffer count %zu out of range",
+			 buffer_max);
+	}
+	if (!ret)
+		ret = rt_fdr_init(&o, err, sizeof(err));
+	if (ret) {
+		pr_warn("%s; tracing is off\n", err);
+		rt.status = XRAY_LOG_UNINITIALIZED;
+		rt_api_unlock();
+		return XRAY_LOG_UNINITIALIZED;
+	}
+	/* arg1 first, so no arg entry falls back to arg0 (as LLVM does) */
+	__atomic_store_n(&rt_handler_arg1, rt_fdr_handle_arg1,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_handler_arg0, rt_fdr_handle_arg0,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_handler_custom, rt_fdr_handle_custom,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_handler_typed, rt_fdr_handle_typed,
+			 __ATOMIC_RELEASE);
+	__xray_log_set_buffer_iterator(rt_fdr_iterator);
+	rt.status = XRAY_LOG_INITIALIZED;
+	rt.flush_status = XRAY_LOG_NOT_FLUSHING;
+	rt_fdr_update_fast();
+	rt_api_unlock();
+	return XRAY_LOG_INITIALIZED;
+}
+
+static XRayLogInitStatus fdr_log_finalize(void)
+{
+	XRayLogInitStatus ret;
+
+	rt_api_lock();
+	ret = (XRayLogInitStatus)rt_fdr_finalize();
+	rt_api_unlock();
+	return ret;
+}
+
+static XRayLogFlushStatus fdr_flush_log(void)
+{
+	XRayLogFlushStatus ret;
+
+	rt_api_lock();
+	ret = rt_flush();
+	rt_api_unlock();
+	return ret;
+}
+
+/* Called once by rt_init(), before anything else can use the registry. */
+void rt_register_fdr_mode(void)
+{
+	XRayLogImpl impl = {
+		.log_init = fdr_log_init,
+		.log_finalize = fdr_log_finalize,
+		.handle_arg0 = rt_fdr_handle_arg0,
+		.flush_log = fdr_flush_log,
+	};
+
+	if (register_mode("xray-fdr", impl) != XRAY_REGISTRATION_OK)
+		return;
+	pthread_mutex_lock(&registry_lock);
+	current_mode = &modes[nmodes - 1];
+	current_impl = impl;
+	have_impl = true;
+	pthread_mutex_unlock(&registry_lock);
+}

@@ -1,0 +1,58 @@
+# The runtime's tests: cmocka unit suites (ASan+UBSan, like tests/unit) and
+# the matrix of real programs traced end to end (test_matrix.py).
+RUNTIME_UNIT_TESTS := options tsc patch
+RUNTIME_UNIT_BINS := $(RUNTIME_UNIT_TESTS:%=$(BUILD)/tests/runtime/test_%)
+
+RUNTIME_SUPPORT := tests/runtime/rtutil.c $(UNIT_SUPPORT)
+
+$(BUILD)/tests/runtime/test_%: $(BUILD)/san/tests/runtime/test_%.o \
+		$(RUNTIME_SUPPORT:%.c=$(BUILD)/san/%.o) $(SAN_LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ -lcmocka -lpthread -lelf
+
+# The controller's suite runs fdr.c on a clock of its own.
+RUNTIME_FDR_TEST := $(BUILD)/tests/runtime/test_fdr
+$(BUILD)/san/tests/runtime/fdr_test_clock.o: lib/runtime/fdr.c
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(XRAYFDR_CFLAGS) $(CFLAGS) $(SAN_FLAGS) -DRT_TEST_CLOCK \
+		$(DEPFLAGS) -c -o $@ $<
+$(RUNTIME_FDR_TEST): $(BUILD)/san/tests/runtime/test_fdr.o \
+		$(BUILD)/san/tests/runtime/fdr_test_clock.o \
+		$(RUNTIME_SUPPORT:%.c=$(BUILD)/san/%.o) \
+		$(filter-out $(BUILD)/san/lib/runtime/fdr.o,$(SAN_LIB_OBJS))
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ -lcmocka -lpthread -lelf
+
+# The trampolines' suite checks what the shipped objects do with every
+# register, so it links them, not the sanitizer build.
+RUNTIME_TRAMP_TEST := $(BUILD)/tests/runtime/test_tramp
+$(RUNTIME_TRAMP_TEST): $(BUILD)/obj/tests/runtime/test_tramp.o \
+		$(RUNTIME_SUPPORT:%.c=$(BUILD)/obj/%.o) $(LIB_A)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -o $@ $^ -lcmocka -lpthread -lelf
+
+# The fuzz suite (tests/fuzz/run-fuzz.sh) runs every target in $(BUILD)/fuzz.
+RUNTIME_FUZZ := $(BUILD)/fuzz/fuzz_options
+$(RUNTIME_FUZZ): tests/runtime/fuzz_options.c $(LIB_SRCS) \
+		$(wildcard lib/*.h lib/*/*.h lib/include/xrayfdr/*.h)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRCS) $(LIB_LDLIBS)
+$(BUILD)/fuzz/corpus-options.stamp: tests/runtime/Build.mk
+	$(Q)mkdir -p $(BUILD)/fuzz/corpus-options
+	$(Q)printf '\0patch_premain=true xray_mode=xray-fdr xray_logfile_base=/tmp/x-' >$(BUILD)/fuzz/corpus-options/xray
+	$(Q)printf '\1buffer_size=64K buffer_max=8 func_duration_threshold_us=5' >$(BUILD)/fuzz/corpus-options/fdr
+	$(Q)printf '\2output="/tmp/a b" version=1 fork=off tsc_sources=perf+cpuid' >$(BUILD)/fuzz/corpus-options/ours
+	$(Q)printf '2000000\n' >$(BUILD)/fuzz/corpus-options/sysfs
+	$(Q)touch $@
+
+CHECK_DEPS += $(RUNTIME_UNIT_BINS) $(RUNTIME_FDR_TEST) $(RUNTIME_TRAMP_TEST) \
+	$(RUNTIME_FUZZ) $(BUILD)/fuzz/corpus-options.stamp $(LIB_SO) $(XRAYFDR_BIN) $(ORACLE_HELPERS)
+CHECK_SUITES += $(foreach t,$(RUNTIME_UNIT_TESTS),runtime/$(t):$(BUILD)/tests/runtime/test_$(t))
+CHECK_SUITES += runtime/fdr:$(RUNTIME_FDR_TEST)
+CHECK_SUITES += runtime/tramp:$(RUNTIME_TRAMP_TEST)
+CHECK_SUITES += runtime/matrix:tests/runtime/test_matrix.py

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target for the runtime's two parsers of outside input: option
+ * strings (XRAY_OPTIONS and friends; the first byte picks which) and the
+ * kernel module's sysfs values.  Accepted options must be in range and
+ * their strings terminated; rejected ones must say why; an accepted
+ * sysfs value must read back as the digits it was.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xrayfdr/common.h>
+
+#include "../../lib/runtime/options.h"
+#include "../../lib/runtime/tsc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct rt_options o;
+	char err[256] = "", digits[32];
+	char *text;
+	uint64_t v;
+	int ret;
+
+	if (!size)
+		return 0;
+	xrayfdr_set_print(NULL);
+	rt_options_defaults(&o);
+	/* exactly size - 1 bytes, unterminated, so over-reads are caught */
+	text = malloc(size - 1 ? size - 1 : 1);
+	memcpy(text, data + 1, size - 1);
+	ret = size > 1 ? rt_options_parse(&o, text, size - 1,
+					  (enum rt_opt_origin)(data[0] % 4),
+					  "FUZZ", err, sizeof(err)) :
+			 0;
+	if (ret == 0) {
+		if (o.buffer_size < RT_MIN_BUFFER_SIZE ||
+		    o.buffer_size > RT_MAX_BUFFER_SIZE || !o.buffer_max ||
+		    o.buffer_max > RT_MAX_BUFFER_MAX ||
+		    (o.version != 1 && o.version != 5) || !o.tsc_sources ||
+		    (o.tsc_sources & ~RT_TSC_ALL) ||
+		    strnlen(o.output, sizeof(o.output)) == sizeof(o.output) ||
+		    strnlen(o.mode, sizeof(o.mode)) == sizeof(o.mode) ||
+		    strnlen(o.logfile_base, sizeof(o.logfile_base)) ==
+			    sizeof(o.logfile_base) ||
+		    strnlen(o.tsc_sysfs, sizeof(o.tsc_sysfs)) ==
+			    sizeof(o.tsc_sysfs))
+			abort();
+	} else if (!err[0] || strncmp(err, "FUZZ: ", 6)) {
+		abort(); /* every error names its source */
+	}
+	free(text);
+
+	if (!rt_tsc_parse_uint((const char *)data, size, &v)) {
+		int n = snprintf(digits, sizeof(digits), "%llu",
+				 (unsigned long long)v);
+		size_t len = size - (data[size - 1] == '\n');
+
+		/* leading zeros aside, the digits are the number */
+		while (len > 1 && data[0] == '0' && (size_t)n < len) {
+			data++;
+			len--;
+		}
+		if ((size_t)n != len || memcmp(digits, data, len))
+			abort();
+	}
+	return 0;
+}

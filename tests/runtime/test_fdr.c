@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The FDR controller driven with a clock and a CPU of our own (fdr.c is
+ * built with RT_TEST_CLOCK for this suite): what LLVM's rewinding erases
+ * and keeps, NewCPUId, TSCWrap, arguments, events, full queues and
+ * nested events.  Every log is read back with our reader, and every
+ * record that survives must carry exactly the time it was made at.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xrayfdr/runtime.h>
+
+#include "../../lib/runtime/runtime.h"
+#include "rtutil.h"
+
+static uint64_t clock_now;
+static uint32_t cpu_now;
+
+/* fdr.c built with RT_TEST_CLOCK calls these instead of rdtsc and rseq */
+uint64_t rt_test_tsc(void);
+uint32_t rt_test_cpu(void);
+
+uint64_t rt_test_tsc(void)
+{
+	return clock_now;
+}
+
+uint32_t rt_test_cpu(void)
+{
+	return cpu_now;
+}
+
+static char dir[64], log_path[128];
+
+/* What we expect back: kind, id, time, argument. */
+struct want {
+	unsigned int kind;
+	int32_t id;
+	uint64_t tsc;
+	uint64_t arg;
+};
+
+static struct want wants[4096];
+static size_t nwants;
+
+static void start(const char *extra)
+{
+	char config[512];
+
+	snprintf(log_path, sizeof(log_path), "%s/log.xray", dir);
+	/* 1 MHz: a tick is a microsecond, so thresholds read directly */
+	snprintf(config, sizeof(config),
+		 "tsc_sysfs=%s output=%s verbosity=0 %s", dir, log_path, extra);
+	assert_int_equal(__xray_log_init_mode("xray-fdr", config),
+			 XRAY_LOG_INITIALIZED);
+	nwants = 0;
+	cpu_now = 0;
+}
+
+static void expect(unsigned int kind, int32_t id, uint64_t tsc)
+{
+	wants[nwants++] = (struct want){ kind, id, tsc, 0 };
+}
+
+static void fn(enum XRayEntryType kind, int32_t id, uint64_t at)
+{
+	clock_now = at;
+	rt_fdr_handle_arg0(id, kind);
+}
+
+static void finish(struct event_list *got)
+{
+	assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+	assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+	rt_read_log(log_path, got);
+}
+
+/* The log's events, minus our info event, against wants[]. */
+static void check(struct event_list *got)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < got->n; i++) {
+		const struct xrayfdr_event *e = &got->ev[i];
+
+		if (e->kind == XRAYFDR_EV_CUSTOM && e->data_size > 12 &&
+		    !memcmp(e->data, "xrayfdr-info", 12))
+			continue;
+		if (j >= nwants)
+			fail_msg("extra event %zu: kind %u id %d tsc %llu", i,
+				 e->kind, e->func_id,
+				 (unsigned long long)e->tsc);
+		if (e->kind != wants[j].kind || e->func_id != wants[j].id ||
+		    e->tsc != wants[j].tsc ||
+		    (e->nargs && e->args[0] != wants[j].arg))
+			fail_msg(
+				"event %zu: kind %u id %d tsc %llu, want kind %u id %d tsc %llu",
+				j, e->kind, e->func_id,
+				(unsigned long long)e->tsc, wants[j].kind,
+				wants[j].id, (unsigned long long)wants[j].tsc);
+		j++;
+	}
+	if (j != nwants)
+		fail_msg("%zu events, want %zu", j, nwants);
+	event_list_free(got);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (rt_tmpdir(dir, "fdr"))
+		return -1;
+	rt_put_file(dir, "tsc_khz", "1000\n");
+	rt_put_file(dir, "constant_tsc", "1\n");
+	rt_put_file(dir, "nonstop_tsc", "1\n");
+	rt_put_file(dir, "tsc_reliable", "1\n");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return rt_rmdir(dir);
+}
+
+/* No threshold: every event, exactly. */
+static void test_everything_kept(void **state)
+{
+	struct event_list got;
+
+	(void)state;
+	start("");
+	fn(ENTRY, 1, 100), expect(XRAYFDR_EV_ENTRY, 1, 100);
+	fn(ENTRY, 2, 101), expect(XRAYFDR_EV_ENTRY, 2, 101);
+	fn(EXIT, 2, 102), expect(XRAYFDR_EV_EXIT, 2, 102);
+	fn(TAIL, 1, 103), expect(XRAYFDR_EV_TAIL_EXIT, 1, 103);
+	fn(ENTRY, 3, 104), expect(XRAYFDR_EV_ENTRY, 3, 104);
+	fn(EXIT, 3, 104), expect(XRAYFDR_EV_EXIT, 3, 104);
+	finish(&got);
+	check(&got);
+}
+
+/* LLVM's rewinding with func_duration_threshold_us=10 (10 ticks here). */
+static void test_rewinding(void **state)
+{
+	struct event_list got;
+
+	(void)state;
+	start("func_duration_threshold_us=10");
+	/* a short call inside a long one: only the long one stays */
+	fn(ENTRY, 1, 100), expect(XRAYFDR_EV_ENTRY, 1, 100);
+	fn(ENTRY, 2, 101);
+	fn(EXIT, 2, 105);
+	fn(EXIT, 1, 200), expect(XRAYFDR_EV_EXIT, 1, 200);
+	/* a short call on its own: gone */
+	fn(ENTRY, 1, 300);
+	fn(EXIT, 1, 305);
+	/* a short tail-call chain: gone, tail exit and all */
+	fn(ENTRY, 1, 400);
+	fn(TAIL, 1, 401);
+	fn(ENTRY, 2, 402);
+	fn(EXIT, 2, 404);
+	/* a caller that tail-calls soon after its entry is a short call
+	 * too (LLVM's rule), whatever its callee does */
+	fn(ENTRY, 1, 500);
+	fn(TAIL, 1, 501);
+	fn(ENTRY, 2, 502), expect(XRAYFDR_EV_ENTRY, 2, 502);
+	fn(EXIT, 2, 530), expect(XRAYFDR_EV_EXIT, 2, 530);
+	/* a short callee of a long caller's tail call: only it goes */
+	fn(ENTRY, 1, 700), expect(XRAYFDR_EV_ENTRY, 1, 700);
+	fn(TAIL, 1, 715), expect(XRAYFDR_EV_TAIL_EXIT, 1, 715);
+	fn(ENTRY, 2, 716);
+	fn(EXIT, 2, 718);
+	/* after all that rewinding, the times are still right */
+	fn(ENTRY, 3, 800), expect(XRAYFDR_EV_ENTRY, 3, 800);
+	fn(EXIT, 3, 900), expect(XRAYFDR_EV_EXIT, 3, 900);
+	/* a CPU change at a tail exit: the pair is not undoable (LLVM would
+	 * erase half of the NewCPUId record with it) */
+	fn(ENTRY, 1, 1000), expect(XRAYFDR_EV_ENTRY, 1, 1000);
+	cpu_now = 1;
+	fn(TAIL, 1, 1001), expect(XRAYFDR_EV_TAIL_EXIT, 1, 1001);
+	fn(ENTRY, 2, 1002);
+	fn(EXIT, 2, 1004);
+	fn(ENTRY, 4, 1100), expect(XRAYFDR_EV_ENTRY, 4, 1100);
+	fn(EXIT, 4, 1200), expect(XRAYFDR_EV_EXIT, 4, 1200);
+	cpu_now = 0;
+	/* a CPU change between entry and exit keeps a short call */
+	fn(ENTRY, 5, 1300), expect(XRAYFDR_EV_ENTRY, 5, 1300);
+	cpu_now = 1;
+	fn(EXIT, 5, 1302), expect(XRAYFDR_EV_EXIT, 5, 1302);
+	/* an entry with an argument is never undone */
+	clock_now = 1400;
+	rt_fdr_handle_arg1(6, LOG_ARGS_ENTRY, 77);
+	wants[nwants++] = (struct want){ XRAYFDR_EV_ENTRY_ARGS, 6, 1400, 77 };
+	fn(EXIT, 6, 1401), expect(XRAYFDR_EV_EXIT, 6, 1401);
+	finish(&got);
+	check(&got);
+}
+
+/* A delta past 32 bits brings a TSCWrap; the times survive it. */
+static void test_wrap(void **state)
+{
+	struct event_list got;
+	uint64_t t = 1ull << 40;
+
+	(void)state;
+	start("");
+	fn(ENTRY, 1, t), expect(XRAYFDR_EV_ENTRY, 1, t);
+	t += (1ull << 32) + 5;
+	fn(EXIT, 1, t), expect(XRAYFDR_EV_EXIT, 1, t);
+	t += 3;
+	fn(ENTRY, 2, t), expect(XRAYFDR_EV_ENTRY, 2, t);
+	finish(&got);
+	check(&got);
+}
+
+static void test_events(void **state)
+{
+	struct event_list got;
+	bool found_custom = false, found_typed = false;
+
+	(void)state;
+	start("");
+	fn(ENTRY, 1, 50);
+	clock_now = 60;
+	rt_fdr_handle_custom("hello", 5);
+	clock_now = 70;
+	rt_fdr_handle_typed(9, "typed!", 6);
+	clock_now = 80;
+	rt_fdr_handle_custom("", 0); /* llvm-xray rejects empty payloads */
+	fn(EXIT, 1, 90);
+	finish(&got);
+	for (size_t i = 0; i < got.n; i++) {
+		const struct xrayfdr_event *e = &got.ev[i];
+
+		if (e->kind == XRAYFDR_EV_CUSTOM && e->data_size == 5) {
+			assert_memory_equal(e->data, "hello", 5);
+			assert_int_equal(e->tsc, 60);
+			found_custom = true;
+		}
+		if (e->kind == XRAYFDR_EV_TYPED) {
+			assert_int_equal(e->event_type, 9);
+			assert_int_equal(e->tsc, 70);
+			assert_memory_equal(e->data, "typed!", 6);
+			found_typed = true;
+		}
+		if (e->kind == XRAYFDR_EV_EXIT)
+			assert_int_equal(e->tsc, 90);
+	}
+	assert_true(found_custom && found_typed);
+	assert_int_equal(rt.dropped, 1);
+	event_list_free(&got);
+}
+
+/* A small queue wraps: the newest window stays, every event is counted. */
+static void test_flight_recorder(void **state)
+{
+	XRAYFDR_OPTS(xrayfdr_trace_stats, st);
+	struct event_list got;
+	uint64_t t = 10;
+	size_t kept = 0, made = 0;
+
+	(void)state;
+	start("buffer_size=1024 buffer_max=3");
+	for (int i = 0; i < 1000; i++, made += 2) {
+		fn(ENTRY, 1 + i % 5, t++);
+		fn(EXIT, 1 + i % 5, t++);
+	}
+	assert_int_equal(xrayfdr_trace_stats(&st), 0);
+	assert_int_equal(st.buffers, 3);
+	finish(&got);
+	for (size_t i = 0; i < got.n; i++) {
+		if (got.ev[i].kind <= XRAYFDR_EV_ENTRY_ARGS) {
+			kept++;
+			/* the newest window: the last events made */
+			assert_true(got.ev[i].tsc >= t - 3 * 1024 / 8);
+		}
+	}
+	assert_int_equal(kept + st.overwritten + st.dropped, made);
+	assert_true(st.recycled > 0);
+	event_list_free(&got);
+}
+
+/* An event that arrives while the thread is in the C path (a signal
+ * handler's) is dropped and counted, never interleaved. */
+static void test_nested_dropped(void **state)
+{
+	struct event_list got;
+
+	(void)state;
+	start("");
+	fn(ENTRY, 1, 10), expect(XRAYFDR_EV_ENTRY, 1, 10);
+	rt_self.busy = 1;
+	fn(ENTRY, 2, 11);
+	rt_self.busy = 0;
+	fn(EXIT, 1, 12), expect(XRAYFDR_EV_EXIT, 1, 12);
+	assert_int_equal(rt.dropped, 1);
+	finish(&got);
+	check(&got);
+}
+
+/* Version 1: no Pid records, no typed events (dropped, counted). */
+static void test_version1(void **state)
+{
+	struct event_list got;
+
+	(void)state;
+	start("version=1 buffer_size=512");
+	for (int i = 0; i < 40; i++) {
+		fn(ENTRY, 1, 100 + 2 * (uint64_t)i),
+			expect(XRAYFDR_EV_ENTRY, 1, 100 + 2 * (uint64_t)i);
+		fn(EXIT, 1, 101 + 2 * (uint64_t)i),
+			expect(XRAYFDR_EV_EXIT, 1, 101 + 2 * (uint64_t)i);
+	}
+	rt_fdr_handle_typed(1, "x", 1);
+	assert_int_equal(rt.dropped, 1);
+	finish(&got);
+	check(&got);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_everything_kept),
+		cmocka_unit_test(test_rewinding),
+		cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_flight_recorder),
+		cmocka_unit_test(test_nested_dropped),
+		cmocka_unit_test(test_version1),
+	};
+
+	return cmocka_run_group_tests_name("FDR controller", tests, setup,
+					   teardown);
+}

@@ -1,0 +1,692 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The runtime's test matrix: real programs traced by libxrayfdr.
+
+Every program in tests/runtime/progs/ is built with clang
+-fxray-instrument -fxray-instruction-threshold=1, as C and as C++ (the C++
+ones as C++ only), at -O0 and -O2, twice from the same objects: linked
+without LLVM's XRay runtime (for us: `xrayfdr record` preloads libxrayfdr)
+and with it (for LLVM's basic mode, threshold 0).  Each program counts its
+own calls and prints the counts.  For each cell:
+
+  counts     the entries in our log equal the program's own counters
+             (signals: up to the events the log reports as dropped)
+  vs-llvm    per function id, our entries and exits equal those of LLVM's
+             basic mode on the same objects
+  verify     `llvm-xray fdr-dump -verify` and `xrayfdr dump --verify`
+             accept every log
+  account    `llvm-xray account -instr_map` names the counted functions
+
+plus the API programs (LLVM's API, our own), LLVM's FDR test program
+linked against libxrayfdr, patching under load, FDR version 1, and the
+environment-only start-up.  Prints TAP.
+"""
+import collections
+import concurrent.futures
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rtenv  # noqa: E402
+from rtenv import which  # noqa: E402
+
+BUILD = os.environ.get("BUILD", "build")
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PROGS = os.path.join(TOP, "tests", "runtime", "progs")
+OUT = os.path.abspath(os.path.join(BUILD, "tests", "runtime", "matrix"))
+XRAYFDR = os.path.abspath(os.path.join(BUILD, "bin", "xrayfdr"))
+LIBDIR = os.path.abspath(os.path.join(BUILD, "lib"))
+MAP_PRINT = os.path.abspath(os.path.join(BUILD, "tests", "instr_map_print"))
+INCLUDE = os.path.join(TOP, "lib", "include")
+
+
+CLANG = which("clang", "clang-14")
+CLANGXX = which("clang++", "clang++-14")
+LLVM_XRAY = which("llvm-xray", "llvm-xray-14")
+NM = which("nm")
+
+results = []
+
+
+_pending = threading.local()
+
+
+def tap(ok, name, diag="", skip=None):
+    """Print a TAP line, or keep it while a cell runs on a worker thread."""
+    held = getattr(_pending, "lines", None)
+    if held is not None:
+        held.append((ok, name, diag, skip))
+        return
+    n = len(results) + 1
+    if skip:
+        results.append(True)
+        print(f"ok {n} - {name} # SKIP {skip}")
+    else:
+        results.append(ok)
+        print(f"{'ok' if ok else 'not ok'} {n} - {name}")
+        if not ok:
+            for line in diag.splitlines()[:25]:
+                print(f"# {line}")
+    sys.stdout.flush()
+
+
+def held_taps(fn, *args):
+    """Run @fn, keeping its TAP lines to print later, in order."""
+    _pending.lines = []
+    try:
+        fn(*args)
+    except Exception as e:  # a harness problem is a failure, not a crash
+        tap(False, f"{fn.__name__}{args}: harness", repr(e))
+    lines, _pending.lines = _pending.lines, None
+    return lines
+
+
+def run(cmd, env=None, timeout=300, **kw):
+    return rtenv.run(cmd, env=env, timeout=timeout, **kw)
+
+
+class Prog:
+    def __init__(self, name, sources, cxx_only=False, with_lib=False,
+                 llvm="all", account=True, shared=None,
+                 threads=False, args=None):
+        self.name = name
+        self.sources = sources
+        self.cxx_only = cxx_only
+        self.with_lib = with_lib      # our link needs -lxrayfdr (events)
+        self.llvm = llvm              # compare with LLVM basic: all/main/some
+        self.account = account
+        self.shared = shared          # sources of an instrumented .so
+        self.threads = threads        # llvm-xray account misreads these
+        self.args = args or set()     # functions whose logged args to compare
+
+
+MATRIX = [
+    Prog("recursion", ["recursion.c"]),
+    Prog("tailcalls", ["tailcalls.c"]),
+    Prog("threads", ["threads.c"], threads=True),
+    Prog("thread_exit", ["thread_exit.c"], threads=True),
+    Prog("longjmp", ["longjmp.c"]),
+    # how often busy() runs and signals coalesce differ from run to run
+    Prog("signals", ["signals.c"], llvm={"raiser"}, threads=True),
+    Prog("fork", ["fork.c"], llvm=None, threads=True),
+    Prog("args", ["args.c"], args={"with_arg"}),
+    # llvm-xray 14 refuses binaries with typed-event sleds
+    Prog("events", ["events.c"], with_lib=True, account=False),
+    Prog("shared", ["shared.c"], shared=["libtraced.c"], llvm="main"),
+    Prog("exceptions", ["exceptions.cc"], cxx_only=True),
+    Prog("cxx", ["cxx.cc"], cxx_only=True, threads=True),
+]
+
+XRAY_FLAGS = ["-fxray-instrument", "-fxray-instruction-threshold=1"]
+
+
+def compile_cell(prog, lang, opt):
+    """Objects once, then our link and LLVM's; returns a dict of paths."""
+    d = os.path.join(OUT, f"{prog.name}-{lang}{opt}")
+    os.makedirs(d, exist_ok=True)
+    cc = CLANGXX if lang == "c++" else CLANG
+    base = [cc, opt, "-g", "-pthread", "-I", PROGS, "-I", INCLUDE] + XRAY_FLAGS
+    xlang = ["-x", "c++"] if lang == "c++" and not prog.cxx_only else []
+    objs = []
+    for src in prog.sources:
+        obj = os.path.join(d, os.path.splitext(src)[0] + ".o")
+        p = run(base + xlang + ["-c", os.path.join(PROGS, src), "-o", obj])
+        if p.returncode:
+            return {"error": f"compile {src}: {p.stderr}"}
+        objs.append(obj)
+    extra = []
+    out = {"dir": d}
+    if prog.shared:
+        so = os.path.join(d, "libtraced.so")
+        p = run(base + xlang + ["-fPIC", "-shared", "-fnoxray-link-deps", "-o", so] +
+                [os.path.join(PROGS, s) for s in prog.shared])
+        if p.returncode:
+            return {"error": f"shared object: {p.stderr}"}
+        extra = [so, f"-Wl,-rpath,{d}"]
+        out["so"] = so
+    ours = os.path.join(d, prog.name)
+    lib = ["-L", LIBDIR, "-lxrayfdr", f"-Wl,-rpath,{LIBDIR}"] if prog.with_lib else []
+    p = run([cc, "-pthread", "-fxray-instrument", "-fnoxray-link-deps", "-o", ours]
+            + objs + extra + lib)
+    if p.returncode:
+        return {"error": f"link (ours): {p.stderr}"}
+    out["ours"] = ours
+    llvm = os.path.join(d, prog.name + "-llvm")
+    p = run([cc, "-pthread", "-fxray-instrument", "-o", llvm] + objs + extra)
+    if p.returncode:
+        return {"error": f"link (LLVM): {p.stderr}"}
+    out["llvm"] = llvm
+    return out
+
+
+def events_of(log):
+    p = run([XRAYFDR, "dump", "--events", "--json", log])
+    if p.returncode:
+        raise RuntimeError(f"xrayfdr dump --events {log}: {p.stderr.strip()}")
+    return [json.loads(l) for l in p.stdout.splitlines()[1:]]
+
+
+ENTRY_KINDS = {"function-enter", "function-enter-arg"}
+EXIT_KINDS = {"function-exit", "function-tail-exit"}
+
+
+def tally(events):
+    """(pid, func_id, 'entry'|'exit') -> count; args; events; info text."""
+    counts = collections.Counter()
+    args = collections.Counter()
+    other = collections.Counter()
+    info = ""
+    for e in events:
+        k = e["kind"]
+        if k in ENTRY_KINDS:
+            counts[(e["pid"], e["func_id"], "entry")] += 1
+            for a in e.get("args", []):
+                args[(e["func_id"], a)] += 1
+        elif k in EXIT_KINDS:
+            counts[(e["pid"], e["func_id"], "exit")] += 1
+        else:
+            data = bytes.fromhex(e.get("data", ""))
+            if data.startswith(b"xrayfdr-info 1\n"):
+                info = data.decode()
+            else:
+                other[(e["pid"], k)] += 1
+    return counts, args, other, info
+
+
+def info_value(info, key):
+    m = re.search(rf"^{key}=(\d+)$", info, re.M)
+    return int(m.group(1)) if m else 0
+
+
+def symbol_ids(binary, first_id=1):
+    """symbol -> function id, from nm and our instrumentation map."""
+    p = run([MAP_PRINT, binary])
+    if p.returncode:
+        raise RuntimeError(p.stderr)
+    by_addr = {}
+    for m in re.finditer(r"id: (\d+), address: 0x[0-9A-F]+, function: 0x([0-9A-F]+)",
+                         p.stdout):
+        by_addr[int(m.group(2), 16)] = int(m.group(1)) + first_id - 1
+    ids = {}
+    for line in run([NM, "--defined-only", "-C", binary]).stdout.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and int(parts[0], 16) in by_addr:
+            ids[short_name(parts[2])] = by_addr[int(parts[0], 16)]
+    return ids
+
+
+def short_name(demangled):
+    """'long twice<long>(long)' -> 'twice<long>', 'S::f() const' -> 'S::f'."""
+    return demangled.split("(")[0].split()[-1] if demangled else demangled
+
+
+def program_counts(stdout):
+    counts = {}
+    for m in re.finditer(r"^count (\d+) (\S+) (\d+)$", stdout, re.M):
+        counts[(int(m.group(1)), m.group(2))] = int(m.group(3))
+    return counts
+
+
+def run_ours(exe, log, args=(), env=None):
+    for f in glob.glob(log + "*"):
+        os.unlink(f)
+    p = run([XRAYFDR, "record", "-q", "-o", log, exe] + list(args), env=env)
+    logs = [log] + sorted(glob.glob(log + ".*"))
+    return p, [l for l in logs if os.path.exists(l)]
+
+
+def run_llvm(exe, d):
+    base = os.path.join(d, "basic-")
+    for f in glob.glob(base + "*"):
+        os.unlink(f)
+    p = run([exe], env={
+        "XRAY_OPTIONS": f"patch_premain=true xray_mode=xray-basic xray_logfile_base={base}",
+        "XRAY_BASIC_OPTIONS": "func_duration_threshold_us=0 max_stack_depth=65536"})
+    return p, sorted(glob.glob(base + "*"))
+
+
+def check_cell(prog, lang, opt):
+    cell = f"{prog.name} {lang} {opt}"
+    built = compile_cell(prog, lang, opt)
+    if "error" in built:
+        tap(False, f"{cell}: build", built["error"])
+        return
+    d, exe = built["dir"], built["ours"]
+    log = os.path.join(d, "ours.xray")
+    p, logs = run_ours(exe, log)
+    if p.returncode or not logs:
+        tap(False, f"{cell}: xrayfdr record runs it and writes a log",
+            p.stderr + p.stdout)
+        return
+    prog_counts = program_counts(p.stdout)
+    ids = symbol_ids(exe)
+    objects = {}
+    ours = collections.Counter()
+    ours_args = collections.Counter()
+    ours_other = collections.Counter()
+    dropped = 0
+    for l in logs:
+        c, a, o, info = tally(events_of(l))
+        ours += c
+        ours_args += a
+        ours_other += o
+        dropped += info_value(info, "dropped")
+        for m in re.finditer(r"^object=(\d+) (\d+) 0x[0-9a-f]+ (.*)$", info, re.M):
+            objects[m.group(3)] = int(m.group(2))
+    if "so" in built:
+        so = os.path.realpath(built["so"])
+        first = objects.get(so)
+        if first is None:
+            tap(False, f"{cell}: the log names the shared object's ids",
+                f"objects: {objects}")
+            return
+        ids.update(symbol_ids(built["so"], first))
+
+    # counts
+    problems = []
+    missing = 0
+    for (pid, sym), n in sorted(prog_counts.items()):
+        if sym.startswith("@"):
+            kind = {"@custom": "custom-event", "@typed": "typed-event"}[sym]
+            got = ours_other[(pid, kind)]
+        elif sym not in ids:
+            problems.append(f"{sym}: no function id")
+            continue
+        else:
+            got = ours[(pid, ids[sym], "entry")]
+        if got != n and not (got < n and prog.name == "signals"):
+            problems.append(f"pid {pid} {sym}: program {n}, log {got}")
+        missing += n - got
+    if prog.name == "signals" and missing > dropped:
+        problems.append(f"{missing} events missing, the log reports {dropped} dropped")
+    tap(not problems and bool(prog_counts),
+        f"{cell}: our log counts every call the program counts"
+        + (f" ({dropped} reported dropped)" if dropped else ""),
+        "\n".join(problems) or "the program printed no counts")
+
+    # vs LLVM basic mode
+    if prog.llvm is None:
+        tap(True, f"{cell}: entries and exits per function equal LLVM basic mode's",
+            skip="LLVM's basic mode writes parent and children into one file")
+    else:
+        lp, llogs = run_llvm(built["llvm"], d)
+        if lp.returncode or not llogs:
+            tap(False, f"{cell}: LLVM basic mode runs", lp.stderr)
+        else:
+            theirs = collections.Counter()
+            their_args = collections.Counter()
+            for l in llogs:
+                c, a, _, _ = tally(events_of(l))
+                theirs += c
+                their_args += a
+            pid_ours = {k[0] for k in ours}
+            pid_theirs = {k[0] for k in theirs}
+            mine = collections.Counter({(f, k): n for (pid, f, k), n in ours.items()})
+            their = collections.Counter({(f, k): n for (pid, f, k), n in theirs.items()})
+            if prog.llvm == "main":
+                keep = lambda f: f < (1 << 24)
+            elif isinstance(prog.llvm, set):
+                wanted = {ids[s] for s in prog.llvm}
+                keep = lambda f: f in wanted
+            else:
+                keep = lambda f: True
+            diff = [f"id {f} {k}: ours {mine[(f, k)]}, LLVM {their[(f, k)]}"
+                    for (f, k) in sorted(set(mine) | set(their))
+                    if keep(f) and mine[(f, k)] != their[(f, k)]]
+            arg_ids = {ids[a] for a in prog.args}
+            a1 = collections.Counter({k: n for k, n in ours_args.items() if k[0] in arg_ids})
+            a2 = collections.Counter({k: n for k, n in their_args.items() if k[0] in arg_ids})
+            if a1 != a2 or (prog.args and not a1):
+                diff.append(f"logged arguments differ: ours {sorted(a1.items())[:5]}..., "
+                            f"LLVM {sorted(a2.items())[:5]}...")
+            tap(not diff and len(pid_ours) == len(pid_theirs),
+                f"{cell}: entries and exits per function equal LLVM basic mode's",
+                "\n".join(diff))
+
+    # verify
+    problems = []
+    for l in logs:
+        for cmd in ([XRAYFDR, "dump", "--verify", "--quiet", l],
+                    [LLVM_XRAY, "fdr-dump", "-verify", l]):
+            vp = run(cmd)
+            if vp.returncode:
+                problems.append(" ".join(cmd[:3]) + ": " + (vp.stderr or vp.stdout)[-400:])
+    tap(not problems, f"{cell}: every log passes xrayfdr dump --verify and "
+        f"llvm-xray fdr-dump -verify", "\n".join(problems))
+
+    # account
+    name = f"{cell}: llvm-xray account -instr_map names the functions"
+    if not prog.account:
+        tap(True, name, skip="llvm-xray 14 refuses binaries with typed-event sleds")
+        return
+    # -k: llvm-xray account takes the first record it reads as the
+    # earliest and reads threads in hash order, so with several threads
+    # (or processes) it skips records and may miss whole functions;
+    # llvm-xray convert, which sorts, must still name them all.
+    want = sorted({s for (_, s) in prog_counts if not s.startswith("@")
+                   and ids.get(s, 1 << 30) < (1 << 24)})
+    named, problems = set(), []
+    for l in logs:
+        ap = run([LLVM_XRAY, "account", "-k", "-instr_map", exe, l])
+        if ap.returncode:
+            problems.append(f"account {l}: exit {ap.returncode}: {ap.stderr[-300:]}")
+        named |= {s for s in want if re.search(rf"\b{re.escape(s)}\b", ap.stdout)}
+    missing = [s for s in want if s not in named]
+    if prog.threads:
+        if not named:
+            problems.append("account named none of them")
+        text = ""
+        for l in logs:
+            cp = run([LLVM_XRAY, "convert", "-symbolize", "-instr_map", exe,
+                      "-output-format=yaml", l])
+            text += cp.stdout
+            if cp.returncode:
+                problems.append(f"convert {l}: {cp.stderr[-300:]}")
+        missing = [s for s in want if not re.search(
+            rf"function: [^\n]*(?<![\w:]){re.escape(s)}(?![\w])", text)]
+        if missing:
+            problems.append(f"llvm-xray convert -symbolize misses {missing}")
+    elif missing:
+        problems.append(f"account misses {missing}")
+    tap(want and not problems, name, "\n".join(problems))
+
+
+def check_ok_lines(name, p):
+    """A program that prints 'ok - X' / 'not ok - X: why' lines."""
+    lines = re.findall(r"^(ok|not ok) - (.*)$", p.stdout, re.M)
+    for status, what in lines:
+        tap(status == "ok", f"{name}: {what}", p.stderr)
+    if p.returncode or not lines:
+        tap(False, f"{name}: exits cleanly", f"exit {p.returncode}\n{p.stderr}")
+
+
+def build_api(src, out, lang="c", opt="-O2"):
+    cc = CLANGXX if src.endswith(".cc") else CLANG
+    return run([cc, opt, "-g", "-pthread", "-I", INCLUDE] + XRAY_FLAGS +
+               ["-fnoxray-link-deps", src, "-o", out, "-L", LIBDIR, "-lxrayfdr",
+                f"-Wl,-rpath,{LIBDIR}"])
+
+
+def verify_log(name, path):
+    problems = []
+    for cmd in ([XRAYFDR, "dump", "--verify", "--quiet", path],
+                [LLVM_XRAY, "fdr-dump", "-verify", path]):
+        vp = run(cmd)
+        if vp.returncode:
+            problems.append(" ".join(cmd[:3]) + ": " + (vp.stderr or vp.stdout)[-400:])
+    tap(os.path.exists(path) and not problems, name, "\n".join(problems) or "no log")
+
+
+def check_api():
+    d = os.path.join(OUT, "api")
+    os.makedirs(d, exist_ok=True)
+    for opt in ("-O0", "-O2"):
+        exe = os.path.join(d, f"api{opt}")
+        p = build_api(os.path.join(PROGS, "api.c"), exe, opt=opt)
+        if p.returncode:
+            tap(False, f"api {opt}: builds against <xrayfdr/xray.h>", p.stderr)
+            continue
+        log, processed = os.path.join(d, f"api{opt}.xray"), os.path.join(d, f"api{opt}.buffers")
+        check_ok_lines(f"LLVM API {opt}", run([exe, log, processed]))
+        verify_log(f"LLVM API {opt}: the log of FDR mode started by API calls is valid", log)
+        verify_log(f"LLVM API {opt}: __xray_log_process_buffers yields a valid log", processed)
+
+    exe = os.path.join(d, "ourapi")
+    p = build_api(os.path.join(PROGS, "ourapi.c"), exe)
+    if p.returncode:
+        tap(False, "xrayfdr API: builds against <xrayfdr/runtime.h>", p.stderr)
+    else:
+        log = os.path.join(d, "ourapi.xray")
+        check_ok_lines("xrayfdr API", run([exe, log]))
+        verify_log("xrayfdr API: the flushed log is valid", log)
+
+    # LLVM's own programmatic FDR test program, unchanged, on libxrayfdr
+    exe = os.path.join(d, "llvm_runtime")
+    src = os.path.join(TOP, "tests", "oracle", "llvm_runtime.cc")
+    for opt, mode in (("-O2", "custom"), ("-O2", "typed")):
+        p = build_api(src, exe, opt=opt)
+        if p.returncode:
+            tap(False, "LLVM's FDR test program links against -lxrayfdr", p.stderr)
+            break
+        log = os.path.join(d, f"llvm_runtime-{mode}.xray")
+        rp = run([exe, "xray-fdr", f'output="{log}" buffer_max=64', mode])
+        tap(rp.returncode == 0,
+            f"LLVM's FDR test program ({mode} events, {opt}) runs on libxrayfdr",
+            rp.stderr)
+        verify_log(f"LLVM's FDR test program ({mode} events): its log is valid", log)
+        c, _, other, _ = tally(events_of(log)) if os.path.exists(log) else ({}, 0, {}, "")
+        kind = "custom-event" if mode == "custom" else "typed-event"
+        n = sum(v for (pid, k), v in other.items() if k == kind)
+        # 5 threads x 5 event() calls
+        tap(n == 25, f"LLVM's FDR test program ({mode}): all 25 events recorded",
+            f"{n} {kind}s")
+
+
+def check_patching():
+    d = os.path.join(OUT, "patch")
+    os.makedirs(d, exist_ok=True)
+    exe = os.path.join(d, "patch_stress")
+    p = build_api(os.path.join(PROGS, "patch_stress.c"), exe)
+    if p.returncode:
+        tap(False, "patch_stress builds", p.stderr)
+        return
+    log = os.path.join(d, "stress.xray")
+    rp = run([exe, "400"], env={"XRAYFDR_OPTIONS": f'output="{log}" patch_premain=false'})
+    tap(rp.returncode == 0,
+        "patching and unpatching (all, and one function) 400 times while 4 threads run",
+        f"exit {rp.returncode}\n{rp.stderr}")
+    verify_log("patching under load: the log is valid", log)
+
+
+def check_version1_and_threshold():
+    d = os.path.join(OUT, "modes")
+    os.makedirs(d, exist_ok=True)
+    cell = compile_cell(MATRIX[2], "c", "-O2")  # threads
+    if "error" in cell:
+        tap(False, "threads builds", cell["error"])
+        return
+    exe = cell["ours"]
+    log = os.path.join(d, "v1.xray")
+    p, logs = run_ours(exe, log, ["300"], env={"XRAYFDR_OPTIONS": "version=1"})
+    ok = p.returncode == 0 and logs
+    hdr = open(log, "rb").read(4) if ok else b""
+    tap(ok and hdr[:2] == b"\x01\x00", "FDR version 1 on request", p.stderr)
+    verify_log("FDR version 1: the log is valid", log)
+    if ok:
+        c, _, _, _ = tally(events_of(log))
+        prog = program_counts(p.stdout)
+        ids = symbol_ids(exe)
+        # version 1 has no Pid record: every event says process 0
+        bad = [s for (pid, s), n in prog.items() if c[(0, ids[s], "entry")] != n]
+        tap(not bad and prog, "FDR version 1: every call is in the log", f"{bad}")
+
+    # the flight recorder: a small queue keeps the newest window
+    log = os.path.join(d, "small.xray")
+    p, logs = run_ours(exe, log, ["3000"], env={"XRAYFDR_OPTIONS": "buffer_size=4K buffer_max=8"})
+    if p.returncode or not logs:
+        tap(False, "a small queue records", p.stderr)
+    else:
+        evs = events_of(log)
+        c, _, _, info = tally(evs)
+        total = sum(program_counts(p.stdout).values()) * 2
+        kept = sum(c.values())
+        over, drop = info_value(info, "overwritten"), info_value(info, "dropped")
+        tap(kept + over + drop == total + 2 and over > 0,
+            "a full queue recycles its oldest buffers and counts every event lost",
+            f"kept {kept} + overwritten {over} + dropped {drop} != {total + 2} calls made")
+        verify_log("a recycled queue's log is valid", log)
+
+    # LLVM's duration threshold: on one CPU (so no NewCPUId keeps a short
+    # call), every call but main's is shorter than 50 us and is rewound,
+    # tail calls included
+    cell = compile_cell(MATRIX[1], "c", "-O2")  # tailcalls
+    exe = cell.get("ours")
+    log = os.path.join(d, "threshold.xray")
+    taskset = which("taskset")
+    if not exe or not taskset:
+        tap(False, "tailcalls builds; taskset exists", str(cell))
+        return
+    for f in glob.glob(log + "*"):
+        os.unlink(f)
+    p = run([taskset, "-c", "0", XRAYFDR, "record", "-q", "-o", log,
+             "--threshold-us", "50", "--buffer-size", "4M", exe, "20000"])
+    if p.returncode or not os.path.exists(log):
+        tap(False, "func_duration_threshold_us records", p.stderr)
+    else:
+        evs = events_of(log)
+        hz = json.loads(run([XRAYFDR, "dump", "--events", "--json", log])
+                        .stdout.splitlines()[0])["header"]["cycle_frequency"]
+        ids = symbol_ids(exe)
+        stack, short, kept = [], [], 0
+        for e in evs:
+            if e["kind"] in ENTRY_KINDS:
+                stack.append(e)
+            elif e["kind"] in EXIT_KINDS and stack:
+                entry = stack.pop()
+                kept += entry["func_id"] != ids["main"]
+                if (e["tsc"] - entry["tsc"]) * 1000000 < 50 * hz:
+                    short.append((entry["func_id"], e["tsc"] - entry["tsc"]))
+        made = sum(program_counts(p.stdout).values())
+        tap(not short and kept < made // 2,
+            "func_duration_threshold_us=50 rewinds the short calls, tail calls "
+            "included, and keeps only calls that lasted 50 us",
+            f"short calls kept: {short[:5]}; {kept} of {made} calls kept")
+        verify_log("a rewound log is valid", log)
+
+
+def check_dying():
+    """Fatal signals, SIGTERM and ^C write the log of what came before."""
+    import signal
+    import time
+    cell = compile_cell(Prog("crash", ["crash.c"]), "c", "-O2")
+    if "error" in cell:
+        tap(False, "crash builds", cell["error"])
+        return
+    exe, d = cell["ours"], cell["dir"]
+    ids = symbol_ids(exe)
+    for how, sig in (("segv", signal.SIGSEGV), ("abort", signal.SIGABRT),
+                     ("term", signal.SIGTERM), ("wait", signal.SIGINT)):
+        log = os.path.join(d, f"{how}.xray")
+        for f in glob.glob(log + "*"):
+            os.unlink(f)
+        cmd = [XRAYFDR, "record", "-q", "-o", log, exe, how]
+        if how == "wait":
+            # ^C reaches the whole foreground group; record ignores it
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, start_new_session=True)
+            line = ""
+            while "ready" not in line and p.poll() is None:
+                line = p.stdout.readline()
+            time.sleep(0.2)
+            os.killpg(p.pid, signal.SIGINT)
+            out, err = p.communicate(timeout=60)
+            rc = p.returncode
+        else:
+            cp = run(cmd)
+            rc, err = cp.returncode, cp.stderr
+        name = f"killed by {signal.Signals(sig).name}: the log holds every call made before"
+        if not os.path.exists(log):
+            tap(False, name, f"no log; exit {rc}; {err}")
+            continue
+        c, _, _, _ = tally(events_of(log))
+        work = sum(n for (pid, f, k), n in c.items() if f == ids["work"] and k == "entry")
+        enough = work >= 1000 if how == "wait" else work == 1000
+        tap(enough and rc == 128 + sig, name,
+            f"{work} work() entries; record exit {rc}, want {128 + sig}\n{err}")
+        verify_log(f"killed by {signal.Signals(sig).name}: the log is valid", log)
+
+
+def check_light_objects():
+    """The recording path is called with only general registers saved: its
+    objects must not touch vector registers nor call what might."""
+    allowed = {"fdr.o": {"clock_gettime", "sched_getcpu", "rt", "rt_bufq_acquire",
+                         "rt_bufq_retire", "_GLOBAL_OFFSET_TABLE_"},
+               # calloc, free, mmap, munmap: set-up and teardown only
+               "bufq.o": {"calloc", "free", "mmap", "munmap", "sched_yield",
+                          "_GLOBAL_OFFSET_TABLE_"}}
+    objdump = which("objdump")
+    for obj, ok in allowed.items():
+        path = os.path.join(BUILD, "obj", "lib", "runtime", obj)
+        if not os.path.exists(path) or not objdump:
+            tap(False, f"{obj} is built and objdump exists", path)
+            continue
+        dis = run([objdump, "-d", path]).stdout
+        vec = [l.strip() for l in dis.splitlines() if re.search(r"%[xyz]mm|%k[0-7]\b", l)]
+        undef = set(run([NM, "-u", path]).stdout.split()) - {"U"}
+        tap(not vec and undef <= ok,
+            f"lib/runtime/{obj} uses no vector registers and calls only {sorted(ok - {'_GLOBAL_OFFSET_TABLE_'})}",
+            f"vector instructions: {vec[:5]}; other calls: {sorted(undef - ok)}")
+
+
+def check_environment():
+    """Environment alone: XRAY_OPTIONS and XRAYFDR_OPTIONS, good and bad."""
+    d = os.path.join(OUT, "env")
+    os.makedirs(d, exist_ok=True)
+    exe = os.path.join(d, "events")
+    p = build_api(os.path.join(PROGS, "events.c"), exe)
+    if p.returncode:
+        tap(False, "events builds with -lxrayfdr", p.stderr)
+        return
+    for f in glob.glob(os.path.join(d, "xray-log.*")):
+        os.unlink(f)
+    rp = run([exe], env={"XRAY_OPTIONS": f"patch_premain=true xray_mode=xray-fdr xray_logfile_base={d}/xray-log."},
+             cwd=d)
+    logs = glob.glob(os.path.join(d, "xray-log.events.*"))
+    tap(rp.returncode == 0 and len(logs) == 1,
+        "XRAY_OPTIONS=patch_premain=true alone writes <base><program>.<random>",
+        rp.stderr)
+    if logs:
+        verify_log("XRAY_OPTIONS: the log is valid", logs[0])
+    log = os.path.join(d, "bad.xray")
+    rp = run([exe], env={"XRAYFDR_OPTIONS": f'output="{log}" buffer_size=banana'})
+    tap(rp.returncode == 0 and "buffer_size=banana" in rp.stderr
+        and "tracing is off" in rp.stderr and not os.path.exists(log),
+        "a bad option value: a clear message, no trace, the program runs",
+        rp.stderr)
+    rp = run([exe], env={"XRAYFDR_OPTIONS": "colour=blue"})
+    tap(rp.returncode == 0 and "unknown option 'colour'" in rp.stderr,
+        "an unknown XRAYFDR_OPTIONS name is an error, reported", rp.stderr)
+    rp = run([exe], env={"XRAY_OPTIONS": "patch_premain=true xray_mode=xray-basic"})
+    tap(rp.returncode == 0 and "xray_mode=xray-basic" in rp.stderr,
+        "xray_mode=xray-basic is refused with a message, the program runs",
+        rp.stderr)
+
+
+def main():
+    missing = [n for n, t in (("clang", CLANG), ("clang++", CLANGXX),
+                              ("llvm-xray", LLVM_XRAY), ("nm", NM)) if not t]
+    for path in (XRAYFDR, MAP_PRINT, os.path.join(LIBDIR, "libxrayfdr.so.0")):
+        if not os.path.exists(path):
+            missing.append(path)
+    if missing:
+        print("1..1")
+        print(f"not ok 1 - tools missing: {', '.join(missing)} (make deps; make)")
+        return 1
+    os.makedirs(OUT, exist_ok=True)
+    cells = [(p, lang, opt) for p in MATRIX
+             for lang in (("c++",) if p.cxx_only else ("c", "c++"))
+             for opt in ("-O0", "-O2")]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
+        list(ex.map(lambda c: compile_cell(*c), cells))
+    # two cells at a time; their lines come out in matrix order
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
+        for lines in ex.map(lambda c: held_taps(check_cell, *c), cells):
+            for line in lines:
+                tap(*line)
+    for fn in (check_dying, check_light_objects, check_api, check_patching,
+               check_version1_and_threshold, check_environment):
+        try:
+            fn()
+        except Exception as e:
+            tap(False, f"{fn.__name__}: harness", repr(e))
+    print(f"1..{len(results)}")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The trampolines, called as patched sleds call them: every register the
+ * instrumented code may hold live comes back unchanged, on the fast path
+ * and on the C paths (a thread's first event, a CPU change, a full
+ * buffer, events), and the records they wrote read back right.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/runtime/runtime.h"
+#include "rtutil.h"
+
+/* What a sled's caller may hold live; the flags only around events. */
+struct regs {
+	uint64_t rax, rcx, rdx, rsi, rdi, r8, r9, flags;
+	uint64_t xmm0[2], xmm1[2], xmm7[2];
+};
+
+/* call_sled(tramp, id, regs): load @regs, "mov id,%r10d; call tramp",
+ * store the registers back into @regs. */
+void call_sled(void (*tramp)(void), int32_t id, struct regs *r);
+__asm__(".text\n"
+	".globl call_sled\n"
+	".type call_sled, @function\n"
+	"call_sled:\n"
+	"	pushq %rbx\n"
+	"	pushq %r12\n"
+	"	subq $8, %rsp\n"
+	"	movq %rdx, %rbx\n"
+	"	movq %rdi, %r12\n"
+	"	movl %esi, %r10d\n"
+	"	movdqu 64(%rbx), %xmm0\n"
+	"	movdqu 80(%rbx), %xmm1\n"
+	"	movdqu 96(%rbx), %xmm7\n"
+	"	pushq 56(%rbx)\n"
+	"	popfq\n"
+	"	movq 0(%rbx), %rax\n"
+	"	movq 8(%rbx), %rcx\n"
+	"	movq 16(%rbx), %rdx\n"
+	"	movq 24(%rbx), %rsi\n"
+	"	movq 32(%rbx), %rdi\n"
+	"	movq 40(%rbx), %r8\n"
+	"	movq 48(%rbx), %r9\n"
+	"	call *%r12\n"
+	"	pushfq\n"
+	"	popq 56(%rbx)\n"
+	"	movq %rax, 0(%rbx)\n"
+	"	movq %rcx, 8(%rbx)\n"
+	"	movq %rdx, 16(%rbx)\n"
+	"	movq %rsi, 24(%rbx)\n"
+	"	movq %rdi, 32(%rbx)\n"
+	"	movq %r8, 40(%rbx)\n"
+	"	movq %r9, 48(%rbx)\n"
+	"	movdqu %xmm0, 64(%rbx)\n"
+	"	movdqu %xmm1, 80(%rbx)\n"
+	"	movdqu %xmm7, 96(%rbx)\n"
+	"	addq $8, %rsp\n"
+	"	popq %r12\n"
+	"	popq %rbx\n"
+	"	ret\n"
+	".size call_sled, . - call_sled\n");
+
+static char dir[64], log_path[128];
+
+static struct regs sentinel(uint64_t seed)
+{
+	struct regs r;
+	uint64_t *w = (uint64_t *)&r;
+
+	for (size_t i = 0; i < sizeof(r) / 8; i++)
+		w[i] = seed * 0x9e3779b97f4a7c15ull + i * 0x1111111111111111ull;
+	/* carry, parity, zero, sign, overflow set; the rest as popfq allows */
+	r.flags = 0x8d5 | 0x2;
+	return r;
+}
+
+static void check_regs(const struct regs *want, const struct regs *got,
+		       bool flags)
+{
+	struct regs a = *want, b = *got;
+
+	if (!flags)
+		a.flags = b.flags = 0;
+	else
+		a.flags &= 0x8d5, b.flags &= 0x8d5;
+	assert_memory_equal(&a, &b, sizeof(a));
+}
+
+static int setup(void **state)
+{
+	char config[512];
+
+	(void)state;
+	if (rt_tmpdir(dir, "tramp"))
+		return -1;
+	snprintf(log_path, sizeof(log_path), "%s/log.xray", dir);
+	snprintf(config, sizeof(config),
+		 "output=%s verbosity=0 buffer_size=4096 buffer_max=64",
+		 log_path);
+	return __xray_log_init_mode("xray-fdr", config) ==
+			       XRAY_LOG_INITIALIZED ?
+		       0 :
+		       -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return rt_rmdir(dir);
+}
+
+static void test_registers(void **state)
+{
+	static void (*const tramps[])(void) = { rt_tramp_entry, rt_tramp_exit,
+						rt_tramp_tail, rt_tramp_args };
+
+	(void)state;
+	/* the first call of the thread takes the C path and sets it up;
+	 * later ones the fast path; a full buffer the C path again */
+	for (int i = 0; i < 2000; i++) {
+		struct regs want = sentinel((uint64_t)i), got = want;
+		void (*tramp)(void) = tramps[i % 4];
+
+		call_sled(tramp, 1 + i % 7, &got);
+		check_regs(&want, &got, false);
+	}
+	assert_true(rt_fast_gen != 0);
+	assert_int_equal(rt_self.gen, rt_fast_gen);
+}
+
+static char custom_seen[32];
+
+static void test_event_registers(void **state)
+{
+	struct regs want = sentinel(77), got;
+	static char payload[] = "event payload";
+
+	(void)state;
+	want.rdi = (uintptr_t)payload;
+	want.rsi = sizeof(payload) - 1;
+	got = want;
+	call_sled(__xray_CustomEvent, 0, &got);
+	check_regs(&want, &got, true);
+	want.rdi = 0x30007; /* the sled sets only the low 16 bits */
+	want.rsi = (uintptr_t)payload;
+	want.rdx = 5;
+	got = want;
+	call_sled(__xray_TypedEvent, 0, &got);
+	check_regs(&want, &got, true);
+	(void)custom_seen;
+}
+
+/* What the calls above wrote: the records, in order, with their ids. */
+static void test_records(void **state)
+{
+	struct event_list got;
+	unsigned int functions = 0, customs = 0, typeds = 0;
+	uint64_t last = 0;
+
+	(void)state;
+	assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+	assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+	rt_read_log(log_path, &got);
+	for (size_t i = 0; i < got.n; i++) {
+		const struct xrayfdr_event *e = &got.ev[i];
+		unsigned int n = functions;
+
+		if (e->kind == XRAYFDR_EV_CUSTOM) {
+			if (!memcmp(e->data, "event payload", 13))
+				customs++;
+			continue;
+		}
+		if (e->kind == XRAYFDR_EV_TYPED) {
+			assert_int_equal(e->event_type, 7);
+			assert_int_equal(e->data_size, 5);
+			typeds++;
+			continue;
+		}
+		/* kinds cycle entry, exit, tail, args; ids 1..7 */
+		assert_int_equal(e->kind, n % 4);
+		assert_int_equal(e->func_id, 1 + (int)(n % 7));
+		if (e->kind == XRAYFDR_EV_ENTRY_ARGS) {
+			assert_int_equal(e->nargs, 1);
+			assert_int_equal(e->args[0], sentinel(n).rdi);
+		}
+		assert_true(e->tsc >= last);
+		last = e->tsc;
+		functions++;
+	}
+	assert_int_equal(functions, 2000);
+	assert_int_equal(customs, 1);
+	assert_int_equal(typeds, 1);
+	assert_int_equal(rt.dropped, 0);
+	event_list_free(&got);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registers),
+		cmocka_unit_test(test_event_registers),
+		cmocka_unit_test(test_records),
+	};
+
+	return cmocka_run_group_tests_name("trampolines", tests, setup,
+					   teardown);
+}

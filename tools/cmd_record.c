@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * xrayfdr record: run a program built with clang -fxray-instrument under
+ * libxrayfdr (preloaded), then check the log it wrote and summarise it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <getopt.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xrayfdr/fdr.h>
+
+#include "../lib/xray/instr_map.h"
+#include "xrayfdr.h"
+
+#define LIBRARY "libxrayfdr.so.0"
+
+static void record_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: xrayfdr record [OPTIONS] [--] PROGRAM [ARGS...]\n"
+		"\n"
+		"Run PROGRAM with every XRay sled patched by libxrayfdr and write a flight\n"
+		"data recorder log (XRay FDR, version 5 unless asked otherwise) when it\n"
+		"exits, is interrupted (SIGINT, SIGTERM, SIGHUP, SIGQUIT) or crashes.\n"
+		"Each thread records into buffers of --buffer-size bytes taken from a queue\n"
+		"of --buffer-max; when they run out, the oldest full buffer is reused, so\n"
+		"the log keeps the newest events and counts the ones it lost.\n"
+		"\n"
+		"PROGRAM must be compiled with clang -fxray-instrument and linked without\n"
+		"LLVM's XRay runtime (clang -fxray-instrument -fnoxray-link-deps); one\n"
+		"that uses __xray_customevent or __xray_typedevent links with -lxrayfdr.\n"
+		"Documentation/runtime.rst explains both, and static linking.\n"
+		"\n"
+		"Options:\n"
+		"  -o, --output=FILE        the log (default: xray-log.PROGRAM.XXXXXX here);\n"
+		"                           child processes that trace write FILE.PID\n"
+		"  -t, --threshold-us=N     leave out calls shorter than N microseconds, as\n"
+		"                           LLVM's func_duration_threshold_us (default 0: all)\n"
+		"  -b, --buffer-size=SIZE   bytes per buffer, suffixes K, M (default 64K)\n"
+		"  -m, --buffer-max=N       buffers in the queue (default 256)\n"
+		"  -V, --fdr-version=N      log format version: 5 (default) or 1\n"
+		"  -L, --library=PATH       the libxrayfdr.so to preload (default: the one\n"
+		"                           installed next to this xrayfdr, ../lib/%s)\n"
+		"  -q, --quiet              print nothing unless something goes wrong\n"
+		"  -h, --help               show this help\n"
+		"\n"
+		"XRAYFDR_OPTIONS, XRAY_OPTIONS and XRAY_FDR_OPTIONS in the environment\n"
+		"apply too; these options win over them.  The queue takes --buffer-size\n"
+		"times --buffer-max bytes of address space, touched as it fills.\n"
+		"\n"
+		"Examples:\n"
+		"  xrayfdr record ./server --port 8080     # ^C when done\n"
+		"  xrayfdr record -o run.xray -m 1024 ./batch   # keep the last 64 MiB\n"
+		"  llvm-xray account -instr_map=./batch run.xray\n"
+		"\n"
+		"Exit status: PROGRAM's (128 + N if signal N ended it); 127 if it could not\n"
+		"be started; 1 if it ran but left no valid log; 2 for a bad command line.\n",
+		LIBRARY);
+}
+
+struct summary {
+	uint64_t events, buffers, threads, overwritten, dropped, bytes;
+	uint64_t tsc_hz;
+	char tsc_source[32];
+	bool have_info;
+};
+
+/* The value of "key=" in the info event's text, as a number. */
+static uint64_t info_value(const char *text, size_t len, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (size_t i = 0; i + klen < len; i++) {
+		if ((i == 0 || text[i - 1] == '\n') &&
+		    !strncmp(text + i, key, klen) && text[i + klen] == '=')
+			return strtoull(text + i + klen + 1, NULL, 10);
+	}
+	return 0;
+}
+
+static void parse_info(const struct xrayfdr_event *ev, struct summary *s)
+{
+	static const char magic[] = "xrayfdr-info 1\n";
+	const char *text = ev->data;
+	const char *src;
+
+	if (ev->data_size < sizeof(magic) - 1 ||
+	    memcmp(text, magic, sizeof(magic) - 1))
+		return;
+	s->have_info = true;
+	s->overwritten = info_value(text, ev->data_size, "overwritten");
+	s->dropped = info_value(text, ev->data_size, "dropped");
+	s->tsc_hz = info_value(text, ev->data_size, "tsc_hz");
+	src = memmem(text, ev->data_size, "\ntsc_source=", 12);
+	if (src) {
+		size_t n = 0;
+
+		src += 12;
+		while (n + 1 < sizeof(s->tsc_source) &&
+		       src + n < text + ev->data_size && src[n] != '\n') {
+			s->tsc_source[n] = src[n];
+			n++;
+		}
+		s->tsc_source[n] = '\0';
+	}
+}
+
+/* Read the whole log with the verifying reader. */
+static int summarise(const char *path, struct summary *s, char *err,
+		     size_t errlen)
+{
+	XRAYFDR_OPTS(xrayfdr_reader_opts, opts,
+		     .flags = XRAYFDR_READ_NO_CALL_CHECK);
+	struct xrayfdr_reader *r = xrayfdr_reader_open(path, &opts);
+	const struct xrayfdr_event *ev;
+	uint32_t tids[256];
+	size_t ntids = 0;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if (!r) {
+		ret = -errno;
+		if (snprintf(err, errlen, "%s: %s", path, strerror(-ret)) < 0)
+			err[0] = '\0';
+		return ret;
+	}
+	while ((ret = xrayfdr_reader_next_event(r, &ev)) == 1) {
+		bool seen = false;
+
+		if (ev->kind == XRAYFDR_EV_CUSTOM && ev->data_size > 12 &&
+		    !memcmp(ev->data, "xrayfdr-info", 12)) {
+			parse_info(ev, s);
+			continue;
+		}
+		s->events++;
+		for (size_t i = 0; i < ntids && !seen; i++)
+			seen = tids[i] == ev->tid;
+		if (!seen && ntids < sizeof(tids) / sizeof(tids[0]))
+			tids[ntids++] = ev->tid;
+	}
+	if (ret < 0) {
+		const struct xrayfdr_diag *d = xrayfdr_reader_error(r);
+
+		snprintf(err, errlen, "%s", d ? d->message : strerror(-ret));
+	} else {
+		const struct xrayfdr_reader_stats *st = xrayfdr_reader_stats(r);
+
+		s->bytes = st->bytes;
+		s->buffers = st->buffers - (s->have_info ? 1 : 0);
+		s->threads = ntids;
+	}
+	xrayfdr_reader_free(r);
+	return ret < 0 ? ret : 0;
+}
+
+/* Does @path define @sym (in .symtab or .dynsym)? */
+static bool defines(Elf *elf, const char *sym)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize;
+		     i++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &s) ||
+			    s.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (name && !strcmp(name, sym))
+				return true;
+		}
+	}
+	return false;
+}
+
+enum runtime_kind { RUNTIME_NONE, RUNTIME_OURS, RUNTIME_LLVM };
+
+static enum runtime_kind linked_runtime(const char *path)
+{
+	enum runtime_kind kind = RUNTIME_NONE;
+	Elf *elf;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return kind;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kind;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && defines(elf, "xrayfdr_trace_start"))
+		kind = RUNTIME_OURS;
+	else if (elf && defines(elf, "__xray_FunctionEntry"))
+		kind = RUNTIME_LLVM;
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return kind;
+}
+
+/* PROGRAM as execvp() would find it. */
+static bool find_program(const char *prog, char *out, size_t size)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(prog, '/')) {
+		snprintf(out, size, "%s", prog);
+		return access(out, X_OK) == 0;
+	}
+	while (path && *path) {
+		const char *end = strchrnul(path, ':');
+
+		snprintf(out, size, "%.*s%s%s", (int)(end - path), path,
+			 end == path ? "." : "", "/");
+		strncat(out, prog, size - strlen(out) - 1);
+		if (access(out, X_OK) == 0)
+			return true;
+		path = *end ? end + 1 : end;
+	}
+	return false;
+}
+
+static bool default_library(char *out, size_t size)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n < 0)
+		return false;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	if (snprintf(out, size, "%s/../lib/%s", self, LIBRARY) >= (int)size)
+		return false;
+	return access(out, R_OK) == 0;
+}
+
+/* Reserve xray-log.<program>.XXXXXX in the current directory. */
+static int reserve_output(const char *prog, char *out, size_t size)
+{
+	const char *base = strrchr(prog, '/');
+	int fd;
+
+	snprintf(out, size, "xray-log.%s.XXXXXX", base ? base + 1 : prog);
+	fd = mkstemp(out);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static int append_env(const char *name, const char *value, char sep)
+{
+	const char *old = getenv(name);
+	char *buf;
+	int ret;
+
+	if (!old || !*old)
+		return setenv(name, value, 1);
+	if (asprintf(&buf, "%s%c%s", value, sep, old) < 0)
+		return -1;
+	ret = setenv(name, buf, 1);
+	free(buf);
+	return ret;
+}
+
+struct record_opts {
+	const char *output;
+	const char *library;
+	uint64_t threshold_us, buffer_size, buffer_max, version;
+	bool quiet;
+};
+
+static void child(const struct record_opts *o, const char *output,
+		  const char *library, char **argv)
+{
+	char opts[PATH_MAX + 256];
+	const char *user = getenv("XRAYFDR_OPTIONS");
+	int n;
+
+	/* the runtime's own report is ours to print (verbosity=1 in the
+	 * user's options brings it back) */
+	n = snprintf(opts, sizeof(opts),
+		     "verbosity=0 %s%soutput=\"%s\" output_pid=%ld",
+		     user ? user : "", user ? " " : "", output, (long)getpid());
+#define OPT(field, name)                                          \
+	if (o->field && n > 0 && (size_t)n < sizeof(opts))        \
+		n += snprintf(opts + n, sizeof(opts) - (size_t)n, \
+			      " " name "=%" PRIu64, o->field);
+	OPT(threshold_us, "func_duration_threshold_us")
+	OPT(buffer_size, "buffer_size")
+	OPT(buffer_max, "buffer_max")
+	OPT(version, "version")
+#undef OPT
+	if (setenv("XRAYFDR_OPTIONS", opts, 1) ||
+	    (library && append_env("LD_PRELOAD", library, ':'))) {
+		tool_error("record", "cannot set the environment: %s",
+			   strerror(errno));
+		_exit(127);
+	}
+	execvp(argv[0], argv);
+	tool_error("record", "cannot run %s: %s", argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* Check and summarise one log.  Return 0, -ENOENT if there is none (or it
+ * is empty), or another negative errno if it is not valid. */
+static int report(const char *path, bool quiet)
+{
+	struct summary s;
+	char err[1024];
+	int ret = summarise(path, &s, err, sizeof(err));
+
+	if (ret == -ENOENT || (!ret && !s.bytes))
+		return -ENOENT;
+	if (ret) {
+		tool_error("record", "%s is not a valid log: %s", path, err);
+		return ret;
+	}
+	if (!quiet)
+		fprintf(stderr,
+			"xrayfdr record: %s: %" PRIu64 " events in %" PRIu64
+			" buffers from %" PRIu64 " threads, %" PRIu64
+			" overwritten, %" PRIu64
+			" dropped; TSC %.6f GHz (%s)\n",
+			path, s.events, s.buffers, s.threads, s.overwritten,
+			s.dropped, (double)s.tsc_hz / 1e9,
+			s.have_info ? s.tsc_source : "unknown");
+	return 0;
+}
+
+/* Report every PATH.PID written since @since; return how many there are,
+ * count the invalid ones. */
+static unsigned int report_children(const char *path, time_t since, bool quiet,
+				    unsigned int *bad)
+{
+	char pattern[PATH_MAX + 8];
+	unsigned int n = 0;
+	glob_t g;
+
+	*bad = 0;
+	snprintf(pattern, sizeof(pattern), "%s.[0-9]*", path);
+	if (glob(pattern, 0, NULL, &g))
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *suffix = g.gl_pathv[i] + strlen(path) + 1;
+
+		struct stat st;
+
+		if (strspn(suffix, "0123456789") != strlen(suffix) ||
+		    stat(g.gl_pathv[i], &st) || st.st_mtime < since)
+			continue;
+		n++;
+		*bad += report(g.gl_pathv[i], quiet) != 0;
+	}
+	globfree(&g);
+	return n;
+}
+
+static int record_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "threshold-us", required_argument, NULL, 't' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "buffer-max", required_argument, NULL, 'm' },
+		{ "fdr-version", required_argument, NULL, 'V' },
+		{ "library", required_argument, NULL, 'L' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct record_opts o = { 0 };
+	char prog[PATH_MAX], output[PATH_MAX], library[PATH_MAX], err[1024];
+	unsigned int children, bad;
+	time_t started = time(NULL);
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	const char *lib = NULL;
+	struct xray_instr_map map;
+	int opt, status, ret, code;
+	pid_t pid;
+
+	while ((opt = getopt_long(argc, argv, "+o:t:b:m:V:L:qh", longopts,
+				  NULL)) != -1) {
+		uint64_t *field = NULL, min = 0, max = UINT64_MAX;
+
+		switch (opt) {
+		case 'o':
+			o.output = optarg;
+			continue;
+		case 'L':
+			o.library = optarg;
+			continue;
+		case 'q':
+			o.quiet = true;
+			continue;
+		case 'h':
+			record_usage(stdout);
+			return EXIT_OK;
+		case 't':
+			field = &o.threshold_us;
+			max = 60000000;
+			break;
+		case 'b':
+			if (parse_size(optarg, &o.buffer_size) ||
+			    o.buffer_size < 256 ||
+			    o.buffer_size > (64u << 20)) {
+				tool_error(
+					"record",
+					"--buffer-size wants a size from 256 to 64M, not '%s'",
+					optarg);
+				return EXIT_USAGE;
+			}
+			continue;
+		case 'm':
+			field = &o.buffer_max;
+			min = 1;
+			max = 1u << 20;
+			break;
+		case 'V':
+			field = &o.version;
+			min = 1;
+			max = 5;
+			break;
+		default:
+			record_usage(stderr);
+			return EXIT_USAGE;
+		}
+		if (parse_uint(optarg, min, max, field) ||
+		    (opt == 'V' && *field != 1 && *field != 5)) {
+			tool_error("record", "--%s: bad value '%s'",
+				   option_name(longopts, opt), optarg);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		tool_error("record", "no PROGRAM to run (see --help)");
+		return EXIT_USAGE;
+	}
+	argv += optind;
+	if (!find_program(argv[0], prog, sizeof(prog))) {
+		tool_error("record", "%s: no such program", argv[0]);
+		return 127;
+	}
+
+	ret = xray_instr_map_load_elf(prog, &map, err, sizeof(err));
+	if (ret == -ENOENT)
+		tool_error(
+			"record",
+			"warning: %s has no XRay sleds (built without clang -fxray-instrument?); only its instrumented shared objects are traced",
+			prog);
+	if (!ret)
+		xray_instr_map_free(&map);
+	switch (linked_runtime(prog)) {
+	case RUNTIME_OURS:
+		break; /* it has libxrayfdr built in: no preload */
+	case RUNTIME_LLVM:
+		tool_error(
+			"record",
+			"warning: %s is linked with LLVM's XRay runtime: its custom and typed events go there and are not recorded; link with -fnoxray-link-deps",
+			prog);
+		/* fall through */
+	case RUNTIME_NONE:
+		if (o.library) {
+			lib = o.library;
+		} else if (getenv("XRAYFDR_LIBRARY")) {
+			lib = getenv("XRAYFDR_LIBRARY");
+		} else if (default_library(library, sizeof(library))) {
+			lib = library;
+		} else {
+			tool_error(
+				"record",
+				"cannot find %s next to this program; give --library",
+				LIBRARY);
+			return EXIT_USAGE;
+		}
+		if (access(lib, R_OK)) {
+			tool_error("record", "--library %s: %s", lib,
+				   strerror(errno));
+			return EXIT_USAGE;
+		}
+		break;
+	}
+
+	if (o.output) {
+		snprintf(output, sizeof(output), "%s", o.output);
+	} else if ((ret = reserve_output(prog, output, sizeof(output)))) {
+		tool_error("record", "cannot create a log here: %s",
+			   strerror(-ret));
+		return EXIT_USAGE;
+	}
+	if (strchr(output, '"')) {
+		tool_error("record", "--output cannot contain '\"'");
+		return EXIT_USAGE;
+	}
+
+	/* Like time(1): ^C goes to the program, which writes its log. */
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	pid = fork();
+	if (pid < 0) {
+		tool_error("record", "fork: %s", strerror(errno));
+		return 127;
+	}
+	if (pid == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		child(&o, output, lib, argv);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (WIFSIGNALED(status))
+		code = 128 + WTERMSIG(status);
+	else
+		code = WEXITSTATUS(status);
+	if (code == 127)
+		return 127; /* the child said why */
+
+	if (!o.quiet && WIFSIGNALED(status))
+		fprintf(stderr, "xrayfdr record: %s was killed by %s\n",
+			argv[0], strsignal(WTERMSIG(status)));
+	ret = report(output, o.quiet);
+	if (ret == -ENOENT && !o.output)
+		unlink(output); /* the name we reserved */
+	/* logs of the processes it started (fork, exec): FILE.PID */
+	children = report_children(output, started, o.quiet, &bad);
+	if (ret == -ENOENT && !children)
+		tool_error(
+			"record",
+			"%s left no log in %s (is it instrumented? see --help)",
+			argv[0], output);
+	if ((ret && ret != -ENOENT) || bad || (ret == -ENOENT && !children))
+		return code ? code : EXIT_INVALID;
+	return code;
+}
+
+const struct command cmd_record = {
+	.name = "record",
+	.summary = "run an instrumented program and record its FDR log",
+	.run = record_run,
+	.usage = record_usage,
+};
