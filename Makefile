@@ -160,4 +160,4 @@ help:
 	@echo '  clean          remove $(BUILD)/'
 	@echo 'Variables: V=1 (show commands), CC, CLANG, CFLAGS, BUILD, PREFIX, DESTDIR'
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/san -name '*.d' 2>/dev/null)

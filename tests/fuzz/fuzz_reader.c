@@ -184,9 +184,15 @@ static void check_rewrite(const struct run *in)
 
 	if (in->n == MAX_EVENTS)
 		return;
-	for (size_t i = 0; i < in->n; i++)
+	for (size_t i = 0; i < in->n; i++) {
 		if (in->evs[i].data_cut)
 			return;
+		/* Pid records came with version 3: a writer of version 1
+		 * or 2 has nowhere to put the pid the reader tolerated. */
+		if (in->hdr.type == XRAYFDR_FILE_FDR && in->hdr.version < 3 &&
+		    in->evs[i].ev.pid)
+			return;
+	}
 	w = xrayfdr_writer_new(sink_write, &s, &o);
 	if (!w)
 		abort();

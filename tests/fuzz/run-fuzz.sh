@@ -3,6 +3,8 @@
 # target: ok when libFuzzer finished its time with no finding.  Seeds come
 # from $BUILD/fuzz/corpus-NAME for target fuzz_NAME (tests/fuzz/make-corpus.sh);
 # new inputs go to $BUILD/fuzz/work/TARGET, findings to $BUILD/fuzz/artifacts/.
+# Past findings, kept in tests/fuzz/regress/NAME/, are seeds too, so every
+# run replays them first.
 #
 #   tests/fuzz/run-fuzz.sh [TARGET...]   (default: every built target)
 set -u
@@ -27,9 +29,11 @@ for t in "$@"; do
 	work=$dir/work/$t
 	mkdir -p "$work" "$dir/artifacts" "$dir/corpus-${t#fuzz_}"
 	log=$dir/$t.log
+	regress=tests/fuzz/regress/${t#fuzz_}
+	[ -d "$regress" ] || regress=
 	"$dir/$t" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$dir/artifacts/$t-" \
-		"$work" "$dir/corpus-${t#fuzz_}" >"$log" 2>&1
+		"$work" "$dir/corpus-${t#fuzz_}" ${regress:+"$regress"} >"$log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
 	if [ $rc -eq 0 ]; then
