@@ -1,7 +1,8 @@
 #!/bin/sh
 # The main job, end to end: build a small program with XRay sleds, trace it
 # with libxrayfdr (`xrayfdr record`), show the log, verify it with our
-# reader and with llvm-xray, and account for where the time went.
+# reader and with llvm-xray, and account for where the time went (with
+# llvm-xray and with our own tools: account, a flame graph, Perfetto JSON).
 set -eu
 BUILD=${BUILD:-build}
 X=$BUILD/bin/xrayfdr
@@ -109,3 +110,14 @@ if [ -n "$XRAY" ]; then
 else
 	echo "llvm-xray is not installed (make deps installs it)"
 fi
+
+step "6. the same with xrayfdr account: the same numbers, plus self time"
+echo "\$ xrayfdr account -m $out/demo --sort=sum --sortorder=dsc --top=6 $log"
+$X account -q -m "$out/demo" --sort=sum --sortorder=dsc --top=6 "$log"
+
+step "7. a flame graph of exclusive time, and a trace for Perfetto"
+echo "\$ xrayfdr stack -m $out/demo -f svg -o $out/flame.svg $log"
+$X stack -q -m "$out/demo" -f svg -o "$out/flame.svg" "$log"
+echo "\$ xrayfdr convert -m $out/demo -f trace_event -o $out/demo.json $log"
+$X convert -q -m "$out/demo" -f trace_event -o "$out/demo.json" "$log"
+echo "open $out/flame.svg in a browser, $out/demo.json in ui.perfetto.dev or chrome://tracing"

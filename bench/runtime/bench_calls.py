@@ -32,8 +32,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))), "tests", "runtime"))
-from rtenv import run, which  # noqa: E402
+    os.path.dirname(os.path.abspath(__file__)))), "tests", "pylib"))
+from testenv import run, which  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

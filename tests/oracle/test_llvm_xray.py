@@ -23,13 +23,16 @@ Prints TAP; needs BUILD (default build) with build/bin/xrayfdr built.
 import json
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 
 import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "pylib"))
+from testenv import which  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
 XRAYFDR = os.path.join(BUILD, "bin", "xrayfdr")
@@ -44,16 +47,9 @@ def tap(ok, name, diag=""):
     sys.stdout.flush()
 
 
-def find_tool(*names):
-    for n in names:
-        p = shutil.which(n)
-        if p:
-            return p
-    return None
 
-
-LLVM_XRAY = find_tool("llvm-xray", "llvm-xray-14")
-CLANGXX = find_tool("clang++", "clang++-14")
+LLVM_XRAY = which("llvm-xray", "llvm-xray-14")
+CLANGXX = which("clang++", "clang++-14")
 
 
 def run(cmd, **kw):

@@ -31,9 +31,10 @@ import subprocess
 import sys
 import threading
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rtenv  # noqa: E402
-from rtenv import which  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "pylib"))
+import testenv  # noqa: E402
+from testenv import which  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -87,7 +88,7 @@ def held_taps(fn, *args):
 
 
 def run(cmd, env=None, timeout=300, **kw):
-    return rtenv.run(cmd, env=env, timeout=timeout, **kw)
+    return testenv.run(cmd, env=env, timeout=timeout, **kw)
 
 
 class Prog:

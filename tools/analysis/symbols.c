@@ -3,7 +3,8 @@
  * Symbolization with libdw, answering as llvm-symbolizer answers llvm-xray:
  * the name comes from the symbol table when one covers the address (LLVM
  * prefers it to DWARF for linkage names), else from the DWARF subprogram;
- * the position from the last line-table row at or before the address.
+ * the position from the last line-table row at or before the address,
+ * or, without one, the STT_FILE symbol before a local function's symbol.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -29,6 +30,12 @@ struct cu_range {
 	Dwarf_Off cu;
 };
 
+/* A local function symbol and the source file its STT_FILE names. */
+struct local_file {
+	Dwarf_Addr addr;
+	const char *file; /* in the ELF string table */
+};
+
 struct symbols {
 	bool have_map;
 	bool demangle;
@@ -40,6 +47,9 @@ struct symbols {
 	struct cu_range *ranges;
 	size_t nranges;
 	bool ranges_built;
+	struct local_file *local_files;
+	size_t nlocal_files;
+	bool local_files_built;
 	struct symbol_cache *cache; /* by function id, 1..nfunctions */
 	char scratch[64];
 	const char *(*trace_names)(void *ctx, int32_t id);
@@ -103,6 +113,7 @@ void symbols_free(struct symbols *s)
 		free(s->cache);
 	}
 	free(s->ranges);
+	free(s->local_files);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	if (s->have_map)
@@ -306,6 +317,67 @@ static bool line_at(Dwarf_Die *cu, Dwarf_Addr addr, const char **file,
 	return *file != NULL;
 }
 
+static int cmp_local_file(const void *a, const void *b)
+{
+	const struct local_file *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The symbol table keeps each file's local symbols after its STT_FILE
+ * symbol; llvm-symbolizer names that file where DWARF says nothing. */
+static void build_local_files(struct symbols *s)
+{
+	int n = s->mod ? dwfl_module_getsymtab(s->mod) : -1;
+	const char *file = NULL;
+	size_t cap = 0;
+
+	s->local_files_built = true;
+	for (int i = 1; i < n; i++) {
+		GElf_Addr addr;
+		GElf_Sym sym;
+		const char *name = dwfl_module_getsym_info(
+			s->mod, i, &sym, &addr, NULL, NULL, NULL);
+
+		if (!name)
+			continue;
+		if (GELF_ST_TYPE(sym.st_info) == STT_FILE) {
+			file = *name ? name : NULL;
+			continue;
+		}
+		if (GELF_ST_BIND(sym.st_info) != STB_LOCAL ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !file)
+			continue;
+		if (s->nlocal_files == cap) {
+			struct local_file *l;
+
+			cap = cap ? 2 * cap : 64;
+			l = realloc(s->local_files, cap * sizeof(*l));
+			if (!l)
+				break;
+			s->local_files = l;
+		}
+		s->local_files[s->nlocal_files++] =
+			(struct local_file){ .addr = addr - s->bias,
+					     .file = file };
+	}
+	qsort(s->local_files, s->nlocal_files, sizeof(*s->local_files),
+	      cmp_local_file);
+}
+
+static const char *local_symbol_file(struct symbols *s, uint64_t addr)
+{
+	struct local_file key = { .addr = addr }, *hit;
+
+	if (!s->local_files_built)
+		build_local_files(s);
+	if (!s->nlocal_files)
+		return NULL;
+	hit = bsearch(&key, s->local_files, s->nlocal_files,
+		      sizeof(*s->local_files), cmp_local_file);
+	return hit ? hit->file : NULL;
+}
+
 static char *lookup_location(struct symbols *s, uint64_t addr)
 {
 	const char *file = NULL, *base;
@@ -313,8 +385,12 @@ static char *lookup_location(struct symbols *s, uint64_t addr)
 	Dwarf_Die cu;
 	char *out;
 
-	if (!find_cu(s, addr, &cu) || !line_at(&cu, addr, &file, &line, &col))
-		return strdup("<invalid>:0:0");
+	if (!find_cu(s, addr, &cu) || !line_at(&cu, addr, &file, &line, &col)) {
+		file = local_symbol_file(s, addr);
+		line = col = 0;
+		if (!file)
+			return strdup("<invalid>:0:0");
+	}
 	base = strrchr(file, '/');
 	if (asprintf(&out, "%s:%d:%d", base ? base + 1 : file, line, col) < 0)
 		return NULL;

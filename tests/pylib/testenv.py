@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Running traced programs from Python: finding tools, and a clean
-environment (no XRay variables inherited from the caller's shell)."""
+"""What the Python suites and benchmarks share: finding tools, and running
+programs in a clean environment (no XRay variables inherited from the
+caller's shell)."""
 import os
 import shutil
 import subprocess
