@@ -136,6 +136,7 @@ struct first_seen {
 
 struct account {
 	const char *path;
+	enum trace_format input; /* for trace_where() */
 	bool keep_going, recursive_only, fdr;
 	uint16_t version;
 	struct table functions;
@@ -302,6 +303,7 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 			 const struct xrayfdr_event *ev)
 {
 	struct account *a = ctx;
+	char where[48];
 
 	a->unmatched++;
 	if (a->keep_going || a->error)
@@ -309,18 +311,22 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 	if (t->depth)
 		tool_error(
 			"account",
-			"%s: record at offset %" PRIu64 ": thread %" PRIu32
+			"%s: record at %s: thread %" PRIu32
 			": the exit of function %" PRId32
 			" does not match function %" PRId32
 			" on top of its stack (see --deduce-sibling-calls and --keep-going)",
-			a->path, ev->offset, ev->tid, ev->func_id,
-			t->stack[t->depth - 1].func_id);
+			a->path,
+			trace_where(a->input, ev->offset, where, sizeof(where)),
+			ev->tid, ev->func_id, t->stack[t->depth - 1].func_id);
 	else
 		tool_error("account",
-			   "%s: record at offset %" PRIu64 ": thread %" PRIu32
+			   "%s: record at %s: thread %" PRIu32
 			   ": exit of function %" PRId32
 			   " with no entry before it (see --keep-going)",
-			   a->path, ev->offset, ev->tid, ev->func_id);
+			   a->path,
+			   trace_where(a->input, ev->offset, where,
+				       sizeof(where)),
+			   ev->tid, ev->func_id);
 	a->error = -EBADMSG;
 }
 
@@ -772,6 +778,7 @@ static int account_run(int argc, char **argv)
 	ret = trace_header(t, &hdr);
 	if (ret == 0) {
 		a.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
+		a.input = hdr->format;
 		a.version = hdr->version;
 		p.freq = (double)hdr->cycle_frequency;
 		while ((ret = trace_next(t, &ev)) == 1) {

@@ -104,6 +104,7 @@ struct vertex {
 
 struct graph {
 	const char *path;
+	enum trace_format input; /* for trace_where() */
 	bool keep_going;
 	struct table edge_tab, vertex_tab;
 	struct edge **edges; /* the tables' records, by number */
@@ -233,6 +234,7 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 			 const struct xrayfdr_event *ev)
 {
 	struct graph *g = ctx;
+	char where[48];
 
 	(void)t;
 	g->unmatched++;
@@ -240,10 +242,12 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 		return;
 	tool_error(
 		"graph",
-		"%s: record at offset %" PRIu64 ": thread %" PRIu32
+		"%s: record at %s: thread %" PRIu32
 		": exit of function %" PRId32
 		" does not match the top of its thread's stack (see --deduce-sibling-calls and --keep-going)",
-		g->path, ev->offset, ev->tid, ev->func_id);
+		g->path,
+		trace_where(g->input, ev->offset, where, sizeof(where)),
+		ev->tid, ev->func_id);
 	g->error = -EBADMSG;
 }
 
@@ -699,6 +703,7 @@ static int graph_run(int argc, char **argv)
 	ret = trace_header(t, &hdr);
 	if (!ret) {
 		g.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
+		g.input = hdr->format;
 		g.version = hdr->version;
 		dot.freq = (double)hdr->cycle_frequency;
 		while ((ret = trace_next(t, &ev)) == 1) {

@@ -96,6 +96,7 @@ struct stack {
 	enum stack_format format;
 	bool keep_going;
 	const char *path;
+	enum trace_format input; /* for trace_where() */
 	uint64_t file, seq;
 	uint16_t version;
 	bool fdr;
@@ -182,6 +183,7 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 			 const struct xrayfdr_event *ev)
 {
 	struct stack *s = ctx;
+	char where[48];
 
 	(void)t;
 	s->unmatched++;
@@ -189,10 +191,12 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 		return;
 	tool_error(
 		"stack",
-		"%s: record at offset %" PRIu64 ": thread %" PRIu32
+		"%s: record at %s: thread %" PRIu32
 		": exit of function %" PRId32
 		" with no matching entry on the thread's stack (see --keep-going)",
-		s->path, ev->offset, ev->tid, ev->func_id);
+		s->path,
+		trace_where(s->input, ev->offset, where, sizeof(where)),
+		ev->tid, ev->func_id);
 	s->error = -EBADMSG;
 }
 
@@ -859,6 +863,7 @@ static int read_file(struct stack *s, const char *path, struct trace_opts *in,
 	ret = trace_header(t, &hdr);
 	if (!ret) {
 		s->fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
+		s->input = hdr->format;
 		s->version = hdr->version;
 		*freq = (double)hdr->cycle_frequency;
 		while ((ret = trace_next(t, &ev)) == 1) {
@@ -1068,6 +1073,7 @@ int stack_write_folded(struct trace *t, struct symbols *syms, FILE *out,
 	ret = trace_header(t, &hdr);
 	if (!ret) {
 		s.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
+		s.input = hdr->format;
 		s.version = hdr->version;
 	}
 	while (!ret && (ret = trace_next(t, &ev)) == 1) {

@@ -42,7 +42,6 @@ PROGS = os.path.join(TOP, "tests", "runtime", "progs")
 OUT = os.path.abspath(os.path.join(BUILD, "tests", "runtime", "matrix"))
 XRAYFDR = os.path.abspath(os.path.join(BUILD, "bin", "xrayfdr"))
 LIBDIR = os.path.abspath(os.path.join(BUILD, "lib"))
-MAP_PRINT = os.path.abspath(os.path.join(BUILD, "tests", "instr_map_print"))
 INCLUDE = os.path.join(TOP, "lib", "include")
 
 
@@ -206,7 +205,7 @@ def info_value(info, key):
 
 def symbol_ids(binary, first_id=1):
     """symbol -> function id, from nm and our instrumentation map."""
-    p = run([MAP_PRINT, binary])
+    p = run([XRAYFDR, "extract", binary])
     if p.returncode:
         raise RuntimeError(p.stderr)
     by_addr = {}
@@ -661,7 +660,7 @@ def check_environment():
 def main():
     missing = [n for n, t in (("clang", CLANG), ("clang++", CLANGXX),
                               ("llvm-xray", LLVM_XRAY), ("nm", NM)) if not t]
-    for path in (XRAYFDR, MAP_PRINT, os.path.join(LIBDIR, "libxrayfdr.so.0")):
+    for path in (XRAYFDR, os.path.join(LIBDIR, "libxrayfdr.so.0")):
         if not os.path.exists(path):
             missing.append(path)
     if missing:

@@ -119,6 +119,14 @@ check "TraceLog: a stack change that does not fit names the line" 1 "bad.tl: lin
 printf 'sam str 0x00000007 5 0 0:0 0x3\n' >"$tmp/bad2.tl"
 check "TraceLog: a sample of an unknown thread" 1 "line 1: sam str: thread 0x00000007 was never created" -- \
 	$X stack "$tmp/bad2.tl"
+printf 'thr crt 0x1 0x00000000\nthr aos 0x00000000 0x10\nsam str 0x00000000 5 0 0:0 0x3\nthr aos 0x00000000 0x20\nsam str 0x00000000 7 0 0:1\n' >"$tmp/moved.tl"
+check "TraceLog: a thread moved to another OS thread keeps its calls whole" 0 "Functions with latencies: 1" -- \
+	$X account "$tmp/moved.tl"
+printf -- '---\nheader:\n  version: 1\n  type: 1\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1000\nrecords:\n  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-exit, tsc: 5, data: "" }\n' >"$tmp/exit.yaml"
+for c in account stack graph; do
+	check "$c: an unmatched exit in YAML names its line" 1 "exit.yaml: record at line 9: thread 5: exit of function 1" -- \
+		$X $c "$tmp/exit.yaml"
+done
 printf 'prf zzz 1\n' >"$tmp/bad3.tl"
 check "TraceLog: an unknown record" 1 "line 1: unknown record 'prf zzz'" -- $X graph "$tmp/bad3.tl"
 

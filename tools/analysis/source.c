@@ -39,6 +39,17 @@ struct trace {
 	bool drawn;
 };
 
+const char *trace_where(enum trace_format format, uint64_t offset, char *buf,
+			size_t len)
+{
+	if (format == TRACE_YAML || format == TRACE_TRACELOG)
+		snprintf(buf, len, "line %" PRIu64, offset);
+	else
+		snprintf(buf, len, "offset %" PRIu64 " (0x%" PRIx64 ")", offset,
+			 offset);
+	return buf;
+}
+
 int trace_format_parse(const char *name, enum trace_format *out)
 {
 	if (!strcmp(name, "xray") || !strcmp(name, "fdr") ||

@@ -84,6 +84,11 @@ void trace_close(struct trace *t);
  * a callback for symbols_use_trace_names() with @ctx the trace. */
 const char *trace_function_name(void *ctx, int32_t func_id);
 
+/* Where a record of an input of @format is, for messages: "offset 8192
+ * (0x2000)" in an XRay log, "line 12" in text (@offset holds the line). */
+const char *trace_where(enum trace_format format, uint64_t offset, char *buf,
+			size_t len);
+
 /* "xray", "yaml", "tracelog": for --input-format. */
 int trace_format_parse(const char *name, enum trace_format *out);
 

@@ -24,6 +24,7 @@ struct tl_thread {
 	uint32_t tid;
 	int32_t *stack;
 	uint32_t depth, cap;
+	bool sampled; /* its events carry tid: it stays */
 };
 
 /* A YAML record's payload, kept apart from r->data, which the fields
@@ -1051,6 +1052,7 @@ static int tl_sample(struct text_reader *r, struct cursor *c)
 			     " does not fit the thread's %u frames",
 			     match, size, t->depth);
 	r->nqueue = r->queue_next = 0;
+	t->sampled = true;
 	while (t->depth > match) {
 		ret = tl_queue(r, XRAYFDR_EV_EXIT, t->stack[t->depth - 1],
 			       t->tid, ms);
@@ -1139,7 +1141,11 @@ static int tl_line(struct text_reader *r)
 				     "thr aos: thread 0x%08" PRIx64
 				     " was never created ('thr crt')",
 				     a);
-		t->tid = (uint32_t)b;
+		/* A managed thread may move to another OS thread; its calls
+		 * are matched by tid downstream, so the first one it was
+		 * sampled on stays its tid. */
+		if (!t->sampled)
+			t->tid = (uint32_t)b;
 		return 0;
 	}
 	if (!strcmp(type, "fun") && !strcmp(sub, "nam"))
