@@ -51,9 +51,16 @@ TOOL_SRCS :=
 TOOL_LDLIBS :=
 CHECK_SUITES :=
 CHECK_DEPS :=
+FUZZ_BINS :=
+FUZZ_SEEDS :=
 BENCH_SUITES :=
 BENCH_DEPS :=
 CLEAN_EXTRA :=
+
+# The library's objects in the tree of one build flavour ($(1)): LIB_SRCS
+# holds C and assembly sources.
+lib_objs = $(patsubst %,$(1)/%.o,$(basename $(LIB_SRCS)))
+SAN_LIB_OBJS = $(call lib_objs,$(BUILD)/san)
 
 include lib/Build.mk
 include lib/fdr/Build.mk
@@ -66,7 +73,7 @@ include selftests/Build.mk
 include tests/runtime/Build.mk
 include bench/runtime/Build.mk
 
-LIB_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(basename $(LIB_SRCS)))
+LIB_OBJS := $(call lib_objs,$(BUILD)/obj)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
 
 
@@ -117,9 +124,13 @@ $(XRAYFDR_BIN): $(TOOL_OBJS) $(LIB_A)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -o $@ $(TOOL_OBJS) $(LIB_A) $(TOOL_LDLIBS)
 
-check: all $(CHECK_DEPS)
+check: all $(CHECK_DEPS) $(FUZZ_BINS) $(FUZZ_SEEDS)
 	$(Q)BUILD=$(BUILD) PYTHON=$(PYTHON) FUZZ_SECONDS=$(FUZZ_SECONDS) \
 		tests/run-tests.sh $(CHECK_SUITES)
+
+fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS)
+	$(Q)BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-fuzz.sh \
+		$(notdir $(FUZZ_BINS))
 
 bench: all $(BENCH_DEPS)
 	$(Q)BUILD=$(BUILD) scripts/run-bench.sh $(BENCH_SUITES)

@@ -7,11 +7,15 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 UNIT_TESTS := u64map codec writer reader instr_map
 UNIT_SUPPORT := tests/unit/testutil.c
 
-SAN_LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/san/%.o)
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/unit/test_%)
 
 $(BUILD)/san/%.o: %.c
 	$(call msg,CC-SAN,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(XRAYFDR_CFLAGS) $(CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(BUILD)/san/%.o: %.S
+	$(call msg,AS-SAN,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(XRAYFDR_CFLAGS) $(CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c -o $@ $<
 
@@ -26,7 +30,8 @@ FUZZ_TARGETS := fuzz_reader fuzz_instr_map fuzz_yaml fuzz_tracelog
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DREADER_WINDOW_SIZE=48 \
 	-g -O1 -std=c11 -D_GNU_SOURCE -Ilib/include -DXRAYFDR_VERSION='"fuzz"'
-FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+FUZZ_BINS += $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+FUZZ_SEEDS += $(BUILD)/fuzz/corpus.stamp
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard lib/*.h lib/*/*.h lib/include/xrayfdr/*.h)
 	$(call msg,FUZZ-CC,$@)
@@ -38,10 +43,7 @@ $(BUILD)/fuzz/corpus.stamp: $(XRAYFDR_BIN) tests/fuzz/make-corpus.sh
 	$(Q)BUILD=$(BUILD) tests/fuzz/make-corpus.sh
 	$(Q)touch $@
 
-fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/corpus.stamp
-	$(Q)BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-fuzz.sh $(FUZZ_TARGETS)
-
-CHECK_DEPS += $(UNIT_BINS) $(FUZZ_BINS) $(BUILD)/fuzz/corpus.stamp
+CHECK_DEPS += $(UNIT_BINS)
 CHECK_SUITES += $(foreach t,$(UNIT_TESTS),unit/$(t):$(BUILD)/tests/unit/test_$(t))
 CHECK_SUITES += oracle/llvm-xray:tests/oracle/test_llvm_xray.py
 CHECK_SUITES += fuzz:tests/fuzz/run-fuzz.sh

@@ -44,7 +44,7 @@ BENCH_SUITES += tools:bench/tools/bench_tools.py
 # The tool built with ASan and UBSan, for the sanitized suites.
 SAN_XRAYFDR := $(BUILD)/san/bin/xrayfdr
 $(SAN_XRAYFDR): $(TOOL_SRCS:%.c=$(BUILD)/san/%.o) \
-		$(LIB_SRCS:%.c=$(BUILD)/san/%.o) $(TOOL_CXX_OBJS)
+		$(SAN_LIB_OBJS) $(TOOL_CXX_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ -ldw -lelf -lstdc++ -lm

@@ -35,13 +35,9 @@ $(RUNTIME_TRAMP_TEST): $(BUILD)/obj/tests/runtime/test_tramp.o \
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -o $@ $^ -lcmocka -lpthread -lelf
 
-# The fuzz suite (tests/fuzz/run-fuzz.sh) runs every target in $(BUILD)/fuzz.
-RUNTIME_FUZZ := $(BUILD)/fuzz/fuzz_options
-$(RUNTIME_FUZZ): tests/runtime/fuzz_options.c $(LIB_SRCS) \
-		$(wildcard lib/*.h lib/*/*.h lib/include/xrayfdr/*.h)
-	$(call msg,FUZZ-CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRCS) $(LIB_LDLIBS)
+# The options parser's fuzz target (tests/fuzz/fuzz_options.c).
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_options
+FUZZ_SEEDS += $(BUILD)/fuzz/corpus-options.stamp
 $(BUILD)/fuzz/corpus-options.stamp: tests/runtime/Build.mk
 	$(Q)mkdir -p $(BUILD)/fuzz/corpus-options
 	$(Q)printf '\0patch_premain=true xray_mode=xray-fdr xray_logfile_base=/tmp/x-' >$(BUILD)/fuzz/corpus-options/xray
@@ -50,8 +46,7 @@ $(BUILD)/fuzz/corpus-options.stamp: tests/runtime/Build.mk
 	$(Q)printf '2000000\n' >$(BUILD)/fuzz/corpus-options/sysfs
 	$(Q)touch $@
 
-CHECK_DEPS += $(RUNTIME_UNIT_BINS) $(RUNTIME_FDR_TEST) $(RUNTIME_TRAMP_TEST) \
-	$(RUNTIME_FUZZ) $(BUILD)/fuzz/corpus-options.stamp $(LIB_SO) $(XRAYFDR_BIN) $(ORACLE_HELPERS)
+CHECK_DEPS += $(RUNTIME_UNIT_BINS) $(RUNTIME_FDR_TEST) $(RUNTIME_TRAMP_TEST)
 CHECK_SUITES += $(foreach t,$(RUNTIME_UNIT_TESTS),runtime/$(t):$(BUILD)/tests/runtime/test_$(t))
 CHECK_SUITES += runtime/fdr:$(RUNTIME_FDR_TEST)
 CHECK_SUITES += runtime/tramp:$(RUNTIME_TRAMP_TEST)

@@ -23,9 +23,8 @@ ctl: $(CTL_BIN)
 tools: $(CTL_BIN)
 .PHONY: ctl
 
-# The fuzz target of the reply decoder, run by the fuzz suite of make check
-# (tests/fuzz/run-fuzz.sh runs every $(BUILD)/fuzz/fuzz_* it finds) with
-# seeds written by the same source built as a program.
+# The fuzz target of the reply decoder (make fuzz, and the fuzz suite of
+# make check), with seeds written by the same source built as a program.
 CTL_FUZZ := $(BUILD)/fuzz/fuzz_ctl_reply
 CTL_FUZZ_SEEDS := $(BUILD)/fuzz/corpus-ctl_reply/.seeded
 CTL_FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude/uapi -Itools/ctl \
@@ -47,7 +46,8 @@ $(CTL_FUZZ_SEEDS): tools/ctl/fuzz_ctl_reply.c include/uapi/linux/xray_fdr.h
 	$(Q)$(BUILD)/fuzz/ctl_seeds $(@D)
 	$(Q)touch $@
 
-CHECK_DEPS += $(CTL_FUZZ) $(CTL_FUZZ_SEEDS)
+FUZZ_BINS += $(CTL_FUZZ)
+FUZZ_SEEDS += $(CTL_FUZZ_SEEDS)
 
 # make install also installs xrayfdr-ctl.
 install: install-ctl
