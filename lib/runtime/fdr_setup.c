@@ -156,6 +156,24 @@ void rt_fdr_quiesce(void)
 	}
 }
 
+int rt_tsc_ensure(const struct rt_options *o)
+{
+	struct rt_tsc_paths paths = { .sysfs = o->tsc_sysfs };
+	int ret;
+
+	if (rt.tsc_known && !strcmp(rt.opts.tsc_sysfs, o->tsc_sysfs) &&
+	    rt.opts.tsc_sources == o->tsc_sources)
+		return 0;
+	ret = rt_tsc_probe(&paths, o->tsc_sources, &rt.tsc);
+	if (ret)
+		return ret;
+	rt.tsc_known = true;
+	snprintf(rt.opts.tsc_sysfs, sizeof(rt.opts.tsc_sysfs), "%s",
+		 o->tsc_sysfs);
+	rt.opts.tsc_sources = o->tsc_sources;
+	return 1;
+}
+
 int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
 {
 	size_t capacity = o->version == 1 ? o->buffer_size - V1_RESERVE :
@@ -164,25 +182,15 @@ int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
 
 	if (!rt.generation)
 		setup_rseq();
-	if (!rt.tsc_known || strcmp(rt.opts.tsc_sysfs, o->tsc_sysfs) ||
-	    rt.opts.tsc_sources != o->tsc_sources) {
-		struct rt_tsc_paths paths = { .sysfs = o->tsc_sysfs };
-
-		ret = rt_tsc_probe(&paths, o->tsc_sources, &rt.tsc);
-		if (ret) {
-			snprintf(
-				err, errlen,
-				"no source of TSC facts answered (tsc_sources)");
-			return ret;
-		}
-		rt.tsc_known = true;
-		snprintf(rt.opts.tsc_sysfs, sizeof(rt.opts.tsc_sysfs), "%s",
-			 o->tsc_sysfs);
-		rt.opts.tsc_sources = o->tsc_sources;
-		if (rt.tsc.source == RT_TSC_CALIBRATE)
-			pr_info("TSC frequency calibrated against CLOCK_MONOTONIC_RAW (%llu Hz); the log says so\n",
-				(unsigned long long)rt.tsc.hz);
+	ret = rt_tsc_ensure(o);
+	if (ret < 0) {
+		snprintf(err, errlen,
+			 "no source of TSC facts answered (tsc_sources)");
+		return ret;
 	}
+	if (ret == 1 && rt.tsc.source == RT_TSC_CALIBRATE)
+		pr_info("TSC frequency calibrated against CLOCK_MONOTONIC_RAW (%llu Hz); the log says so\n",
+			(unsigned long long)rt.tsc.hz);
 	/* A thread may still be in the C path with a buffer of the last
 	 * trace (not the fast path: quiesce saw to that), so its queue is
 	 * not reused; it is released when the next trace starts. */
@@ -203,7 +211,6 @@ int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
 	}
 	rt.q.generation = ++rt.generation;
 	rt.opts = *o;
-	rt.file_buffer_size = o->buffer_size;
 	rt.threshold_ticks = (uint64_t)((unsigned __int128)rt.tsc.hz *
 					o->threshold_us / 1000000);
 	rt.dropped = 0;

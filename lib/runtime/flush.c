@@ -135,7 +135,7 @@ static void encode_header(uint8_t *hdr)
 			     .constant_tsc = rt.tsc.constant_tsc,
 			     .nonstop_tsc = rt.tsc.nonstop_tsc,
 			     .cycle_frequency = rt.tsc.hz,
-			     .buffer_size = rt.file_buffer_size });
+			     .buffer_size = rt.opts.buffer_size });
 }
 
 struct totals {
@@ -230,7 +230,7 @@ static int write_buffer(int fd, const void *data, size_t used)
 		&(struct xrayfdr_metadata){ .kind = XRAYFDR_MD_END_OF_BUFFER });
 	if (!ret)
 		ret = write_all(fd, md, sizeof(md));
-	pad = rt.file_buffer_size - used - MD;
+	pad = rt.opts.buffer_size - used - MD;
 	if (!ret && pad % XRAYFDR_FUNCTION_RECORD_SIZE) {
 		xrayfdr_encode_metadata(
 			md, false, 1,

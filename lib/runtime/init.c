@@ -276,19 +276,12 @@ int xrayfdr_tsc_info(struct xrayfdr_tsc_info *info)
 	rt_api_lock();
 	if (!rt.tsc_known) {
 		struct rt_options o;
-		struct rt_tsc_paths paths;
 		char err[512];
 
 		rt_options_defaults(&o);
 		if (rt_options_from_env(&o, err, sizeof(err)))
 			pr_warn("%s\n", err);
-		paths = (struct rt_tsc_paths){ .sysfs = o.tsc_sysfs };
-		if (!rt_tsc_probe(&paths, o.tsc_sources, &rt.tsc)) {
-			rt.tsc_known = true;
-			snprintf(rt.opts.tsc_sysfs, sizeof(rt.opts.tsc_sysfs),
-				 "%s", o.tsc_sysfs);
-			rt.opts.tsc_sources = o.tsc_sources;
-		}
+		rt_tsc_ensure(&o);
 	}
 	if (rt.tsc_known) {
 		out.hz = rt.tsc.hz;

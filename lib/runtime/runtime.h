@@ -29,7 +29,6 @@ struct rt_state {
 	volatile int status; /* enum XRayLogInitStatus */
 	volatile int flush_status; /* enum XRayLogFlushStatus */
 	uint64_t threshold_ticks;
-	size_t file_buffer_size; /* the header's buffer_size */
 	pid_t pid;
 	uint64_t dropped; /* events that found no buffer or nested */
 	bool membarrier; /* MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ works */
@@ -76,6 +75,12 @@ int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size);
 extern int rt_warned;
 
 /* fdr_setup.c: the rest of LLVM's FDR mode, in thread buffers. */
+/*
+ * The TSC facts from @o's sources (tsc_sysfs, tsc_sources) into rt.tsc,
+ * probed again only when those change.  Return 1 if it probed, 0 if the
+ * facts were known, or a negative errno when no source answered.
+ */
+int rt_tsc_ensure(const struct rt_options *o);
 int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen);
 int rt_fdr_finalize(void);
 /* The trampolines' way when rt_fdr_light*() asked for more. */

@@ -297,12 +297,6 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
  * Event sleds: "call __xray_CustomEvent" with (data, size) in rdi/rsi, and
  * "call __xray_TypedEvent" with (type, data, size) in rdi/rsi/rdx, where
  * the sled set only the low 16 bits of the type.  Exported: programs
- * linked with libxrayfdr resolve the sleds' calls to these.
- */
-/*
- * Event sleds: "call __xray_CustomEvent" with (data, size) in rdi/rsi, and
- * "call __xray_TypedEvent" with (type, data, size) in rdi/rsi/rdx, where
- * the sled set only the low 16 bits of the type.  Exported: programs
  * linked with libxrayfdr resolve the sleds' calls to these.  @light and
  * @heavy are our own handler's two paths, @handler the installed one.
  */
@@ -373,7 +367,7 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
 	call	*%r11		/* SAVE_VEC keeps it */
 	RESTORE_VEC
 8:	RESTORE_GPRS 1
-9:	ret
+	ret
 	.cfi_endproc
 	.size	\name, . - \name
 .endm
