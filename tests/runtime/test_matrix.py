@@ -125,8 +125,19 @@ MATRIX = [
 XRAY_FLAGS = ["-fxray-instrument", "-fxray-instruction-threshold=1"]
 
 
+_built_cells = {}
+
+
 def compile_cell(prog, lang, opt):
-    """Objects once, then our link and LLVM's; returns a dict of paths."""
+    """Objects once, then our link and LLVM's; returns a dict of paths.
+    Each cell is built once per run, whichever check asks first."""
+    key = (prog.name, lang, opt)
+    if key not in _built_cells:
+        _built_cells[key] = _compile_cell(prog, lang, opt)
+    return _built_cells[key]
+
+
+def _compile_cell(prog, lang, opt):
     d = os.path.join(OUT, f"{prog.name}-{lang}{opt}")
     os.makedirs(d, exist_ok=True)
     cc = CLANGXX if lang == "c++" else CLANG
@@ -671,8 +682,6 @@ def main():
     cells = [(p, lang, opt) for p in MATRIX
              for lang in (("c++",) if p.cxx_only else ("c", "c++"))
              for opt in ("-O0", "-O2")]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
-        list(ex.map(lambda c: compile_cell(*c), cells))
     # two cells at a time; their lines come out in matrix order
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
         for lines in ex.map(lambda c: held_taps(check_cell, *c), cells):
