@@ -260,8 +260,6 @@ static int note_first(struct account *a, struct call_thread *t, struct fstat *f)
 static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 {
 	struct account *a = ctx;
-	uint64_t dur = d->exit_tsc > d->entry_tsc ? d->exit_tsc - d->entry_tsc :
-						    d->entry_tsc - d->exit_tsc;
 	struct fstat *f;
 	int ret;
 
@@ -286,15 +284,15 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 		return;
 	}
 	f->count++;
-	f->sum += dur;
+	f->sum += d->dur;
 	f->self += d->self;
 	f->off += d->off_cpu;
-	f->on += dur > d->off_cpu ? dur - d->off_cpu : 0;
-	if (dur < f->min)
-		f->min = dur;
-	if (dur > f->max)
-		f->max = dur;
-	ret = order_stats_add(a->durations, f->index, dur);
+	f->on += d->dur > d->off_cpu ? d->dur - d->off_cpu : 0;
+	if (d->dur < f->min)
+		f->min = d->dur;
+	if (d->dur > f->max)
+		f->max = d->dur;
+	ret = order_stats_add(a->durations, f->index, d->dur);
 	if (ret)
 		a->error = ret;
 }

@@ -203,8 +203,6 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 {
 	struct graph *g = ctx;
 	int32_t from = d->depth ? t->stack[d->depth - 1].func_id : 0;
-	uint64_t dur = d->exit_tsc > d->entry_tsc ? d->exit_tsc - d->entry_tsc :
-						    d->entry_tsc - d->exit_tsc;
 	struct vertex *vf, *vt;
 	struct edge *e;
 
@@ -223,10 +221,10 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 		return;
 	}
 	note_first(g, &e->s);
-	update(&e->s, dur);
-	update(&vt->s, dur);
-	if (order_stats_add(g->durations, 2 * e->index, dur) ||
-	    order_stats_add(g->durations, 2 * vt->index + 1, dur))
+	update(&e->s, d->dur);
+	update(&vt->s, d->dur);
+	if (order_stats_add(g->durations, 2 * e->index, d->dur) ||
+	    order_stats_add(g->durations, 2 * vt->index + 1, d->dur))
 		g->error = -EIO;
 }
 

@@ -158,8 +158,6 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 {
 	struct stack *s = ctx;
 	struct trie_node *n;
-	uint64_t dur = d->exit_tsc > d->entry_tsc ? d->exit_tsc - d->entry_tsc :
-						    d->entry_tsc - d->exit_tsc;
 
 	if (d->frame->user == TRIE_NONE)
 		return;
@@ -168,15 +166,12 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 	 * unless the record before was an exit too */
 	if (d->deepest && !t->last_was_exit) {
 		n->term_count++;
-		n->term_sum += (int64_t)dur;
+		n->term_sum += (int64_t)d->dur;
 	} else {
 		n->inter_count++;
-		n->inter_sum += (int64_t)dur;
+		n->inter_sum += (int64_t)d->dur;
 	}
-	n->calls++;
 	n->self += d->self;
-	n->total += dur;
-	n->self_off_cpu += d->self_off_cpu;
 }
 
 static void on_unmatched(void *ctx, struct call_thread *t,
@@ -361,10 +356,7 @@ static uint32_t merge_nodes(struct stack *s, uint32_t left, uint32_t right,
 	SUM(inter_count);
 	SUM(term_sum);
 	SUM(inter_sum);
-	SUM(calls);
 	SUM(self);
-	SUM(total);
-	SUM(self_off_cpu);
 #undef SUM
 	nl = t->nodes[left].nchildren;
 	lhash = malloc((nl + 1) * sizeof(*lhash));

@@ -111,9 +111,9 @@ static void pop(struct calls *c, struct call_thread *t, uint64_t tsc,
 		.depth = t->depth - 1,
 		.entry_tsc = f->entry_tsc,
 		.exit_tsc = tsc,
+		.dur = dur,
 		.self = dur > f->child_time ? dur - f->child_time : 0,
 		.off_cpu = off,
-		.self_off_cpu = off > f->child_off ? off - f->child_off : 0,
 		.by_exit = by_exit,
 		.deepest = deepest,
 		.at_end = at_end,
@@ -123,10 +123,8 @@ static void pop(struct calls *c, struct call_thread *t, uint64_t tsc,
 	if (c->ops->done)
 		c->ops->done(c->ctx, t, &d);
 	t->depth--;
-	if (t->depth) {
+	if (t->depth)
 		t->stack[t->depth - 1].child_time += dur;
-		t->stack[t->depth - 1].child_off += off;
-	}
 }
 
 static int push(struct calls *c, struct call_thread *t,

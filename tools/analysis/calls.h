@@ -39,7 +39,6 @@ struct call_frame {
 	uint64_t entry_tsc;
 	uint64_t child_time; /* inclusive time of its completed callees */
 	uint64_t off_at_entry; /* the thread's off-CPU total at entry */
-	uint64_t child_off; /* off-CPU time inside completed callees */
 	uint64_t user; /* for the consumer (e.g. a node of its trie) */
 };
 
@@ -50,7 +49,7 @@ struct call_thread {
 	uint32_t depth, cap;
 	/* scheduler state */
 	bool off_cpu;
-	uint64_t off_since, off_total, on_total_mark;
+	uint64_t off_since, off_total;
 	bool saw_sched;
 	uint64_t first_tsc, last_tsc;
 	bool last_was_exit; /* llvm-xray stack's Terminal/Intermediate */
@@ -62,9 +61,9 @@ struct call_done {
 	int32_t func_id;
 	uint32_t depth; /* 0: a root */
 	uint64_t entry_tsc, exit_tsc;
+	uint64_t dur; /* inclusive ticks, |exit_tsc - entry_tsc| */
 	uint64_t self; /* exclusive ticks */
 	uint64_t off_cpu; /* ticks its thread was off CPU, callees included */
-	uint64_t self_off_cpu; /* same, excluding callees */
 	bool by_exit; /* its own exit (not unwound by another's) */
 	bool deepest; /* the first frame an exit popped */
 	bool at_end; /* still open at the end of the trace */

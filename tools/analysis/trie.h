@@ -8,7 +8,7 @@
  *  - llvm-xray stack's: durations of the node's calls split into
  *    "terminal" (the call was a leaf when it ended) and "intermediate"
  *    (it had callees) counts and sums;
- *  - exclusive (self) time and calls, for flame graphs: the sum of self
+ *  - exclusive (self) time, for flame graphs: the sum of self
  *    over a subtree is the time of its root.
  *
  * Children are kept in creation order, as llvm-xray keeps them, so that
@@ -29,8 +29,7 @@ struct trie_node {
 	uint32_t nchildren, cap;
 	uint64_t term_count, inter_count;
 	int64_t term_sum, inter_sum;
-	uint64_t calls, self, total;
-	uint64_t self_off_cpu;
+	uint64_t self;
 };
 
 struct trie_thread {

@@ -13,7 +13,6 @@
 struct call_writer {
 	enum call_writer_kind kind;
 	FILE *out;
-	struct trace_header hdr;
 	struct symbols *names;
 	struct calls *calls;
 	double freq;
@@ -29,7 +28,7 @@ struct call_writer {
 
 /* Per thread: when it was last switched in or reported (TraceLog). */
 struct writer_thread {
-	uint64_t on_since, reported_on;
+	uint64_t on_since;
 	bool running;
 };
 
@@ -177,7 +176,6 @@ static void tl_thread(void *ctx, struct call_thread *t)
 	}
 	wt->running = true;
 	wt->on_since = t->first_tsc;
-	wt->reported_on = t->first_tsc;
 	t->user = wt;
 	/* the thread's internal id is its index */
 	fprintf(w->out, "thr crt 0x%016" PRIX64 " 0x%08" PRIX32 "\n",
@@ -346,7 +344,6 @@ struct call_writer *call_writer_new(enum call_writer_kind kind, FILE *out,
 		return NULL;
 	w->kind = kind;
 	w->out = out;
-	w->hdr = *hdr;
 	w->names = names;
 	/* without a frequency, call a tick a nanosecond */
 	w->freq = hdr->cycle_frequency ? (double)hdr->cycle_frequency : 1e9;
