@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* xrayfdr extract: a binary's XRay instrumentation map, as YAML. */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/cmdline.h"
 #include "analysis/symbols.h"
 #include "analysis/yaml_scalar.h"
 #include "xrayfdr.h"
@@ -52,12 +52,12 @@ static int extract_run(int argc, char **argv)
 		{ 0 },
 	};
 	bool symbolize = false, demangle_names = true, locations = false;
-	const char *output = NULL;
+	struct analysis_opts ao = { .cmd = "extract" };
 	const struct xray_instr_map *map;
 	struct symbols *syms;
 	char err[512];
-	FILE *out = stdout;
-	int opt, status = EXIT_OK;
+	FILE *out;
+	int opt;
 
 	while ((opt = getopt_long(argc, argv, "slo:h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -71,7 +71,7 @@ static int extract_run(int argc, char **argv)
 			locations = true;
 			break;
 		case 'o':
-			output = optarg;
+			ao.output = optarg;
 			break;
 		case 'h':
 			extract_usage(stdout);
@@ -93,14 +93,10 @@ static int extract_run(int argc, char **argv)
 			       EXIT_USAGE :
 			       EXIT_INVALID;
 	}
-	if (output) {
-		out = fopen(output, "w");
-		if (!out) {
-			tool_error("extract", "%s: %s", output,
-				   strerror(errno));
-			symbols_free(syms);
-			return EXIT_USAGE;
-		}
+	out = analysis_open_output(&ao);
+	if (!out) {
+		symbols_free(syms);
+		return EXIT_USAGE;
 	}
 	map = symbols_map(syms);
 	fputs("---\n", out);
@@ -130,15 +126,8 @@ static int extract_run(int argc, char **argv)
 		}
 	}
 	fputs("...\n", out);
-	if (fflush(out) || ferror(out)) {
-		tool_error("extract", "%s: %s", output ? output : "<stdout>",
-			   strerror(errno));
-		status = EXIT_USAGE;
-	}
-	if (output)
-		fclose(out);
 	symbols_free(syms);
-	return status;
+	return analysis_close_output(&ao, out, EXIT_OK);
 }
 
 const struct command cmd_extract = {
