@@ -105,21 +105,33 @@ static int xfdr_release(struct inode *inode, struct file *file)
 }
 
 /*
- * Copy a size-first struct from user space: shorter than its first version
- * is EINVAL, longer than a page E2BIG, and unknown trailing bytes must be
- * zero (copy_struct_from_user() returns E2BIG otherwise).
+ * The size a size-first struct in user space gives itself: shorter than
+ * its first version is EINVAL, longer than a page E2BIG.
+ */
+static int xfdr_user_size(const void __user *src, size_t ver0, u32 *usize)
+{
+	if (get_user(*usize, (const u32 __user *)src))
+		return -EFAULT;
+	if (*usize < ver0)
+		return -EINVAL;
+	if (*usize > PAGE_SIZE)
+		return -E2BIG;
+	return 0;
+}
+
+/*
+ * Copy a size-first struct from user space (xfdr_user_size()); unknown
+ * trailing bytes must be zero (copy_struct_from_user() returns E2BIG
+ * otherwise).
  */
 static int xfdr_copy_struct(void *dst, size_t ksize, size_t ver0,
 			    const void __user *src)
 {
 	u32 usize;
+	int err = xfdr_user_size(src, ver0, &usize);
 
-	if (get_user(usize, (const u32 __user *)src))
-		return -EFAULT;
-	if (usize < ver0)
-		return -EINVAL;
-	if (usize > PAGE_SIZE)
-		return -E2BIG;
+	if (err)
+		return err;
 	return copy_struct_from_user(dst, ksize, src, usize);
 }
 
@@ -128,13 +140,10 @@ static int xfdr_ioctl_info(struct xfdr_session *s, bool readonly,
 {
 	struct xray_fdr_info info = {};
 	u32 usize;
+	int err = xfdr_user_size(uarg, XRAY_FDR_INFO_SIZE_VER0, &usize);
 
-	if (get_user(usize, (const u32 __user *)uarg))
-		return -EFAULT;
-	if (usize < XRAY_FDR_INFO_SIZE_VER0)
-		return -EINVAL;
-	if (usize > PAGE_SIZE)
-		return -E2BIG;
+	if (err)
+		return err;
 
 	info.size = min_t(u32, usize, sizeof(info));
 	info.abi_version = XRAY_FDR_ABI_VERSION;
