@@ -75,17 +75,6 @@ static int request(struct ctl_nl *nl, int cmd, int type, const void *data,
 	return ctl_nl_call(nl, msg, 0, NULL, NULL);
 }
 
-/* Session command with an id and, if @keep >= 0, a keep attribute. */
-static int session_cmd(struct ctl_nl *nl, int cmd, uint32_t id, int keep)
-{
-	struct nl_msg *msg = ctl_nl_msg(nl, cmd, 0);
-
-	nla_put_u32(msg, XRAY_FDR_A_SESSION_ID, id);
-	if (keep >= 0)
-		nla_put_u8(msg, XRAY_FDR_A_SESSION_KEEP, keep);
-	return ctl_nl_call(nl, msg, 0, NULL, NULL);
-}
-
 static int set_config(struct ctl_nl *nl, const struct ctl_config *c)
 {
 	struct nl_msg *msg = ctl_nl_msg(nl, XRAY_FDR_CMD_CONFIG_SET, 0);
@@ -233,11 +222,14 @@ TEST_F(nl, keep_checks_its_flag)
 	nla_put_u32(msg, XRAY_FDR_A_SESSION_KEEP, wide);
 	EXPECT_EQ(-EINVAL, ctl_nl_call(&self->nl, msg, 0, NULL, NULL));
 	EXPECT_EQ(-ERANGE,
-		  session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_KEEP, id, 2));
+		  ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_KEEP, id,
+				     2));
 	EXPECT_FALSE(self->s.hdr->state & XRAY_FDR_STATE_KEEP);
-	EXPECT_EQ(0, session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_KEEP, id, 1));
+	EXPECT_EQ(0, ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_KEEP,
+					id, 1));
 	EXPECT_TRUE(self->s.hdr->state & XRAY_FDR_STATE_KEEP);
-	EXPECT_EQ(0, session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_KEEP, id, 0));
+	EXPECT_EQ(0, ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_KEEP,
+					id, 0));
 	EXPECT_FALSE(self->s.hdr->state & XRAY_FDR_STATE_KEEP);
 }
 
@@ -247,28 +239,33 @@ TEST_F(nl, start_stop_freeze_drive_the_session)
 	const struct xray_fdr_header *h = self->s.hdr;
 	struct xs_session bare;
 
-	ASSERT_EQ(0,
-		  session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_START, id, -1));
+	ASSERT_EQ(0, ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_START,
+					id, -1));
 	EXPECT_TRUE(h->state & XRAY_FDR_STATE_ENABLED);
 	/* one recording session per process */
 	ASSERT_EQ(0, xs_setup(&bare, 4096, 2, 0));
-	EXPECT_EQ(-EBUSY, session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_START,
-				      bare.info.session_id, -1));
+	EXPECT_EQ(-EBUSY,
+		  ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_START,
+				     bare.info.session_id, -1));
 	xs_close(&bare);
-	ASSERT_EQ(0, session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_STOP, id, -1));
+	ASSERT_EQ(0, ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_STOP,
+					id, -1));
 	EXPECT_FALSE(h->state & XRAY_FDR_STATE_ENABLED);
-	ASSERT_EQ(0,
-		  session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_FREEZE, id, -1));
+	ASSERT_EQ(0, ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_FREEZE,
+					id, -1));
 	EXPECT_TRUE(h->state & XRAY_FDR_STATE_FROZEN);
 	/* a live session cannot be dropped */
 	EXPECT_EQ(-EBUSY,
-		  session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_DROP, id, -1));
+		  ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_DROP, id,
+				     -1));
 	/* a session without geometry cannot record */
 	ASSERT_EQ(0, xs_open(&bare));
-	EXPECT_EQ(-ENODATA, session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_START,
-					bare.info.session_id, -1));
-	EXPECT_EQ(-ENODATA, session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_FREEZE,
-					bare.info.session_id, -1));
+	EXPECT_EQ(-ENODATA,
+		  ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_START,
+				     bare.info.session_id, -1));
+	EXPECT_EQ(-ENODATA,
+		  ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_FREEZE,
+				     bare.info.session_id, -1));
 	xs_close(&bare);
 }
 
@@ -414,16 +411,16 @@ static int nobody_checks(uint32_t root_id)
 			    XRAY_FDR_A_CONFIG_MAX_SESSIONS, &v, 4) == -EPERM);
 	/* nor is root's session, for anything */
 	CHILD_CHECK(ctl_get_session(&nl, root_id, &cs) == -EPERM);
-	CHILD_CHECK(session_cmd(&nl, XRAY_FDR_CMD_SESSION_START, root_id, -1) ==
-		    -EPERM);
-	CHILD_CHECK(session_cmd(&nl, XRAY_FDR_CMD_SESSION_STOP, root_id, -1) ==
-		    -EPERM);
-	CHILD_CHECK(session_cmd(&nl, XRAY_FDR_CMD_SESSION_FREEZE, root_id,
-				-1) == -EPERM);
-	CHILD_CHECK(session_cmd(&nl, XRAY_FDR_CMD_SESSION_KEEP, root_id, 1) ==
-		    -EPERM);
-	CHILD_CHECK(session_cmd(&nl, XRAY_FDR_CMD_SESSION_DROP, root_id, -1) ==
-		    -EPERM);
+	CHILD_CHECK(ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_START, root_id,
+				       -1) == -EPERM);
+	CHILD_CHECK(ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_STOP, root_id,
+				       -1) == -EPERM);
+	CHILD_CHECK(ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_FREEZE,
+				       root_id, -1) == -EPERM);
+	CHILD_CHECK(ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_KEEP, root_id,
+				       1) == -EPERM);
+	CHILD_CHECK(ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_DROP, root_id,
+				       -1) == -EPERM);
 	CHILD_CHECK(dump_sessions(&nl, &d) == 0 && !dumped(&d, root_id));
 	/* but the device is open to all, and a user's own session is theirs */
 	CHILD_CHECK(xs_open(&own) == 0);
@@ -434,14 +431,14 @@ static int nobody_checks(uint32_t root_id)
 	CHILD_CHECK(v == 0);
 	CHILD_CHECK(ctl_get_session(&nl, own.info.session_id, &cs) == 0);
 	CHILD_CHECK(cs.owner_uid == NOBODY);
-	CHILD_CHECK(session_cmd(&nl, XRAY_FDR_CMD_SESSION_START,
-				own.info.session_id, -1) == 0);
-	CHILD_CHECK(session_cmd(&nl, XRAY_FDR_CMD_SESSION_KEEP,
-				own.info.session_id, 1) == 0);
-	CHILD_CHECK(session_cmd(&nl, XRAY_FDR_CMD_SESSION_KEEP,
-				own.info.session_id, 0) == 0);
-	CHILD_CHECK(session_cmd(&nl, XRAY_FDR_CMD_SESSION_FREEZE,
-				own.info.session_id, -1) == 0);
+	CHILD_CHECK(ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_START,
+				       own.info.session_id, -1) == 0);
+	CHILD_CHECK(ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_KEEP,
+				       own.info.session_id, 1) == 0);
+	CHILD_CHECK(ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_KEEP,
+				       own.info.session_id, 0) == 0);
+	CHILD_CHECK(ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_FREEZE,
+				       own.info.session_id, -1) == 0);
 	CHILD_CHECK(dump_sessions(&nl, &d) == 0 && d.count == 1 &&
 		    dumped(&d, own.info.session_id));
 	/* root's session cannot be attached either */

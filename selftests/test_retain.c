@@ -165,10 +165,11 @@ TEST(kept_session_survives_sigkill_and_dumps_intact)
 	EXPECT_LT(0, d.sched);
 
 	/* dropped: gone from the list, memory freed once the view closes */
-	EXPECT_EQ(0, ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_DROP, id));
+	EXPECT_EQ(0,
+		  ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_DROP, id, -1));
 	EXPECT_EQ(-ENOENT, ctl_get_session(&nl, id, &cs));
 	EXPECT_EQ(-ENOENT,
-		  ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_DROP, id));
+		  ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_DROP, id, -1));
 	EXPECT_EQ(retained, xs_sysfs("sessions_retained"));
 	EXPECT_EQ(XRAY_FDR_MAGIC, v.hdr->magic);
 	xs_close(&v);

@@ -169,16 +169,28 @@ int ctl_nl_call(struct ctl_nl *nl, struct nl_msg *msg, int maxattr,
 	return c.err ? c.err : decode_err;
 }
 
-int ctl_nl_session_cmd(struct ctl_nl *nl, int cmd, uint32_t id)
+/* A request naming session @id, with a keep attribute if @keep >= 0;
+ * NULL when out of memory. */
+static struct nl_msg *session_msg(struct ctl_nl *nl, int cmd, uint32_t id,
+				  int keep)
 {
 	struct nl_msg *msg = ctl_nl_msg(nl, cmd, 0);
 
+	if (msg && (nla_put_u32(msg, XRAY_FDR_A_SESSION_ID, id) < 0 ||
+		    (keep >= 0 &&
+		     nla_put_u8(msg, XRAY_FDR_A_SESSION_KEEP, keep) < 0))) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return msg;
+}
+
+int ctl_nl_session_cmd(struct ctl_nl *nl, int cmd, uint32_t id, int keep)
+{
+	struct nl_msg *msg = session_msg(nl, cmd, id, keep);
+
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, XRAY_FDR_A_SESSION_ID, id) < 0) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
 	return ctl_nl_call(nl, msg, XRAY_FDR_A_SESSION_MAX, NULL, NULL);
 }
 
@@ -295,15 +307,11 @@ static int ctl_session_reply(void *ctx, struct nlattr **attrs)
 
 int ctl_get_session(struct ctl_nl *nl, uint32_t id, struct ctl_session *s)
 {
-	struct nl_msg *msg = ctl_nl_msg(nl, XRAY_FDR_CMD_SESSION_GET, 0);
+	struct nl_msg *msg = session_msg(nl, XRAY_FDR_CMD_SESSION_GET, id, -1);
 
 	memset(s, 0, sizeof(*s));
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, XRAY_FDR_A_SESSION_ID, id) < 0) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
 	return ctl_nl_call(nl, msg, XRAY_FDR_A_SESSION_MAX, ctl_session_reply,
 			   s);
 }

@@ -49,8 +49,9 @@ typedef int (*ctl_nl_reply_fn)(void *ctx, struct nlattr **attrs);
 int ctl_nl_call(struct ctl_nl *nl, struct nl_msg *msg, int maxattr,
 		ctl_nl_reply_fn fn, void *ctx);
 
-/* Shorthand: a request naming session @id. */
-int ctl_nl_session_cmd(struct ctl_nl *nl, int cmd, uint32_t id);
+/* Shorthand: a request naming session @id, with XRAY_FDR_A_SESSION_KEEP
+ * = @keep if @keep >= 0.  Returns as ctl_nl_call(), or -ENOMEM. */
+int ctl_nl_session_cmd(struct ctl_nl *nl, int cmd, uint32_t id, int keep);
 
 struct ctl_config {
 	uint32_t max_session_kb;

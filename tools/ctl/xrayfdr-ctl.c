@@ -360,7 +360,6 @@ static int cmd_session(int argc, char **argv)
 		{ "drop", XRAY_FDR_CMD_SESSION_DROP, "dropped" },
 	};
 	const char *name = argv[0];
-	struct nl_msg *msg;
 	struct ctl_nl nl;
 	int keep = 1, err;
 	uint32_t id;
@@ -390,16 +389,9 @@ static int cmd_session(int argc, char **argv)
 	}
 	if (open_module(name, &nl))
 		return EXIT_INVALID;
-	msg = ctl_nl_msg(&nl, acts[i].cmd, 0);
-	if (!msg || nla_put_u32(msg, XRAY_FDR_A_SESSION_ID, id) < 0 ||
-	    (acts[i].cmd == XRAY_FDR_CMD_SESSION_KEEP &&
-	     nla_put_u8(msg, XRAY_FDR_A_SESSION_KEEP, keep) < 0)) {
-		nlmsg_free(msg);
-		ctl_nl_close(&nl);
-		ctl_error(name, "out of memory");
-		return EXIT_INVALID;
-	}
-	err = ctl_nl_call(&nl, msg, XRAY_FDR_A_SESSION_MAX, NULL, NULL);
+	err = ctl_nl_session_cmd(
+		&nl, acts[i].cmd, id,
+		acts[i].cmd == XRAY_FDR_CMD_SESSION_KEEP ? keep : -1);
 	ctl_nl_close(&nl);
 	if (err)
 		return refused(name, &nl, id, err);
