@@ -127,6 +127,7 @@ def payload_log(path, payloads):
 # refuses such binaries as instrumentation maps).
 WORKLOAD = r"""
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -175,7 +176,7 @@ int main(int argc, char **argv) { (void)argv; return tail(argc) & 1; }
 def build_workload(tmp):
     src = os.path.join(tmp, "workload.cc")
     with open(src, "w") as f:
-        f.write(WORKLOAD.replace("#include <cstring>", "#include <cstring>\n#include <cstdlib>"))
+        f.write(WORKLOAD)
     exe = os.path.join(tmp, "workload")
     p = run([CLANGXX, "-O2", "-g", "-fxray-instrument", "-fxray-instruction-threshold=1",
              src, "-o", exe, "-lpthread"])

@@ -385,7 +385,7 @@ def main():
                         check(path, name)
                 except (RuntimeError, ValueError, KeyError) as e:
                     tap(False, f"{check.__name__} {name}", str(e))
-        check_fdr(logs["events"].replace("events", "sched"), "sched", tmp, llvm_xray)
+        check_fdr(logs["sched"], "sched", tmp, llvm_xray)
         check_svg(logs["sched"], tmp)
         check_memory(tmp)
     return finish()
