@@ -20,7 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int32_t stacks[THREADS][DEPTH];
-	static uint32_t tids[THREADS], depth[THREADS];
+	static uint64_t tids[THREADS]; /* pid:tid */
+	static uint32_t depth[THREADS];
 	const struct xrayfdr_event *ev;
 	struct trace_header hdr;
 	struct text_reader *r;
@@ -41,15 +42,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	ret = text_reader_header(r, &hdr);
 	while (ret == 0 && (ret = text_reader_next(r, &ev)) == 1) {
+		uint64_t key = (uint64_t)ev->pid << 32 | ev->tid;
 		unsigned int t;
 
 		ret = 0;
-		for (t = 0; t < nthreads && tids[t] != ev->tid; t++)
+		for (t = 0; t < nthreads && tids[t] != key; t++)
 			;
 		if (t == nthreads) {
 			if (nthreads == THREADS)
 				continue; /* beyond what this check follows */
-			tids[nthreads] = ev->tid;
+			tids[nthreads] = key;
 			depth[nthreads++] = 0;
 		}
 		if (ev->kind == XRAYFDR_EV_ENTRY) {

@@ -122,6 +122,9 @@ check "TraceLog: a sample of an unknown thread" 1 "line 1: sam str: thread 0x000
 printf 'thr crt 0x1 0x00000000\nthr aos 0x00000000 0x10\nsam str 0x00000000 5 0 0:0 0x3\nthr aos 0x00000000 0x20\nsam str 0x00000000 7 0 0:1\n' >"$tmp/moved.tl"
 check "TraceLog: a thread moved to another OS thread keeps its calls whole" 0 "Functions with latencies: 1" -- \
 	$X account "$tmp/moved.tl"
+printf 'thr crt 0x5 0x00000000\nthr crt 0x5 0x00000001\nsam str 0x00000000 5 0 0:0 0x3\nsam str 0x00000001 6 0 0:0 0x4\n' >"$tmp/twice.tl"
+check "TraceLog: two threads on one OS thread id are an error naming the line" 1 "twice.tl: line 4: sam str: thread 0x00000001 has the OS thread id 5 of another" -- \
+	$X account "$tmp/twice.tl"
 printf -- '---\nheader:\n  version: 1\n  type: 1\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1000\nrecords:\n  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-exit, tsc: 5, data: "" }\n' >"$tmp/exit.yaml"
 for c in account stack graph; do
 	check "$c: an unmatched exit in YAML names its line" 1 "exit.yaml: record at line 9: thread 5: exit of function 1" -- \

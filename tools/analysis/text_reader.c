@@ -21,7 +21,7 @@
 
 /* TraceLog: what is known of a thread, by its internal id. */
 struct tl_thread {
-	uint32_t tid;
+	uint32_t pid, tid; /* the pid from the high half of its thr crt id */
 	int32_t *stack;
 	uint32_t depth, cap;
 	bool sampled; /* its events carry tid: it stays */
@@ -69,6 +69,7 @@ struct text_reader {
 	struct xrayfdr_event *queue;
 	size_t nqueue, queue_cap, queue_next;
 	struct u64map threads;
+	struct u64map sampled_tids; /* pid:tid -> the tl_thread whose it is */
 	char **names; /* by function id */
 	size_t nnames;
 };
@@ -891,7 +892,7 @@ static struct tl_thread *tl_get_thread(struct text_reader *r, uint64_t iid,
 }
 
 static int tl_queue(struct text_reader *r, uint32_t kind, int32_t func,
-		    uint32_t tid, uint64_t ms)
+		    const struct tl_thread *t, uint64_t ms)
 {
 	if (r->nqueue == r->queue_cap) {
 		size_t cap = r->queue_cap ? 2 * r->queue_cap : 64;
@@ -905,7 +906,8 @@ static int tl_queue(struct text_reader *r, uint32_t kind, int32_t func,
 	r->queue[r->nqueue++] = (struct xrayfdr_event){
 		.kind = kind,
 		.func_id = func,
-		.tid = tid,
+		.tid = t->tid,
+		.pid = t->pid,
 		.tsc = ms,
 		.offset = r->lineno,
 	};
@@ -1051,11 +1053,24 @@ static int tl_sample(struct text_reader *r, struct cursor *c)
 			     "sam str: %" PRIu64 ":%" PRIu64
 			     " does not fit the thread's %u frames",
 			     match, size, t->depth);
+	if (!t->sampled) {
+		/* Calls are matched by tid downstream: one thread's only. */
+		uint64_t key = (uint64_t)t->pid << 32 | t->tid;
+
+		if (u64map_get(&r->sampled_tids, key))
+			return error(r,
+				     "sam str: thread 0x%08" PRIx64
+				     " has the OS thread id %" PRIu32
+				     " of another sampled thread",
+				     iid, t->tid);
+		if (u64map_put(&r->sampled_tids, key, t))
+			return -ENOMEM;
+		t->sampled = true;
+	}
 	r->nqueue = r->queue_next = 0;
-	t->sampled = true;
 	while (t->depth > match) {
-		ret = tl_queue(r, XRAYFDR_EV_EXIT, t->stack[t->depth - 1],
-			       t->tid, ms);
+		ret = tl_queue(r, XRAYFDR_EV_EXIT, t->stack[t->depth - 1], t,
+			       ms);
 		if (ret)
 			return ret;
 		t->depth--;
@@ -1087,7 +1102,7 @@ static int tl_sample(struct text_reader *r, struct cursor *c)
 			t->cap = cap;
 		}
 		t->stack[t->depth++] = (int32_t)fn;
-		ret = tl_queue(r, XRAYFDR_EV_ENTRY, (int32_t)fn, t->tid, ms);
+		ret = tl_queue(r, XRAYFDR_EV_ENTRY, (int32_t)fn, t, ms);
 		if (ret)
 			return ret;
 	}
@@ -1127,6 +1142,7 @@ static int tl_line(struct text_reader *r)
 		t = tl_get_thread(r, b, true);
 		if (!t)
 			return -ENOMEM;
+		t->pid = (uint32_t)(a >> 32);
 		t->tid = (uint32_t)a;
 		return 0;
 	}
@@ -1218,6 +1234,7 @@ void text_reader_free(struct text_reader *r)
 		return;
 	u64map_each(&r->threads, free_thread_cb, NULL);
 	u64map_free(&r->threads);
+	u64map_free(&r->sampled_tids);
 	for (size_t i = 0; i < r->nnames; i++)
 		free(r->names[i]);
 	free(r->names);
