@@ -13,6 +13,7 @@
 #define XRAYFDR_LIB_FDR_RECORDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -232,6 +233,76 @@ static inline void fdr_put_metadata(uint8_t *p, bool be, unsigned int version,
 		put32(body, (uint32_t)md->pid, be);
 		break;
 	}
+}
+
+/*
+ * Every FDR buffer starts with this preamble: NewBuffer (the thread),
+ * WallTimeMarker, and from version 3 on the Pid record.  Writers put the
+ * NewCPUId of the first record after it.  Inline, for the runtime's
+ * recording path (see fdr_put_metadata()).
+ */
+static inline size_t fdr_preamble_size(unsigned int version)
+{
+	return (version >= 3 ? 3 : 2) * XRAYFDR_METADATA_RECORD_SIZE;
+}
+
+/* Write the preamble at @p; return its size. */
+static inline size_t fdr_put_preamble(uint8_t *p, bool be, unsigned int version,
+				      int32_t tid, uint64_t wall_sec,
+				      uint32_t wall_usec, int32_t pid)
+{
+	struct xrayfdr_metadata md = { .kind = XRAYFDR_MD_NEW_BUFFER,
+				       .tid = tid };
+
+	fdr_put_metadata(p, be, version, &md);
+	md = (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_WALLTIME_MARKER,
+					.seconds = wall_sec,
+					.micros = wall_usec };
+	fdr_put_metadata(p + XRAYFDR_METADATA_RECORD_SIZE, be, version, &md);
+	if (version < 3)
+		return 2 * XRAYFDR_METADATA_RECORD_SIZE;
+	md = (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_PID, .pid = pid };
+	fdr_put_metadata(p + 2 * XRAYFDR_METADATA_RECORD_SIZE, be, version,
+			 &md);
+	return 3 * XRAYFDR_METADATA_RECORD_SIZE;
+}
+
+/*
+ * Events (function records, custom and typed events) in @n bytes of
+ * little-endian FDR records that begin at a record; stops at a record that
+ * runs past @n.  Inline, for the runtime's recording path.
+ */
+static inline uint64_t fdr_count_events_le(const uint8_t *p, size_t n)
+{
+	uint64_t events = 0;
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned int kind;
+
+		/* mostly function records: take them four at a time */
+		if (i + 4 * XRAYFDR_FUNCTION_RECORD_SIZE <= n &&
+		    !((p[i] | p[i + 8] | p[i + 16] | p[i + 24]) & 1)) {
+			events += 4;
+			i += 4 * XRAYFDR_FUNCTION_RECORD_SIZE;
+			continue;
+		}
+		if (!fdr_is_metadata(p[i], false)) {
+			events++;
+			i += XRAYFDR_FUNCTION_RECORD_SIZE;
+			continue;
+		}
+		if (i + XRAYFDR_METADATA_RECORD_SIZE > n)
+			break;
+		kind = fdr_md_kind(p[i], false);
+		if (kind == XRAYFDR_MD_CUSTOM_EVENT_MARKER ||
+		    kind == XRAYFDR_MD_TYPED_EVENT_MARKER) {
+			events++;
+			i += get32(p + i + MD_OFF_BODY, false);
+		}
+		i += XRAYFDR_METADATA_RECORD_SIZE;
+	}
+	return events;
 }
 
 #endif /* XRAYFDR_LIB_FDR_RECORDS_H */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "frame.h"
 #include "records.h"
 #include "../util/u64map.h"
 
@@ -100,36 +101,17 @@ static void put_md(struct xrayfdr_writer *w, struct thread_buf *b,
 	b->used += MD;
 }
 
+static int emit_to(void *ctx, const void *data, size_t len)
+{
+	return emit(ctx, data, len);
+}
+
 /* Write a thread's buffer out and forget it. */
 static int write_buffer(struct xrayfdr_writer *w, struct thread_buf *b)
 {
-	struct xrayfdr_metadata md = { 0 };
-	uint8_t rec[MD];
-	int ret;
+	int ret = fdr_frame_write(w->be, w->hdr.version, w->buffer_size,
+				  b->data, b->used, emit_to, w);
 
-	if (w->hdr.version >= 2) {
-		md.kind = XRAYFDR_MD_BUFFER_EXTENTS;
-		md.extents = b->used;
-		xrayfdr_encode_metadata(rec, w->be, w->hdr.version, &md);
-		ret = emit(w, rec, sizeof(rec));
-		if (!ret)
-			ret = emit(w, b->data, b->used);
-	} else {
-		size_t pad;
-
-		md.kind = XRAYFDR_MD_END_OF_BUFFER;
-		put_md(w, b, &md);
-		pad = w->buffer_size - b->used;
-		memset(b->data + b->used, 0, pad);
-		if (pad % XRAYFDR_FUNCTION_RECORD_SIZE) {
-			md = (struct xrayfdr_metadata){
-				.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER,
-				.event_size = (int32_t)(pad - MD)
-			};
-			put_md(w, b, &md);
-		}
-		ret = emit(w, b->data, w->buffer_size);
-	}
 	free(u64map_del(&w->threads, thread_key(b->pid, b->tid)));
 	return ret;
 }
@@ -145,19 +127,9 @@ static struct thread_buf *open_buffer(struct xrayfdr_writer *w,
 	b->pid = ev->pid;
 	b->tid = ev->tid;
 	b->seq = w->seq++;
-	b->used = 0;
-	md = (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_BUFFER,
-					.tid = (int32_t)ev->tid };
-	put_md(w, b, &md);
-	md = (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_WALLTIME_MARKER,
-					.seconds = ev->wall_sec,
-					.micros = ev->wall_usec };
-	put_md(w, b, &md);
-	if (w->hdr.version >= 3) {
-		md = (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_PID,
-						.pid = (int32_t)ev->pid };
-		put_md(w, b, &md);
-	}
+	b->used = fdr_put_preamble(b->data, w->be, w->hdr.version,
+				   (int32_t)ev->tid, ev->wall_sec,
+				   ev->wall_usec, (int32_t)ev->pid);
 	md = (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_CPU_ID,
 					.cpu = ev->cpu,
 					.tsc = ev->tsc };
@@ -174,14 +146,7 @@ static struct thread_buf *open_buffer(struct xrayfdr_writer *w,
 /* Can a buffer holding @used bytes still be closed validly? */
 static bool fits(const struct xrayfdr_writer *w, uint64_t used)
 {
-	uint64_t pad;
-
-	if (w->hdr.version >= 2)
-		return used <= w->buffer_size;
-	if (used + MD > w->buffer_size)
-		return false; /* no room for EndOfBuffer */
-	pad = w->buffer_size - used - MD;
-	return pad % XRAYFDR_FUNCTION_RECORD_SIZE == 0 || pad > MD;
+	return fdr_frame_fits(w->hdr.version, used, w->buffer_size);
 }
 
 /* Bytes the event itself takes, or a negative errno if it cannot be written. */
@@ -503,7 +468,7 @@ writer_create(const struct xrayfdr_writer_opts *opts)
 	w->be = o.big_endian;
 	w->basic = o.basic;
 	w->buffer_size = (size_t)o.buffer_size;
-	w->preamble = (o.version >= 3 ? 4 : 3) * MD;
+	w->preamble = fdr_preamble_size(o.version) + MD; /* and NewCPUId */
 	w->hdr = (struct xrayfdr_file_header){
 		.version = (uint16_t)o.version,
 		.type = o.basic ? XRAYFDR_FILE_BASIC : XRAYFDR_FILE_FDR,

@@ -1,7 +1,9 @@
 # The tracing runtime (thread mode) and its x86_64 patcher and trampolines
-LIB_SRCS += lib/runtime/options.c lib/runtime/tsc.c lib/runtime/bufq.c \
-	lib/runtime/fdr.c lib/runtime/fdr_setup.c lib/runtime/flush.c lib/runtime/objects.c \
-	lib/runtime/xray_api.c lib/runtime/init.c \
+LIB_SRCS += lib/runtime/options.c lib/runtime/tsc.c lib/runtime/state.c \
+	lib/runtime/bufq.c lib/runtime/sink_thread.c \
+	lib/runtime/fdr.c lib/runtime/fdr_setup.c lib/runtime/flush.c \
+	lib/runtime/objects.c lib/runtime/init.c lib/runtime/xray_api.c \
+	lib/runtime/api.c \
 	lib/arch/x86_64/patch.c lib/arch/x86_64/trampolines.S
 LIB_LDLIBS += -lpthread
 
@@ -10,5 +12,6 @@ LIB_LDLIBS += -lpthread
 # what might (see lib/runtime/fdr.c; tests/runtime checks the objects).
 RT_LIGHT_FLAGS := -mgeneral-regs-only -fno-tree-loop-distribute-patterns \
 	-fno-stack-protector
-$(BUILD)/obj/lib/runtime/fdr.o $(BUILD)/obj/lib/runtime/bufq.o: \
+$(BUILD)/obj/lib/runtime/fdr.o $(BUILD)/obj/lib/runtime/bufq.o \
+	$(BUILD)/obj/lib/runtime/sink_thread.o: \
 	CFLAGS += $(RT_LIGHT_FLAGS)

@@ -90,7 +90,7 @@ struct rt_buf *rt_bufq_acquire(struct rt_bufq *q, uint32_t tid, uint8_t **pos)
 			b = c;
 	}
 	if (b && b->state == RT_BUF_FULL) {
-		q->overwritten += rt_count_events(b->data, b->used);
+		q->overwritten += fdr_count_events_le(b->data, b->used);
 		q->recycled++;
 	}
 	if (b) {
@@ -155,37 +155,4 @@ size_t rt_bufq_sort(struct rt_bufq *q)
 			q->order[j] = v;
 		}
 	return n;
-}
-
-uint64_t rt_count_events(const uint8_t *p, size_t n)
-{
-	uint64_t events = 0;
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned int kind;
-
-		/* mostly function records: take them four at a time */
-		if (i + 4 * XRAYFDR_FUNCTION_RECORD_SIZE <= n &&
-		    !((p[i] | p[i + 8] | p[i + 16] | p[i + 24]) & 1)) {
-			events += 4;
-			i += 4 * XRAYFDR_FUNCTION_RECORD_SIZE;
-			continue;
-		}
-		if (!fdr_is_metadata(p[i], false)) {
-			events++;
-			i += XRAYFDR_FUNCTION_RECORD_SIZE;
-			continue;
-		}
-		if (i + XRAYFDR_METADATA_RECORD_SIZE > n)
-			break;
-		kind = fdr_md_kind(p[i], false);
-		if (kind == XRAYFDR_MD_CUSTOM_EVENT_MARKER ||
-		    kind == XRAYFDR_MD_TYPED_EVENT_MARKER) {
-			events++;
-			i += get32(p + i + MD_OFF_BODY, false);
-		}
-		i += XRAYFDR_METADATA_RECORD_SIZE;
-	}
-	return events;
 }

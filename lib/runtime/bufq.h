@@ -77,8 +77,4 @@ size_t rt_bufq_used(const struct rt_bufq *q, const struct rt_buf *b);
 /* Fill q->order with the non-free buffers by seq; return how many. */
 size_t rt_bufq_sort(struct rt_bufq *q);
 
-/* Events (function records, custom and typed events) in @n bytes of FDR
- * records written by this runtime. */
-uint64_t rt_count_events(const uint8_t *p, size_t n);
-
 #endif

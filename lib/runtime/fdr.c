@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The FDR controller in thread mode: what happens to an event that the
- * trampolines' fast path does not handle.
+ * The FDR controller: what happens to an event that the trampolines' fast
+ * path does not handle.
  *
  * The fast path (trampolines.S) appends plain function records while the
  * thread has room, stays on one CPU and the delta fits 32 bits.  Everything
- * else comes here: starting a buffer (NewBuffer, WallTimeMarker, Pid),
- * NewCPUId on a CPU change, TSCWrap, arguments, custom and typed events,
- * and LLVM's duration threshold, which "rewinds" the records of calls
- * shorter than it.
+ * else comes here: NewCPUId on a CPU change (and at the start of a
+ * buffer, whose preamble the sink writes), TSCWrap, arguments, custom and
+ * typed events, and LLVM's duration threshold, which "rewinds" the records
+ * of calls shorter than it.  The records go where the sink (sink.h) says.
  *
  * This file is built without vector registers (-mgeneral-regs-only) and
  * calls nothing that uses them (clock_gettime and getcpu are vDSO calls,
@@ -25,8 +25,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "../arch/x86_64/arch.h"
 #include "../fdr/records.h"
-#include "runtime.h"
+#include "controller.h"
+#include "sink.h"
+#include "state.h"
 
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 #define FN XRAYFDR_FUNCTION_RECORD_SIZE
@@ -41,8 +44,13 @@ uint32_t rt_test_cpu(void);
 
 __thread struct rt_thread rt_self
 	__attribute__((tls_model("initial-exec"), aligned(64)));
+/* Read by the trampolines (thread.h, arch.h). */
 uint32_t rt_fast_gen;
 long rt_rseq_offset;
+void (*volatile rt_handler_arg0)(int32_t, XRayEntryType);
+void (*volatile rt_handler_arg1)(int32_t, XRayEntryType, uint64_t);
+void (*volatile rt_handler_custom)(void *, size_t);
+void (*volatile rt_handler_typed)(uint16_t, const void *, size_t);
 int rt_warned; /* enum rt_light bits already reported */
 
 #ifndef RT_TEST_CLOCK
@@ -79,11 +87,10 @@ static bool begin(struct rt_thread *t)
 
 static void end(struct rt_thread *t)
 {
-	bool valid = t->buf && t->queue_gen == rt.q.generation;
+	uint32_t gen = rt.sink->arm(t);
 
-	t->end = valid ? t->buf->data + rt.q.capacity - (FN - 1) : NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->gen = valid ? rt.q.generation : 0;
+	t->gen = gen;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->busy = 0;
 }
@@ -95,7 +102,7 @@ static uint64_t *last_slot(struct rt_thread *t)
 
 static void publish(struct rt_thread *t, uint8_t *pos)
 {
-	__atomic_store_n(&t->pos, pos, __ATOMIC_RELEASE);
+	rt.sink->commit(t, pos);
 }
 
 static void put_md(struct rt_thread *t, const struct xrayfdr_metadata *md)
@@ -128,47 +135,22 @@ static void copy_payload(uint8_t *dst, const uint8_t *src, size_t n)
 		*dst++ = *src++;
 }
 
-/* Make room for @need bytes of records, starting a buffer if needed. */
+/* Make room for @need bytes of records.  A new buffer's first record
+ * brings a NewCPUId, and nothing before it can be rewound. */
 static bool ensure_space(struct rt_thread *t, size_t need)
 {
-	size_t preamble = (rt.opts.version >= 3 ? 3 : 2) * MD;
-	struct xrayfdr_metadata md;
-	struct timespec ts;
-	struct rt_buf *b;
-
-	if (t->buf && t->queue_gen != rt.q.generation)
-		t->buf = NULL; /* of an earlier trace: never touched again */
-	if (t->buf && t->pos + need <= t->buf->data + rt.q.capacity)
+	switch (rt.sink->reserve(t, need)) {
+	case RT_RESERVE_SAME:
 		return true;
-	if (t->buf)
-		rt_bufq_retire(&rt.q, t->buf, (size_t)(t->pos - t->buf->data));
-	t->buf = NULL;
-	if (need + preamble > rt.q.capacity)
+	case RT_RESERVE_NEW:
+		t->cpu = UINT32_MAX;
+		t->undo_enters = 0;
+		t->undo_tails = 0;
+		t->last_entry_tsc = 0;
+		return true;
+	default:
 		return false;
-	b = rt_bufq_acquire(&rt.q, t->tid, &t->pos);
-	if (!b)
-		return false;
-	t->buf = b;
-	t->queue_gen = rt.q.generation;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	md = (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_BUFFER,
-					.tid = (int32_t)t->tid };
-	put_md(t, &md);
-	md = (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_WALLTIME_MARKER,
-					.seconds = (uint64_t)ts.tv_sec,
-					.micros =
-						(uint32_t)(ts.tv_nsec / 1000) };
-	put_md(t, &md);
-	if (rt.opts.version >= 3) {
-		md = (struct xrayfdr_metadata){ .kind = XRAYFDR_MD_PID,
-						.pid = (int32_t)rt.pid };
-		put_md(t, &md);
 	}
-	t->cpu = UINT32_MAX; /* the first record brings a NewCPUId */
-	t->undo_enters = 0;
-	t->undo_tails = 0;
-	t->last_entry_tsc = 0;
-	return true;
 }
 
 /* NewCPUId or TSCWrap when the next record needs one (LLVM's
@@ -331,7 +313,7 @@ static int event_problem(bool typed, size_t size)
 		return RT_LIGHT_WARN_EMPTY;
 	if (typed && rt.opts.version < 2)
 		return RT_LIGHT_WARN_V1;
-	if (size > rt.q.capacity)
+	if (size > rt.capacity)
 		return RT_LIGHT_WARN_BIG;
 	return 0;
 }

@@ -11,18 +11,16 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "../fdr/records.h"
+#include "../arch/x86_64/arch.h"
+#include "../fdr/frame.h"
 #include "../log.h"
-#include "runtime.h"
-
-/* v1 buffers end with EndOfBuffer and padding a reader must be able to
- * skip: keep room for both (see fdr-format.rst, "Version 1 padding"). */
-#define V1_RESERVE (2 * XRAYFDR_METADATA_RECORD_SIZE)
+#include "controller.h"
+#include "sink.h"
+#include "state.h"
 
 /* glibc 2.35 and later register an rseq area for every thread. */
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
@@ -55,10 +53,7 @@ static void thread_exit(void *arg)
 	(void)arg;
 	t->gen = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (t->buf && t->queue_gen == rt.q.generation)
-		rt_bufq_retire(&rt.q, t->buf, (size_t)(t->pos - t->buf->data));
-	t->buf = NULL;
-	t->end = NULL;
+	rt.sink->detach(t);
 	t->setup_done = 0; /* events from later destructors re-arm it */
 }
 
@@ -81,6 +76,8 @@ static void thread_setup(struct rt_thread *t)
 					RT_RSEQ_REGISTERED;
 	pthread_once(&exit_key_once, make_exit_key);
 	pthread_setspecific(exit_key, (void *)1);
+	if (rt.sink->attach)
+		rt.sink->attach(t);
 	t->setup_done = 1;
 }
 
@@ -137,7 +134,7 @@ void rt_fdr_update_fast(void)
 		    rt_handler_arg0 == rt_fdr_handle_arg0 &&
 		    (!rt_handler_arg1 || rt_handler_arg1 == rt_fdr_handle_arg1);
 
-	__atomic_store_n(&rt_fast_gen, fast ? rt.q.generation : 0,
+	__atomic_store_n(&rt_fast_gen, fast ? rt.generation : 0,
 			 __ATOMIC_SEQ_CST);
 }
 
@@ -156,32 +153,17 @@ void rt_fdr_quiesce(void)
 	}
 }
 
-int rt_tsc_ensure(const struct rt_options *o)
-{
-	struct rt_tsc_paths paths = { .sysfs = o->tsc_sysfs };
-	int ret;
-
-	if (rt.tsc_known && !strcmp(rt.opts.tsc_sysfs, o->tsc_sysfs) &&
-	    rt.opts.tsc_sources == o->tsc_sources)
-		return 0;
-	ret = rt_tsc_probe(&paths, o->tsc_sources, &rt.tsc);
-	if (ret)
-		return ret;
-	rt.tsc_known = true;
-	snprintf(rt.opts.tsc_sysfs, sizeof(rt.opts.tsc_sysfs), "%s",
-		 o->tsc_sysfs);
-	rt.opts.tsc_sources = o->tsc_sources;
-	return 1;
-}
-
 int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
 {
-	size_t capacity = o->version == 1 ? o->buffer_size - V1_RESERVE :
+	size_t capacity = o->version == 1 ? o->buffer_size - FDR_V1_RESERVE :
 					    o->buffer_size;
+	static bool rseq_known; /* (a forked child inherits it) */
 	int ret;
 
-	if (!rt.generation)
+	if (!rseq_known) {
 		setup_rseq();
+		rseq_known = true;
+	}
 	ret = rt_tsc_ensure(o);
 	if (ret < 0) {
 		snprintf(err, errlen,
@@ -191,25 +173,12 @@ int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
 	if (ret == 1 && rt.tsc.source == RT_TSC_CALIBRATE)
 		pr_info("TSC frequency calibrated against CLOCK_MONOTONIC_RAW (%llu Hz); the log says so\n",
 			(unsigned long long)rt.tsc.hz);
-	/* A thread may still be in the C path with a buffer of the last
-	 * trace (not the fast path: quiesce saw to that), so its queue is
-	 * not reused; it is released when the next trace starts. */
-	if (rt.q.mem) {
-		static struct rt_bufq previous;
-
-		rt_bufq_destroy(&previous);
-		previous = rt.q;
-		madvise(previous.mem, previous.map_size, MADV_DONTNEED);
-		memset(&rt.q, 0, sizeof(rt.q));
-	}
-	ret = rt_bufq_init(&rt.q, capacity, o->buffer_max);
-	if (ret) {
-		snprintf(err, errlen, "cannot map %llu buffers of %llu bytes",
-			 (unsigned long long)o->buffer_max,
-			 (unsigned long long)o->buffer_size);
+	ret = rt.sink->start(o, capacity, rt.generation + 1, getpid(), err,
+			     errlen);
+	if (ret)
 		return ret;
-	}
-	rt.q.generation = ++rt.generation;
+	rt.generation++;
+	rt.capacity = capacity;
 	rt.opts = *o;
 	rt.threshold_ticks = (uint64_t)((unsigned __int128)rt.tsc.hz *
 					o->threshold_us / 1000000);
@@ -228,16 +197,22 @@ int rt_fdr_finalize(void)
 	return XRAY_LOG_FINALIZED;
 }
 
+void rt_fdr_fork_prepare(void)
+{
+	rt.sink->fork_prepare();
+}
+
+void rt_fdr_fork_parent(void)
+{
+	rt.sink->fork_parent();
+}
+
 void rt_fdr_fork_child(void)
 {
 	rt.pid = getpid();
 	rt_self.tid = 0; /* (its rseq registration is inherited) */
 	rt_self.setup_done = 0;
-	rt.q.lock = 0;
-	if (!rt.q.mem)
-		return;
-	rt_bufq_reset(&rt.q);
-	rt.q.generation = ++rt.generation;
+	rt.sink->fork_child(++rt.generation, rt.pid);
 	rt.dropped = 0;
 	if (rt.opts.fork == RT_FORK_OFF && rt.status == XRAY_LOG_INITIALIZED)
 		rt.status = XRAY_LOG_UNINITIALIZED;

@@ -19,15 +19,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../arch/x86_64/arch.h"
+#include "../fdr/frame.h"
 #include "../fdr/records.h"
 #include "../log.h"
-#include "runtime.h"
+#include "controller.h"
+#include "flush.h"
+#include "objects.h"
+#include "state.h"
 
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 #define INFO_MAX 16384
 
 static char info_buf[INFO_MAX + 8 * MD]; /* the info buffer's records */
-static const uint8_t zeros[4096];
 static int emergency_done;
 
 /* A bounded string builder that never fails loudly. */
@@ -66,19 +70,6 @@ static int write_all(int fd, const void *data, size_t len)
 		len -= (size_t)k;
 	}
 	return 0;
-}
-
-static int write_zeros(int fd, size_t len)
-{
-	int ret = 0;
-
-	while (len && !ret) {
-		size_t k = len < sizeof(zeros) ? len : sizeof(zeros);
-
-		ret = write_all(fd, zeros, k);
-		len -= k;
-	}
-	return ret;
 }
 
 /* Open the log: the exact output path (suffixed with the pid in a
@@ -138,25 +129,22 @@ static void encode_header(uint8_t *hdr)
 			     .buffer_size = rt.opts.buffer_size });
 }
 
-struct totals {
-	uint64_t events, buffers;
-};
-
 static void put_md(uint8_t **p, const struct xrayfdr_metadata *md)
 {
 	xrayfdr_encode_metadata(*p, false, rt.opts.version, md);
 	*p += MD;
 }
 
-/* Our info buffer's records (without BufferExtents); returns its size. */
-static size_t build_info(const struct totals *tot)
+/* Our info buffer's records (without its frame); returns its size. */
+static size_t build_info(const struct rt_totals *tot)
 {
 	char text[INFO_MAX];
 	struct text t = { text, 0, sizeof(text) };
 	uint8_t *p = (uint8_t *)info_buf;
 	struct timespec ts;
 	uint64_t tsc = arch_tsc();
-	size_t room = rt.q.capacity - 4 * MD - MD;
+	/* the preamble, NewCPUId and the event's marker go first */
+	size_t room = rt.capacity - fdr_preamble_size(rt.opts.version) - 2 * MD;
 
 	add(&t, "xrayfdr-info 1\ntsc_source=");
 	add(&t, rt_tsc_source_name(rt.tsc.source));
@@ -171,30 +159,22 @@ static size_t build_info(const struct totals *tot)
 	add(&t, "\nevents=");
 	add_u64(&t, tot->events);
 	add(&t, "\noverwritten=");
-	add_u64(&t, rt.q.overwritten);
+	add_u64(&t, tot->overwritten);
 	add(&t, "\ndropped=");
 	add_u64(&t, __atomic_load_n(&rt.dropped, __ATOMIC_RELAXED));
 	add(&t, "\nbuffers=");
 	add_u64(&t, tot->buffers);
 	add(&t, "\nrecycled=");
-	add_u64(&t, rt.q.recycled);
+	add_u64(&t, tot->recycled);
 	add(&t, "\n");
 	add(&t, rt_objects_text());
 	if (t.n > room)
 		t.n = room;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	put_md(&p, &(struct xrayfdr_metadata){
-			   .kind = XRAYFDR_MD_NEW_BUFFER,
-			   .tid = (int32_t)syscall(SYS_gettid) });
-	put_md(&p, &(struct xrayfdr_metadata){
-			   .kind = XRAYFDR_MD_WALLTIME_MARKER,
-			   .seconds = (uint64_t)ts.tv_sec,
-			   .micros = (uint32_t)(ts.tv_nsec / 1000) });
-	if (rt.opts.version >= 3)
-		put_md(&p,
-		       &(struct xrayfdr_metadata){ .kind = XRAYFDR_MD_PID,
-						   .pid = (int32_t)rt.pid });
+	p += fdr_put_preamble(p, false, rt.opts.version,
+			      (int32_t)syscall(SYS_gettid), (uint64_t)ts.tv_sec,
+			      (uint32_t)(ts.tv_nsec / 1000), (int32_t)rt.pid);
 	put_md(&p, &(struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_CPU_ID,
 					       .tsc = tsc });
 	put_md(&p, &(struct xrayfdr_metadata){
@@ -205,72 +185,51 @@ static size_t build_info(const struct totals *tot)
 	return (size_t)(p - (uint8_t *)info_buf) + t.n;
 }
 
+static int write_to(void *ctx, const void *data, size_t len)
+{
+	return write_all(*(int *)ctx, data, len);
+}
+
 /* One buffer of @used bytes at @data, framed for the log's version. */
 static int write_buffer(int fd, const void *data, size_t used)
 {
-	uint8_t md[MD];
-	size_t pad;
-	int ret;
-
-	if (rt.opts.version >= 2) {
-		xrayfdr_encode_metadata(
-			md, false, rt.opts.version,
-			&(struct xrayfdr_metadata){
-				.kind = XRAYFDR_MD_BUFFER_EXTENTS,
-				.extents = used });
-		ret = write_all(fd, md, sizeof(md));
-		return ret ? ret : write_all(fd, data, used);
-	}
-	/* version 1: EndOfBuffer, then padding up to buffer_size that
-	 * llvm-xray can parse (a record covering it when it is not a whole
-	 * number of function records; the reserve makes it at least 16) */
-	ret = write_all(fd, data, used);
-	xrayfdr_encode_metadata(
-		md, false, 1,
-		&(struct xrayfdr_metadata){ .kind = XRAYFDR_MD_END_OF_BUFFER });
-	if (!ret)
-		ret = write_all(fd, md, sizeof(md));
-	pad = rt.opts.buffer_size - used - MD;
-	if (!ret && pad % XRAYFDR_FUNCTION_RECORD_SIZE) {
-		xrayfdr_encode_metadata(
-			md, false, 1,
-			&(struct xrayfdr_metadata){
-				.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER,
-				.event_size = (int32_t)(pad - MD) });
-		ret = write_all(fd, md, sizeof(md));
-		pad -= MD;
-	}
-	return ret ? ret : write_zeros(fd, pad);
+	return fdr_frame_write(false, rt.opts.version, rt.opts.buffer_size,
+			       data, used, write_to, &fd);
 }
 
-/* Write everything to a new log; the caller keeps writers out of the
- * queue's states (or, in a signal handler, cannot). */
-static int write_log(struct totals *tot)
+void rt_drain_totals(struct rt_drain *d, struct rt_totals *tot)
+{
+	struct rt_chunk c;
+	struct rt_sink_counters ctr = { 0 };
+
+	rt.sink->counters(&ctr);
+	*tot = (struct rt_totals){ .overwritten = ctr.overwritten,
+				   .recycled = ctr.recycled };
+	d->next = 0;
+	while (rt.sink->drain_next(d, &c)) {
+		tot->events += fdr_count_events_le(c.data, c.used);
+		tot->buffers++;
+	}
+	d->next = 0;
+}
+
+/* Write everything to a new log, from @d; the sink's lock keeps writers
+ * out of its states (or, in a signal handler, cannot). */
+static int write_log(struct rt_drain *d, struct rt_totals *tot)
 {
 	uint8_t hdr[XRAYFDR_FILE_HEADER_SIZE];
-	size_t n = rt_bufq_sort(&rt.q), info;
+	struct rt_chunk c;
+	size_t info;
 	int fd, ret;
 
-	*tot = (struct totals){ 0 };
-	for (size_t i = 0; i < n; i++) {
-		const struct rt_buf *b = &rt.q.bufs[rt.q.order[i]];
-		size_t used = rt_bufq_used(&rt.q, b);
-
-		tot->events += rt_count_events(b->data, used);
-		tot->buffers += used != 0;
-	}
+	rt_drain_totals(d, tot);
 	fd = open_log(rt.last_log, sizeof(rt.last_log));
 	if (fd < 0)
 		return -errno;
 	encode_header(hdr);
 	ret = write_all(fd, hdr, sizeof(hdr));
-	for (size_t i = 0; i < n && !ret; i++) {
-		const struct rt_buf *b = &rt.q.bufs[rt.q.order[i]];
-		size_t used = rt_bufq_used(&rt.q, b);
-
-		if (used)
-			ret = write_buffer(fd, b->data, used);
-	}
+	while (!ret && rt.sink->drain_next(d, &c))
+		ret = write_buffer(fd, c.data, c.used);
 	/* last: it is the latest, and llvm-xray account wants the first
 	 * record to be the earliest */
 	info = build_info(tot);
@@ -281,7 +240,7 @@ static int write_log(struct totals *tot)
 	return ret;
 }
 
-static void report(int ret, const struct totals *tot)
+static void report(int ret, const struct rt_totals *tot)
 {
 	char ev[24], ow[24], dr[24], err[24];
 	const char *parts[] = {
@@ -290,7 +249,7 @@ static void report(int ret, const struct totals *tot)
 		" events to '",
 		rt.last_log,
 		"' (",
-		rt_utoa(rt.q.overwritten, ow),
+		rt_utoa(tot->overwritten, ow),
 		" overwritten, ",
 		rt_utoa(__atomic_load_n(&rt.dropped, __ATOMIC_RELAXED), dr),
 		" dropped)\n",
@@ -307,7 +266,8 @@ static void report(int ret, const struct totals *tot)
 
 enum XRayLogFlushStatus rt_flush(void)
 {
-	struct totals tot;
+	struct rt_drain d;
+	struct rt_totals tot;
 	int ret;
 
 	if (rt.status != XRAY_LOG_FINALIZED ||
@@ -326,9 +286,9 @@ enum XRayLogFlushStatus rt_flush(void)
 		rt.status = XRAY_LOG_UNINITIALIZED;
 		return XRAY_LOG_FLUSHED;
 	}
-	rt_bufq_lock(&rt.q);
-	ret = write_log(&tot);
-	rt_bufq_unlock(&rt.q);
+	rt.sink->drain_begin(&d, true);
+	ret = write_log(&d, &tot);
+	rt.sink->drain_end(&d);
 	report(ret, &tot);
 	rt.flush_status = ret ? XRAY_LOG_NOT_FLUSHING : XRAY_LOG_FLUSHED;
 	rt.status = XRAY_LOG_UNINITIALIZED; /* LLVM: it can start again */
@@ -337,23 +297,22 @@ enum XRayLogFlushStatus rt_flush(void)
 
 void rt_flush_emergency(void)
 {
-	struct totals tot;
-	bool locked;
+	struct rt_drain d;
+	struct rt_totals tot;
 	int ret;
 
 	if (__atomic_exchange_n(&emergency_done, 1, __ATOMIC_ACQ_REL))
 		return;
 	/* (a flush this signal interrupted has left its file, partial) */
-	if (rt.status == XRAY_LOG_UNINITIALIZED || !rt.q.mem ||
+	if (rt.status == XRAY_LOG_UNINITIALIZED || !rt.generation ||
 	    rt.flush_status != XRAY_LOG_NOT_FLUSHING || rt.opts.no_file_flush)
 		return;
 	rt_fdr_quiesce();
 	rt.status = XRAY_LOG_FINALIZED;
 	/* the lock may be held by the thread that crashed: go on without */
-	locked = rt_bufq_trylock(&rt.q);
-	ret = write_log(&tot);
-	if (locked)
-		rt_bufq_unlock(&rt.q);
+	rt.sink->drain_begin(&d, false);
+	ret = write_log(&d, &tot);
+	rt.sink->drain_end(&d);
 	report(ret, &tot);
 	rt.flush_status = XRAY_LOG_FLUSHED;
 }
@@ -412,44 +371,35 @@ struct XRayBuffer rt_fdr_iterator(struct XRayBuffer prev)
 {
 	static uint8_t hdr[XRAYFDR_FILE_HEADER_SIZE];
 	static uint8_t *copy;
-	static size_t copy_size, next, count;
-	const struct rt_buf *b;
-	size_t used;
+	static size_t copy_size;
+	static struct rt_drain d;
+	struct fdr_frame f;
+	struct rt_chunk c;
 
 	if (rt.status != XRAY_LOG_FINALIZED || rt.opts.version < 2)
 		return (struct XRayBuffer){ NULL, 0 };
 	if (!prev.Data) {
 		encode_header(hdr);
-		rt_bufq_lock(&rt.q);
-		count = rt_bufq_sort(&rt.q);
-		rt_bufq_unlock(&rt.q);
-		next = 0;
+		rt.sink->drain_begin(&d, true);
+		rt.sink->drain_end(&d);
 		return (struct XRayBuffer){ hdr, sizeof(hdr) };
 	}
-	for (; next < count; next++) {
-		b = &rt.q.bufs[rt.q.order[next]];
-		used = rt_bufq_used(&rt.q, b);
-		if (used)
-			break;
-	}
-	if (next >= count) {
+	if (!rt.sink->drain_next(&d, &c)) {
 		free(copy);
 		copy = NULL;
 		copy_size = 0;
 		return (struct XRayBuffer){ NULL, 0 };
 	}
-	if (copy_size < used + MD) {
+	if (copy_size < c.used + MD) {
 		free(copy);
-		copy = malloc(rt.q.capacity + MD);
-		copy_size = copy ? rt.q.capacity + MD : 0;
+		copy = malloc(rt.capacity + MD);
+		copy_size = copy ? rt.capacity + MD : 0;
 		if (!copy)
 			return (struct XRayBuffer){ NULL, 0 };
 	}
-	xrayfdr_encode_metadata(
-		copy, false, rt.opts.version,
-		&(struct xrayfdr_metadata){ .kind = XRAYFDR_MD_BUFFER_EXTENTS,
-					    .extents = used });
-	memcpy(copy + MD, b->data, used);
-	next++;
-	return (struct XRayBuffer){ copy, used + MD };
+	fdr_frame_buffer(&f, false, rt.opts.version, c.used,
+			 rt.opts.buffer_size);
+	memcpy(copy, f.head, f.head_len);
+	memcpy(copy + f.head_len, c.data, c.used);
+	return (struct XRayBuffer){ copy, f.head_len + c.used };
 }

@@ -1,65 +1,37 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/*
- * Start-up and shut-down, fork, and the xrayfdr_* API.
- *
- * Loading the library does nothing unless the environment asks for a
- * trace (XRAYFDR_OPTIONS, or XRAY_OPTIONS with patch_premain=true): then
- * the constructor sets up FDR mode, patches every sled before main() runs,
- * and the destructor (or a fatal signal) writes the log.  Programs that
- * drive tracing through the API get the same set-up on first use.
- */
+/* Process-wide set-up, once (see init.h). */
 #define LOG_DOMAIN "xrayfdr"
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
-#include <xrayfdr/runtime.h>
-
+#include "../arch/x86_64/arch.h"
 #include "../log.h"
-#include "runtime.h"
+#include "controller.h"
+#include "init.h"
+#include "objects.h"
+#include "state.h"
 
-struct rt_state rt;
-
-static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_result;
 
-void rt_api_lock(void)
-{
-	pthread_mutex_lock(&api_lock);
-}
-
-void rt_api_unlock(void)
-{
-	pthread_mutex_unlock(&api_lock);
-}
-
-/* No lock may be left held in a child by a thread it does not have. */
+/* No lock may be left held in a child by a thread it does not have; they
+ * are taken in their order (state.h). */
 static void fork_prepare(void)
 {
-	rt_registry_lock();
-	rt_api_lock();
-	if (rt.q.mem)
-		rt_bufq_lock(&rt.q);
+	rt_locks_fork_prepare();
+	rt_fdr_fork_prepare();
 }
 
 static void fork_parent(void)
 {
-	if (rt.q.mem)
-		rt_bufq_unlock(&rt.q);
-	rt_api_unlock();
-	rt_registry_unlock();
+	rt_fdr_fork_parent();
+	rt_locks_fork_parent();
 }
 
 static void fork_child(void)
 {
 	rt_fdr_fork_child();
-	pthread_mutex_init(&api_lock, NULL);
-	rt_registry_reset();
+	rt_locks_fork_child();
 }
 
 static void do_init(void)
@@ -67,7 +39,6 @@ static void do_init(void)
 	char err[256];
 	int ret;
 
-	rt_register_fdr_mode();
 	ret = arch_init(err, sizeof(err));
 	if (ret) {
 		pr_warn("%s; tracing is off\n", err);
@@ -88,242 +59,11 @@ int rt_init(void)
 	return init_result;
 }
 
-static int opts_from(const struct xrayfdr_trace_opts *in, char *config,
-		     size_t size)
+int rt_patch(int32_t id, bool enable)
 {
-	struct xrayfdr_trace_opts o = { 0 };
-	size_t sz = in ? in->sz : 0;
-	int n;
-
-	if (in) {
-		for (size_t i = sizeof(o); i < sz; i++)
-			if (((const char *)in)[i])
-				return -E2BIG;
-		memcpy(&o, in, sz < sizeof(o) ? sz : sizeof(o));
-	}
-	if ((o.output && strpbrk(o.output, "\"")) ||
-	    (o.logfile_base && strpbrk(o.logfile_base, "\"")))
-		return -EINVAL;
-	n = snprintf(config, size, "%s%s%s%s%s%s", o.output ? "output=\"" : "",
-		     o.output ? o.output : "", o.output ? "\" " : "",
-		     o.logfile_base ? "xray_logfile_base=\"" : "",
-		     o.logfile_base ? o.logfile_base : "",
-		     o.logfile_base ? "\" " : "");
-#define NUM(field, name)                                                   \
-	if (o.field && n >= 0 && (size_t)n < size)                         \
-		n += snprintf(config + n, size - (size_t)n, name "=%llu ", \
-			      (unsigned long long)o.field);
-	NUM(buffer_size, "buffer_size")
-	NUM(buffer_max, "buffer_max")
-	NUM(threshold_us, "func_duration_threshold_us")
-	NUM(version, "version")
-#undef NUM
-	return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
-}
-
-/* Start FDR mode with the environment's options plus @config, and patch. */
-static int start(const char *config)
-{
-	int ret;
-
-	if (rt.status != XRAY_LOG_UNINITIALIZED)
-		return -EBUSY;
-	if (__xray_log_init_mode("xray-fdr", config ? config : "") !=
-	    XRAY_LOG_INITIALIZED)
-		return rt.status == XRAY_LOG_UNINITIALIZED ? -EINVAL : -EBUSY;
-	ret = rt_patch_all(true);
-	if (ret) {
-		__xray_log_finalize();
-		rt_api_lock();
-		rt.status = XRAY_LOG_UNINITIALIZED;
-		rt_api_unlock();
-		return ret;
-	}
-	if (rt.opts.signals)
-		rt_install_signal_handlers();
-	return 0;
-}
-
-__attribute__((constructor)) static void rt_startup(void)
-{
-	struct rt_options o;
-	char err[512];
-
-	if (!getenv("XRAYFDR_OPTIONS") && !getenv("XRAY_OPTIONS"))
-		return;
-	rt_options_defaults(&o);
-	if (rt_options_from_env(&o, err, sizeof(err))) {
-		pr_warn("%s; tracing is off\n", err);
-		return;
-	}
-	if (!rt_options_trace_at_start(&o) || rt_init())
-		return;
-	if (start(NULL) == -ENOENT && o.verbosity)
-		pr_warn("nothing in this process is instrumented (build with clang -fxray-instrument)\n");
-}
-
-__attribute__((destructor)) static void rt_shutdown(void)
-{
-	if (rt.status == XRAY_LOG_INITIALIZED)
-		__xray_log_finalize();
-	if (rt.status == XRAY_LOG_FINALIZED &&
-	    rt.flush_status != XRAY_LOG_FLUSHED)
-		__xray_log_flushLog();
-}
-
-static int fail(int err)
-{
-	errno = -err;
-	return err;
-}
-
-int xrayfdr_trace_start(const struct xrayfdr_trace_opts *opts)
-{
-	char config[2 * PATH_MAX + 256];
 	int ret = rt_init();
 
-	if (!ret)
-		ret = opts_from(opts, config, sizeof(config));
-	if (!ret)
-		ret = start(config);
-	return ret ? fail(ret) : 0;
-}
-
-int xrayfdr_trace_stop(void)
-{
-	if (rt_init() || rt.status != XRAY_LOG_INITIALIZED)
-		return fail(-EINVAL);
-	__xray_log_finalize();
-	return 0;
-}
-
-int xrayfdr_trace_flush(char *path, size_t size)
-{
-	if (rt_init() || rt.status == XRAY_LOG_UNINITIALIZED)
-		return fail(-ENODATA);
-	if (rt.status != XRAY_LOG_FINALIZED)
-		return fail(-EAGAIN);
-	if (__xray_log_flushLog() != XRAY_LOG_FLUSHED)
-		return fail(-EIO);
-	if (path && size)
-		snprintf(path, size, "%s", rt.last_log);
-	return 0;
-}
-
-int xrayfdr_trace_stats(struct xrayfdr_trace_stats *stats)
-{
-	struct xrayfdr_trace_stats s = { .sz = sizeof(s) };
-	size_t sz;
-
-	if (!stats || stats->sz < offsetof(struct xrayfdr_trace_stats, events))
-		return fail(-EINVAL);
-	sz = stats->sz < sizeof(s) ? stats->sz : sizeof(s);
-	rt_api_lock();
-	if (rt.q.mem) {
-		rt_bufq_lock(&rt.q);
-		for (size_t i = 0; i < rt.q.count; i++) {
-			const struct rt_buf *b = &rt.q.bufs[i];
-
-			if (b->state == RT_BUF_FREE)
-				continue;
-			s.buffers++;
-			s.events += rt_count_events(b->data,
-						    rt_bufq_used(&rt.q, b));
-		}
-		s.overwritten = rt.q.overwritten;
-		s.recycled = rt.q.recycled;
-		rt_bufq_unlock(&rt.q);
-	}
-	s.dropped = __atomic_load_n(&rt.dropped, __ATOMIC_RELAXED);
-	rt_api_unlock();
-	memcpy(stats, &s, sz);
-	stats->sz = sz;
-	return 0;
-}
-
-static int patch_result(int ret)
-{
-	return ret ? fail(ret) : 0;
-}
-
-int xrayfdr_patch(void)
-{
-	return patch_result(rt_patch(0, true));
-}
-
-int xrayfdr_unpatch(void)
-{
-	return patch_result(rt_patch(0, false));
-}
-
-int xrayfdr_patch_function(int32_t id)
-{
-	return patch_result(id ? rt_patch(id, true) : -EINVAL);
-}
-
-int xrayfdr_unpatch_function(int32_t id)
-{
-	return patch_result(id ? rt_patch(id, false) : -EINVAL);
-}
-
-int xrayfdr_tsc_info(struct xrayfdr_tsc_info *info)
-{
-	struct xrayfdr_tsc_info out = { .sz = sizeof(out) };
-	size_t sz;
-
-	if (!info || info->sz < offsetof(struct xrayfdr_tsc_info, hz))
-		return fail(-EINVAL);
-	rt_api_lock();
-	if (!rt.tsc_known) {
-		struct rt_options o;
-		char err[512];
-
-		rt_options_defaults(&o);
-		if (rt_options_from_env(&o, err, sizeof(err)))
-			pr_warn("%s\n", err);
-		rt_tsc_ensure(&o);
-	}
-	if (rt.tsc_known) {
-		out.hz = rt.tsc.hz;
-		out.constant_tsc = rt.tsc.constant_tsc;
-		out.nonstop_tsc = rt.tsc.nonstop_tsc;
-		out.reliable = rt.tsc.reliable;
-		out.source = rt_tsc_source_name(rt.tsc.source);
-	}
-	rt_api_unlock();
-	if (!out.hz)
-		return fail(-ENODATA);
-	sz = info->sz < sizeof(out) ? info->sz : sizeof(out);
-	memcpy(info, &out, sz);
-	info->sz = sz;
-	return 0;
-}
-
-void rt_say(const char *const *parts, size_t n)
-{
-	struct iovec iov[16];
-
-	if (n > 16)
-		n = 16;
-	for (size_t i = 0; i < n; i++) {
-		iov[i].iov_base = (void *)parts[i];
-		iov[i].iov_len = strlen(parts[i]);
-	}
-	while (writev(STDERR_FILENO, iov, (int)n) < 0 && errno == EINTR)
-		;
-}
-
-char *rt_utoa(uint64_t v, char *buf)
-{
-	char tmp[21];
-	int n = 0, i = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		buf[i++] = tmp[--n];
-	buf[i] = '\0';
-	return buf;
+	if (ret)
+		return ret;
+	return id ? rt_patch_function(id, enable) : rt_patch_all(enable);
 }

@@ -29,10 +29,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <xrayfdr/runtime.h>
-
+#include "../arch/x86_64/arch.h"
 #include "../log.h"
-#include "runtime.h"
+#include "objects.h"
+#include "state.h"
 
 #define MAX_OBJECTS 16 /* object k's ids carry k in bits 24-27 */
 #define OBJECT_SHIFT 24
@@ -554,15 +554,6 @@ int rt_patch_function(int32_t id, bool enable)
 	return ret;
 }
 
-int rt_patch(int32_t id, bool enable)
-{
-	int ret = rt_init();
-
-	if (ret)
-		return ret;
-	return id ? rt_patch_function(id, enable) : rt_patch_all(enable);
-}
-
 uintptr_t rt_function_address(int32_t id)
 {
 	struct rt_object *o;
@@ -583,34 +574,14 @@ size_t rt_max_function_id(void)
 	return objects[0].map.nfunctions;
 }
 
-int xrayfdr_object_info(unsigned int index, struct xrayfdr_object_info *info)
+int rt_object_describe(unsigned int index, struct xrayfdr_object_info *out)
 {
-	struct xrayfdr_object_info out = { .sz = sizeof(out) };
-	size_t sz;
-	int ret = rt_init();
-
-	if (!info || info->sz < offsetof(struct xrayfdr_object_info, path)) {
-		errno = EINVAL;
-		return -EINVAL;
-	}
-	if (ret && ret != -ENOENT) {
-		errno = -ret;
-		return ret;
-	}
-	rt_api_lock();
-	if (index >= nobjects || !objects[index].path) {
-		rt_api_unlock();
-		errno = ENOENT;
+	if (index >= nobjects || !objects[index].path)
 		return -ENOENT;
-	}
-	out.path = objects[index].path;
-	out.load_bias = objects[index].bias;
-	out.first_id = first_id(index);
-	out.functions = (uint32_t)objects[index].map.nfunctions;
-	out.sleds = (uint32_t)objects[index].map.nsleds;
-	rt_api_unlock();
-	sz = info->sz < sizeof(out) ? info->sz : sizeof(out);
-	memcpy(info, &out, sz);
-	info->sz = sz;
+	out->path = objects[index].path;
+	out->load_bias = objects[index].bias;
+	out->first_id = first_id(index);
+	out->functions = (uint32_t)objects[index].map.nfunctions;
+	out->sleds = (uint32_t)objects[index].map.nsleds;
 	return 0;
 }

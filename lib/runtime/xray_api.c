@@ -10,44 +10,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../arch/x86_64/arch.h"
 #include "../log.h"
-#include "runtime.h"
-
-void (*volatile rt_handler_arg0)(int32_t, XRayEntryType);
-void (*volatile rt_handler_arg1)(int32_t, XRayEntryType, uint64_t);
-void (*volatile rt_handler_custom)(void *, size_t);
-void (*volatile rt_handler_typed)(uint16_t, const void *, size_t);
+#include "controller.h"
+#include "flush.h"
+#include "init.h"
+#include "objects.h"
+#include "state.h"
 
 #define MAX_MODES 16
 
 struct mode {
-	char *name;
+	const char *name;
 	XRayLogImpl impl;
 };
 
-/* The registry; LLVM guards it with one lock, and so do we. */
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct mode modes[MAX_MODES];
-static size_t nmodes;
-static const struct mode *current_mode;
-static XRayLogImpl current_impl;
-static bool have_impl;
+static XRayLogInitStatus fdr_log_init(size_t buffer_size, size_t buffer_max,
+				      void *args, size_t args_size);
+static XRayLogInitStatus fdr_log_finalize(void);
+static XRayLogFlushStatus fdr_flush_log(void);
 
-void rt_registry_lock(void)
-{
-	pthread_mutex_lock(&registry_lock);
-}
+#define FDR_IMPL                                                               \
+	{                                                                      \
+		.log_init = fdr_log_init, .log_finalize = fdr_log_finalize,    \
+		.handle_arg0 = rt_fdr_handle_arg0, .flush_log = fdr_flush_log, \
+	}
 
-void rt_registry_unlock(void)
-{
-	pthread_mutex_unlock(&registry_lock);
-}
-
-/* fork(): the child's lock is free, whoever held it in the parent. */
-void rt_registry_reset(void)
-{
-	pthread_mutex_init(&registry_lock, NULL);
-}
+/*
+ * The registry, with "xray-fdr" registered and selected from the start.
+ * LLVM guards it with one lock, and so do we (rt_registry_lock()).
+ */
+static struct mode modes[MAX_MODES] = { { "xray-fdr", FDR_IMPL } };
+static size_t nmodes = 1;
+static const struct mode *current_mode = &modes[0];
+static XRayLogImpl current_impl = FDR_IMPL;
+static bool have_impl = true;
 
 static XRayBuffer null_iterator(XRayBuffer b)
 {
@@ -218,7 +215,7 @@ static XRayLogRegisterStatus register_mode(const char *mode, XRayLogImpl impl)
 
 	if (!mode || !complete(&impl))
 		return XRAY_INCOMPLETE_IMPL;
-	pthread_mutex_lock(&registry_lock);
+	rt_registry_lock();
 	for (size_t i = 0; i < nmodes; i++)
 		if (!strcmp(modes[i].name, mode))
 			ret = XRAY_DUPLICATE_MODE;
@@ -236,14 +233,14 @@ static XRayLogRegisterStatus register_mode(const char *mode, XRayLogImpl impl)
 			nmodes++;
 		}
 	}
-	pthread_mutex_unlock(&registry_lock);
+	rt_registry_unlock();
 	return ret;
 }
 
 XRayLogRegisterStatus __xray_log_register_mode(const char *mode,
 					       XRayLogImpl impl)
 {
-	rt_init(); /* registers xray-fdr first */
+	rt_init();
 	return register_mode(mode, impl);
 }
 
@@ -252,7 +249,7 @@ XRayLogRegisterStatus __xray_log_select_mode(const char *mode)
 	XRayLogRegisterStatus ret = XRAY_MODE_NOT_FOUND;
 
 	rt_init();
-	pthread_mutex_lock(&registry_lock);
+	rt_registry_lock();
 	for (size_t i = 0; mode && i < nmodes; i++) {
 		if (strcmp(modes[i].name, mode))
 			continue;
@@ -262,7 +259,7 @@ XRayLogRegisterStatus __xray_log_select_mode(const char *mode)
 		__xray_set_handler(current_impl.handle_arg0);
 		ret = XRAY_REGISTRATION_OK;
 	}
-	pthread_mutex_unlock(&registry_lock);
+	rt_registry_unlock();
 	return ret;
 }
 
@@ -270,18 +267,18 @@ const char *__xray_log_get_current_mode(void)
 {
 	const char *name;
 
-	pthread_mutex_lock(&registry_lock);
+	rt_registry_lock();
 	name = current_mode ? current_mode->name : NULL;
-	pthread_mutex_unlock(&registry_lock);
+	rt_registry_unlock();
 	return name;
 }
 
-/* Every entry point runs rt_init() before it takes registry_lock: the
- * handler setters below need it done, and it takes the lock itself. */
+/* Every entry point runs rt_init() before it takes the registry lock, as
+ * the handler setters it calls under the lock do. */
 void __xray_set_log_impl(XRayLogImpl impl)
 {
 	rt_init();
-	pthread_mutex_lock(&registry_lock);
+	rt_registry_lock();
 	if (!complete(&impl)) {
 		have_impl = false;
 		current_mode = NULL;
@@ -292,17 +289,17 @@ void __xray_set_log_impl(XRayLogImpl impl)
 		have_impl = true;
 		__xray_set_handler(impl.handle_arg0);
 	}
-	pthread_mutex_unlock(&registry_lock);
+	rt_registry_unlock();
 }
 
 void __xray_remove_log_impl(void)
 {
 	rt_init();
-	pthread_mutex_lock(&registry_lock);
+	rt_registry_lock();
 	have_impl = false;
 	__xray_remove_handler();
 	__xray_remove_handler_arg1();
-	pthread_mutex_unlock(&registry_lock);
+	rt_registry_unlock();
 }
 
 XRayLogInitStatus __xray_log_init(size_t buffer_size, size_t buffer_max,
@@ -311,11 +308,11 @@ XRayLogInitStatus __xray_log_init(size_t buffer_size, size_t buffer_max,
 	XRayLogInitStatus ret = XRAY_LOG_UNINITIALIZED;
 
 	rt_init();
-	pthread_mutex_lock(&registry_lock);
+	rt_registry_lock();
 	if (have_impl)
 		ret = current_impl.log_init(buffer_size, buffer_max, args,
 					    args_size);
-	pthread_mutex_unlock(&registry_lock);
+	rt_registry_unlock();
 	return ret;
 }
 
@@ -337,10 +334,10 @@ XRayLogInitStatus __xray_log_finalize(void)
 	XRayLogInitStatus ret = XRAY_LOG_UNINITIALIZED;
 
 	rt_init();
-	pthread_mutex_lock(&registry_lock);
+	rt_registry_lock();
 	if (have_impl)
 		ret = current_impl.log_finalize();
-	pthread_mutex_unlock(&registry_lock);
+	rt_registry_unlock();
 	return ret;
 }
 
@@ -349,10 +346,10 @@ XRayLogFlushStatus __xray_log_flushLog(void)
 	XRayLogFlushStatus ret = XRAY_LOG_NOT_FLUSHING;
 
 	rt_init();
-	pthread_mutex_lock(&registry_lock);
+	rt_registry_lock();
 	if (have_impl)
 		ret = current_impl.flush_log();
-	pthread_mutex_unlock(&registry_lock);
+	rt_registry_unlock();
 	return ret;
 }
 
@@ -390,8 +387,7 @@ static XRayLogInitStatus fdr_log_init(size_t buffer_size, size_t buffer_max,
 		return (XRayLogInitStatus)ret;
 	}
 	rt.status = XRAY_LOG_INITIALIZING;
-	rt_options_defaults(&o);
-	ret = rt_options_from_env(&o, err, sizeof(err));
+	ret = rt_env_options(&o, err, sizeof(err));
 	if (!ret && args)
 		ret = rt_options_parse(&o, args, args_size, RT_OPT_CONFIG,
 				       "xray-fdr configuration", err,
@@ -454,23 +450,4 @@ static XRayLogFlushStatus fdr_flush_log(void)
 	ret = rt_flush();
 	rt_api_unlock();
 	return ret;
-}
-
-/* Called once by rt_init(), before anything else can use the registry. */
-void rt_register_fdr_mode(void)
-{
-	XRayLogImpl impl = {
-		.log_init = fdr_log_init,
-		.log_finalize = fdr_log_finalize,
-		.handle_arg0 = rt_fdr_handle_arg0,
-		.flush_log = fdr_flush_log,
-	};
-
-	if (register_mode("xray-fdr", impl) != XRAY_REGISTRATION_OK)
-		return;
-	pthread_mutex_lock(&registry_lock);
-	current_mode = &modes[nmodes - 1];
-	current_impl = impl;
-	have_impl = true;
-	pthread_mutex_unlock(&registry_lock);
 }

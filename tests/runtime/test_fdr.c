@@ -14,7 +14,9 @@
 
 #include <xrayfdr/runtime.h>
 
-#include "../../lib/runtime/runtime.h"
+#include "../../lib/runtime/controller.h"
+#include "../../lib/runtime/state.h"
+#include "../../lib/runtime/thread.h"
 #include "rtutil.h"
 
 static uint64_t clock_now;

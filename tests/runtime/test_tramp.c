@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/runtime/runtime.h"
+#include "../../lib/arch/x86_64/arch.h"
+#include "../../lib/runtime/controller.h"
+#include "../../lib/runtime/state.h"
+#include "../../lib/runtime/thread.h"
 #include "rtutil.h"
 
 /* What a sled's caller may hold live; the flags only around events. */

@@ -11,6 +11,8 @@
 
 #include "testutil.h"
 #include "../../lib/fdr/codec.h"
+#include "../../lib/fdr/frame.h"
+#include "../../lib/fdr/records.h"
 
 static uint8_t rec[32];
 
@@ -343,6 +345,59 @@ static void test_names(void **state)
 	assert_string_equal(xrayfdr_event_kind_name(6), "?");
 }
 
+/* The preamble and the framing every writer of buffers shares. */
+static void test_preamble_and_frame(void **state)
+{
+	uint8_t buf[3 * 16];
+	struct xrayfdr_metadata md;
+	struct fdr_frame f;
+
+	(void)state;
+	assert_int_equal(fdr_preamble_size(1), 32);
+	assert_int_equal(fdr_preamble_size(3), 48);
+	assert_int_equal(fdr_put_preamble(buf, false, 5, 7, 100, 200, 9), 48);
+	fdr_decode_metadata(buf, false, 5, &md);
+	assert_int_equal(md.kind, XRAYFDR_MD_NEW_BUFFER);
+	assert_int_equal(md.tid, 7);
+	fdr_decode_metadata(buf + 16, false, 5, &md);
+	assert_int_equal(md.kind, XRAYFDR_MD_WALLTIME_MARKER);
+	assert_int_equal(md.seconds, 100);
+	assert_int_equal(md.micros, 200);
+	fdr_decode_metadata(buf + 32, false, 5, &md);
+	assert_int_equal(md.kind, XRAYFDR_MD_PID);
+	assert_int_equal(md.pid, 9);
+	assert_int_equal(fdr_put_preamble(buf, true, 2, 7, 100, 200, 9), 32);
+
+	/* v2+: BufferExtents before, nothing after, any size */
+	assert_int_equal(fdr_frame_buffer(&f, false, 5, 1000, 256), -EMSGSIZE);
+	assert_int_equal(fdr_frame_buffer(&f, false, 5, 200, 256), 0);
+	assert_int_equal(f.head_len, 16);
+	assert_int_equal(f.tail_len + f.zeros, 0);
+	fdr_decode_metadata(f.head, false, 5, &md);
+	assert_int_equal(md.kind, XRAYFDR_MD_BUFFER_EXTENTS);
+	assert_int_equal(md.extents, 200);
+
+	/* v1: EndOfBuffer, then zeros up to buffer_size ... */
+	assert_int_equal(fdr_frame_buffer(&f, false, 1, 200, 256), 0);
+	assert_int_equal(f.head_len, 0);
+	assert_int_equal(f.tail_len, 16);
+	assert_int_equal(f.zeros, 40);
+	fdr_decode_metadata(f.tail, false, 1, &md);
+	assert_int_equal(md.kind, XRAYFDR_MD_END_OF_BUFFER);
+	/* ... or a custom event covering padding that is not 8-aligned */
+	assert_int_equal(fdr_frame_buffer(&f, false, 1, 205, 256), 0);
+	assert_int_equal(f.tail_len, 32);
+	assert_int_equal(200 + 5 + f.tail_len + f.zeros, 256);
+	fdr_decode_metadata(f.tail + 16, false, 1, &md);
+	assert_int_equal(md.kind, XRAYFDR_MD_CUSTOM_EVENT_MARKER);
+	assert_int_equal(md.event_size, (int32_t)f.zeros);
+	/* too little room for that record, or for EndOfBuffer */
+	assert_false(fdr_frame_fits(1, 256 - 16 - 5, 256));
+	assert_false(fdr_frame_fits(1, 256 - 8, 256));
+	assert_true(fdr_frame_fits(1, 256 - 16, 256));
+	assert_true(fdr_frame_fits(1, 256 - FDR_V1_RESERVE - 3, 256));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_encode_rejects),
 		cmocka_unit_test(test_sched_payload),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_preamble_and_frame),
 	};
 
 	return cmocka_run_group_tests_name("codec", tests, NULL, NULL);

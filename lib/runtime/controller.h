@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The FDR controller: what an event becomes (fdr.c, the recording path,
+ * free of vector registers), and FDR mode's set-up, state changes and the
+ * handlers LLVM's API installs (fdr_setup.c).  It writes through the
+ * record sink in rt.sink (sink.h).
+ */
+#ifndef XRAYFDR_LIB_RUNTIME_CONTROLLER_H
+#define XRAYFDR_LIB_RUNTIME_CONTROLLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xrayfdr/xray.h>
+
+#include "options.h"
+
+/*
+ * fdr.c: the recording path.  Return RT_LIGHT_DONE, or what the caller
+ * must do after saving everything.
+ */
+enum rt_light {
+	RT_LIGHT_DONE = 0,
+	RT_LIGHT_SETUP = 1, /* set the thread up, then call again */
+	/* the event was dropped; say why (each once) */
+	RT_LIGHT_WARN_EMPTY = 2,
+	RT_LIGHT_WARN_BIG = 4,
+	RT_LIGHT_WARN_V1 = 8,
+};
+
+/* @op: ENTRY, EXIT, TAIL, or LOG_ARGS_ENTRY with @arg */
+int rt_fdr_light(int op, int32_t id, uint64_t arg);
+int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size);
+extern int rt_warned;
+
+/* fdr_setup.c */
+/* Start a trace with @o (the API lock held).  Return 0, or a negative
+ * errno with the reason in @err. */
+int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen);
+int rt_fdr_finalize(void);
+/* The trampolines' way when rt_fdr_light*() asked for more. */
+void rt_fdr_heavy(int op, int32_t id, uint64_t arg);
+void rt_fdr_heavy_event(int typed, uint16_t type, const void *data,
+			size_t size);
+/* The handlers as LLVM's API installs them; the trampolines recognise
+ * them and take the light path. */
+void rt_fdr_handle_arg0(int32_t id, enum XRayEntryType kind);
+void rt_fdr_handle_arg1(int32_t id, enum XRayEntryType kind, uint64_t arg);
+void rt_fdr_handle_custom(void *data, size_t size);
+void rt_fdr_handle_typed(uint16_t type, const void *data, size_t size);
+/* Recompute rt_fast_gen after a handler or the status changed. */
+void rt_fdr_update_fast(void);
+/* Stop every writer (fast path off, wait for those in flight). */
+void rt_fdr_quiesce(void);
+/* fork(): around it, and the child's view of the trace. */
+void rt_fdr_fork_prepare(void);
+void rt_fdr_fork_parent(void);
+void rt_fdr_fork_child(void);
+
+#endif

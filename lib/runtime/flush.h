@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Writing the log from what the sink drains: at exit, on request, from
+ * fatal signals, and through LLVM's buffer iterator.
+ */
+#ifndef XRAYFDR_LIB_RUNTIME_FLUSH_H
+#define XRAYFDR_LIB_RUNTIME_FLUSH_H
+
+#include <stdint.h>
+
+#include <xrayfdr/xray.h>
+
+#include "sink.h"
+
+enum XRayLogFlushStatus rt_flush(void);
+/* Async-signal-safe flush of whatever is recorded (fatal signals). */
+void rt_flush_emergency(void);
+void rt_install_signal_handlers(void);
+/* __xray_log_process_buffers() iterator */
+struct XRayBuffer rt_fdr_iterator(struct XRayBuffer prev);
+
+struct rt_totals {
+	uint64_t events, buffers; /* in the sink's buffers */
+	uint64_t overwritten, recycled; /* its counters */
+};
+
+/* What a drain holds, from its start, and the sink's counters. */
+void rt_drain_totals(struct rt_drain *d, struct rt_totals *tot);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Instrumented objects: their sleds, function ids and patching. */
+#ifndef XRAYFDR_LIB_RUNTIME_OBJECTS_H
+#define XRAYFDR_LIB_RUNTIME_OBJECTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xrayfdr/runtime.h>
+
+/* Find the instrumented objects loaded so far.  Return 0, -ENOENT if
+ * there are none, or another negative errno. */
+int rt_objects_scan(void);
+/* Patch (@enable) or unpatch every function, or the one of @id.  Return
+ * 0, -EBUSY while another patch runs, or a negative errno. */
+int rt_patch_all(bool enable);
+int rt_patch_function(int32_t id, bool enable);
+uintptr_t rt_function_address(int32_t id);
+size_t rt_max_function_id(void);
+/* Object @index as xrayfdr_object_info() reports it (the API lock held;
+ * the path stays valid).  Return 0 or -ENOENT. */
+int rt_object_describe(unsigned int index, struct xrayfdr_object_info *out);
+/* Object table text for the log ("0 0x1 /path\n" ...), signal-safe read. */
+const char *rt_objects_text(void);
+
+#endif

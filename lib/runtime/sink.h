@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The record sink: where the FDR controller (fdr.c) writes, as LLVM's
+ * controller writes through the buffer writer it is given.
+ *
+ * The controller decides what records an event needs (NewCPUId, TSCWrap,
+ * arguments, events, rewinding); the sink owns the memory they go to:
+ * taking and retiring buffers, what a buffer starts with, what survives
+ * when memory runs out, fork, and turning what it holds into buffers of a
+ * log (the drain, used by the flush, the emergency flush and LLVM's buffer
+ * iterator).  Each sink comes with its own trampoline fast path, which
+ * appends plain function records while the thread's state (struct
+ * rt_thread) says it may.
+ *
+ * Thread buffers (sink_thread.c) are the first sink.  Everything called
+ * from the recording path (attach, detach, reserve, commit, arm) runs
+ * without vector registers, like fdr.c.
+ */
+#ifndef XRAYFDR_LIB_RUNTIME_SINK_H
+#define XRAYFDR_LIB_RUNTIME_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "options.h"
+#include "thread.h"
+
+enum rt_reserve {
+	RT_RESERVE_NONE, /* no room: the event is dropped */
+	RT_RESERVE_SAME, /* room after the thread's last record */
+	RT_RESERVE_NEW, /* room in a new buffer, after its preamble */
+};
+
+/* One buffer of a log: its records, preamble included. */
+struct rt_chunk {
+	const uint8_t *data;
+	size_t used;
+};
+
+/* A walk over the sink's buffers, in the order they go to the log. */
+struct rt_drain {
+	size_t next, count;
+	bool locked; /* the walk holds the sink's lock */
+};
+
+struct rt_sink_counters {
+	uint64_t overwritten; /* events lost when memory was reused */
+	uint64_t recycled; /* buffers reused */
+};
+
+struct rt_sink {
+	const char *name;
+	/*
+	 * A new trace of generation @gen by process @pid: memory for @o's
+	 * geometry, with buffers of @capacity bytes of records.  No writer
+	 * is running.  Return 0, or a negative errno with the reason in @err.
+	 */
+	int (*start)(const struct rt_options *o, size_t capacity, uint32_t gen,
+		     pid_t pid, char *err, size_t errlen);
+	/* The thread has set up its state; it may write from now on. */
+	void (*attach)(struct rt_thread *t);
+	/* The thread is exiting: what it wrote stays for the flush. */
+	void (*detach)(struct rt_thread *t);
+	/*
+	 * Room for @need bytes of records at t->pos, in the current trace.
+	 * A new buffer starts with its preamble, written here.
+	 */
+	enum rt_reserve (*reserve)(struct rt_thread *t, size_t need);
+	/* The thread's records up to @end are complete: publish them. */
+	void (*commit)(struct rt_thread *t, uint8_t *end);
+	/*
+	 * After the C path: set the fast path's bounds in @t and return the
+	 * generation under which it may write (0: it may not).
+	 */
+	uint32_t (*arm)(struct rt_thread *t);
+	/* fork(): the sink's locks around it; the child, process @pid,
+	 * starts generation @gen with nothing recorded. */
+	void (*fork_prepare)(void);
+	void (*fork_parent)(void);
+	void (*fork_child)(uint32_t gen, pid_t pid);
+	/* Counters of the current trace (no lock taken). */
+	void (*counters)(struct rt_sink_counters *c);
+	/*
+	 * The drain.  begin takes the sink's lock (only if free, unless
+	 * @wait: a signal handler cannot wait for a thread it interrupted)
+	 * and orders the buffers; next gives the non-empty ones, and may be
+	 * called after end for a walk that does not need the lock (what it
+	 * reads is checked for sense).  Memory the chunks point to stays
+	 * valid until the next trace starts.
+	 */
+	void (*drain_begin)(struct rt_drain *d, bool wait);
+	bool (*drain_next)(struct rt_drain *d, struct rt_chunk *c);
+	void (*drain_end)(struct rt_drain *d);
+};
+
+/* Thread buffers: a shared queue of fixed-size buffers (bufq.h). */
+extern const struct rt_sink rt_thread_sink;
+
+#endif
