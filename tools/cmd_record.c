@@ -51,6 +51,10 @@ static void record_usage(FILE *out)
 		"  -b, --buffer-size=SIZE   bytes per buffer, suffixes K, M (default 64K)\n"
 		"  -m, --buffer-max=N       buffers in the queue (default 256)\n"
 		"  -V, --fdr-version=N      log format version: 5 (default) or 1\n"
+		"  -M, --mode=MODE          where records go: thread (a queue of buffers\n"
+		"                           taken by threads), cpu (a ring per CPU, of\n"
+		"                           the kernel module or the runtime's own), or\n"
+		"                           auto (default: cpu with the module, else thread)\n"
 		"  -L, --library=PATH       the libxrayfdr.so to preload (default: the one\n"
 		"                           installed next to this xrayfdr, ../lib/%s)\n"
 		"  -q, --quiet              print nothing unless something goes wrong\n"
@@ -74,6 +78,8 @@ struct summary {
 	uint64_t events, buffers, threads, overwritten, dropped, bytes;
 	uint64_t tsc_hz;
 	char tsc_source[32];
+	char mode[16]; /* thread or cpu */
+	char rings[16]; /* cpu mode: module or own */
 	bool have_info;
 };
 
@@ -90,11 +96,33 @@ static uint64_t info_value(const char *text, size_t len, const char *key)
 	return 0;
 }
 
+/* The value of "key=" in the info event's text, as a string. */
+static void info_string(const char *text, size_t len, const char *key,
+			char *out, size_t size)
+{
+	size_t klen = strlen(key), n = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i + klen < len; i++) {
+		if ((i == 0 || text[i - 1] == '\n') &&
+		    !strncmp(text + i, key, klen) && text[i + klen] == '=') {
+			const char *v = text + i + klen + 1;
+
+			while (n + 1 < size && v + n < text + len &&
+			       v[n] != '\n') {
+				out[n] = v[n];
+				n++;
+			}
+			out[n] = '\0';
+			return;
+		}
+	}
+}
+
 static void parse_info(const struct xrayfdr_event *ev, struct summary *s)
 {
 	static const char magic[] = "xrayfdr-info 1\n";
 	const char *text = ev->data;
-	const char *src;
 
 	if (ev->data_size < sizeof(magic) - 1 ||
 	    memcmp(text, magic, sizeof(magic) - 1))
@@ -103,18 +131,10 @@ static void parse_info(const struct xrayfdr_event *ev, struct summary *s)
 	s->overwritten = info_value(text, ev->data_size, "overwritten");
 	s->dropped = info_value(text, ev->data_size, "dropped");
 	s->tsc_hz = info_value(text, ev->data_size, "tsc_hz");
-	src = memmem(text, ev->data_size, "\ntsc_source=", 12);
-	if (src) {
-		size_t n = 0;
-
-		src += 12;
-		while (n + 1 < sizeof(s->tsc_source) &&
-		       src + n < text + ev->data_size && src[n] != '\n') {
-			s->tsc_source[n] = src[n];
-			n++;
-		}
-		s->tsc_source[n] = '\0';
-	}
+	info_string(text, ev->data_size, "tsc_source", s->tsc_source,
+		    sizeof(s->tsc_source));
+	info_string(text, ev->data_size, "mode", s->mode, sizeof(s->mode));
+	info_string(text, ev->data_size, "rings", s->rings, sizeof(s->rings));
 }
 
 /* Read the whole log with the verifying reader. */
@@ -291,6 +311,7 @@ static int append_env(const char *name, const char *value, char sep)
 struct record_opts {
 	const char *output;
 	const char *library;
+	const char *mode;
 	uint64_t threshold_us, buffer_size, buffer_max, version;
 	bool quiet;
 };
@@ -316,6 +337,9 @@ static void child(const struct record_opts *o, const char *output,
 	OPT(buffer_max, "buffer_max")
 	OPT(version, "version")
 #undef OPT
+	if (o->mode && n > 0 && (size_t)n < sizeof(opts))
+		n += snprintf(opts + n, sizeof(opts) - (size_t)n, " mode=%s",
+			      o->mode);
 	if (setenv("XRAYFDR_OPTIONS", opts, 1) ||
 	    (library && append_env("LD_PRELOAD", library, ':'))) {
 		tool_error("record", "cannot set the environment: %s",
@@ -344,11 +368,16 @@ static int report(const char *path, bool quiet)
 	if (!quiet)
 		fprintf(stderr,
 			"xrayfdr record: %s: %" PRIu64 " events in %" PRIu64
-			" buffers from %" PRIu64 " threads, %" PRIu64
+			" buffers from %" PRIu64
+			" threads (%s mode%s), %" PRIu64
 			" overwritten, %" PRIu64
 			" dropped; TSC %.6f GHz (%s)\n",
-			path, s.events, s.buffers, s.threads, s.overwritten,
-			s.dropped, (double)s.tsc_hz / 1e9,
+			path, s.events, s.buffers, s.threads,
+			s.mode[0] ? s.mode : "unknown",
+			!strcmp(s.rings, "module") ? ", the module's rings" :
+			!strcmp(s.rings, "own") ? ", rings in process memory" :
+						  "",
+			s.overwritten, s.dropped, (double)s.tsc_hz / 1e9,
 			s.have_info ? s.tsc_source : "unknown");
 	return 0;
 }
@@ -390,6 +419,7 @@ static int record_run(int argc, char **argv)
 		{ "buffer-max", required_argument, NULL, 'm' },
 		{ "fdr-version", required_argument, NULL, 'V' },
 		{ "library", required_argument, NULL, 'L' },
+		{ "mode", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -404,7 +434,7 @@ static int record_run(int argc, char **argv)
 	int opt, status, ret, code;
 	pid_t pid;
 
-	while ((opt = getopt_long(argc, argv, "+o:t:b:m:V:L:qh", longopts,
+	while ((opt = getopt_long(argc, argv, "+o:t:b:m:V:L:M:qh", longopts,
 				  NULL)) != -1) {
 		uint64_t *field = NULL, min = 0, max = UINT64_MAX;
 
@@ -414,6 +444,17 @@ static int record_run(int argc, char **argv)
 			continue;
 		case 'L':
 			o.library = optarg;
+			continue;
+		case 'M':
+			if (strcmp(optarg, "auto") &&
+			    strcmp(optarg, "thread") && strcmp(optarg, "cpu")) {
+				tool_error(
+					"record",
+					"--mode wants auto, thread or cpu, not '%s'",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o.mode = optarg;
 			continue;
 		case 'q':
 			o.quiet = true;

@@ -97,6 +97,14 @@ __attribute__((constructor)) static void rt_startup(void)
 		pr_warn("nothing in this process is instrumented (build with clang -fxray-instrument)\n");
 }
 
+/* LLVM's entry point, here with the constructor: a static link that
+ * names it (-Wl,-u,__xray_init) pulls in the start-up from the
+ * environment too. */
+void __xray_init(void)
+{
+	rt_init();
+}
+
 __attribute__((destructor)) static void rt_shutdown(void)
 {
 	if (rt.status == XRAY_LOG_INITIALIZED)

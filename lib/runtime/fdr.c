@@ -100,46 +100,35 @@ static uint64_t *last_slot(struct rt_thread *t)
 	return &t->last_tsc[((uintptr_t)t->pos >> 3) & 1];
 }
 
+/* Move the committed end of the thread's records (rewinding). */
 static void publish(struct rt_thread *t, uint8_t *pos)
 {
-	rt.sink->commit(t, pos);
+	rt.sink->commit(t, pos, NULL, 0);
 }
 
-static void put_md(struct rt_thread *t, const struct xrayfdr_metadata *md)
+/* Records are staged at *@p, past what is committed, and committed
+ * together: a flush or a ring reader sees all of an event or none. */
+static void put_md(uint8_t **p, const struct xrayfdr_metadata *md)
 {
-	fdr_put_metadata(t->pos, false, rt.opts.version, md);
-	publish(t, t->pos + MD);
+	fdr_put_metadata(*p, false, rt.opts.version, md);
+	*p += MD;
 }
 
-static void put_fn(struct rt_thread *t, unsigned int kind, int32_t id,
-		   uint64_t delta)
+static void put_fn(uint8_t **p, unsigned int kind, int32_t id, uint64_t delta)
 {
 	uint64_t w =
 		fdr_function_record_le(kind, (uint32_t)id, (uint32_t)delta);
 
-	__builtin_memcpy(t->pos, &w, sizeof(w));
-	publish(t, t->pos + FN);
+	__builtin_memcpy(*p, &w, sizeof(w));
+	*p += FN;
 }
 
-/* A byte copy the compiler will not turn into a call to memcpy (built
- * with -fno-tree-loop-distribute-patterns). */
-static void copy_payload(uint8_t *dst, const uint8_t *src, size_t n)
+/* Make room for @need bytes of records at t->pos.  A new buffer's first
+ * record brings a NewCPUId, and nothing before it can be rewound. */
+static bool ensure_space(struct rt_thread *t, size_t need, uint64_t *tsc,
+			 uint32_t cpu)
 {
-	for (; n >= 8; n -= 8, dst += 8, src += 8) {
-		uint64_t w;
-
-		__builtin_memcpy(&w, src, 8);
-		__builtin_memcpy(dst, &w, 8);
-	}
-	while (n--)
-		*dst++ = *src++;
-}
-
-/* Make room for @need bytes of records.  A new buffer's first record
- * brings a NewCPUId, and nothing before it can be rewound. */
-static bool ensure_space(struct rt_thread *t, size_t need)
-{
-	switch (rt.sink->reserve(t, need)) {
+	switch (rt.sink->reserve(t, need, tsc, cpu)) {
 	case RT_RESERVE_SAME:
 		return true;
 	case RT_RESERVE_NEW:
@@ -155,8 +144,8 @@ static bool ensure_space(struct rt_thread *t, size_t need)
 
 /* NewCPUId or TSCWrap when the next record needs one (LLVM's
  * recordPreamble).  Return true if one was written. */
-static bool preamble(struct rt_thread *t, uint64_t tsc, uint32_t cpu,
-		     uint64_t *last)
+static bool preamble(struct rt_thread *t, uint8_t **p, uint64_t tsc,
+		     uint32_t cpu, uint64_t *last)
 {
 	struct xrayfdr_metadata md = { .tsc = tsc };
 
@@ -169,7 +158,7 @@ static bool preamble(struct rt_thread *t, uint64_t tsc, uint32_t cpu,
 	} else {
 		return false;
 	}
-	put_md(t, &md);
+	put_md(p, &md);
 	*last = tsc;
 	return true;
 }
@@ -212,69 +201,69 @@ static void rewind_short_call(struct rt_thread *t, uint64_t tsc, uint64_t *last)
 	}
 }
 
+/*
+ * One function event.  Only a sink that writes where other threads write
+ * too (the CPU rings) can refuse a commit, and then the event is made
+ * again, with a new time; nothing there is undoable (no threshold).
+ */
 static void record_function(struct rt_thread *t, unsigned int kind, int32_t id,
 			    uint64_t arg)
 {
 	size_t need = MD + FN + (kind == XRAYFDR_FUNC_ENTRY_ARGS ? MD : 0);
 	uint64_t tsc, last;
 	uint32_t cpu;
+	uint8_t *p;
 	bool wrote, short_call;
 
-	tsc = arch_tsc();
-	cpu = thread_cpu(t);
-	if (!ensure_space(t, need)) {
-		__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	last = *last_slot(t);
-	wrote = preamble(t, tsc, cpu, &last);
-	short_call = !wrote && t->undo_enters &&
-		     tsc - t->last_entry_tsc < rt.threshold_ticks;
-	switch (kind) {
-	case XRAYFDR_FUNC_ENTRY:
-		if (wrote) {
-			t->undo_enters = 1;
+	do {
+		tsc = arch_tsc();
+		cpu = thread_cpu(t);
+		if (!ensure_space(t, need, &tsc, cpu)) {
+			__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
+			return;
+		}
+		p = t->pos;
+		last = *last_slot(t);
+		wrote = preamble(t, &p, tsc, cpu, &last);
+		short_call = !wrote && t->undo_enters &&
+			     tsc - t->last_entry_tsc < rt.threshold_ticks &&
+			     kind != XRAYFDR_FUNC_ENTRY &&
+			     kind != XRAYFDR_FUNC_ENTRY_ARGS;
+		if (short_call) {
+			rewind_short_call(t, tsc, &last);
+			t->last_tsc[0] = t->last_tsc[1] = last;
+			return;
+		}
+		put_fn(&p, kind, id, tsc - last);
+		switch (kind) {
+		case XRAYFDR_FUNC_ENTRY:
+			t->undo_enters = wrote ? 1 : t->undo_enters + 1;
+			if (wrote)
+				t->undo_tails = 0;
+			t->last_entry_tsc = tsc;
+			break;
+		case XRAYFDR_FUNC_ENTRY_ARGS:
+			put_md(&p, &(struct xrayfdr_metadata){
+					   .kind = XRAYFDR_MD_CALL_ARGUMENT,
+					   .arg = arg });
+			t->last_entry_tsc = 0;
+			t->undo_enters = 0;
 			t->undo_tails = 0;
-		} else {
-			t->undo_enters++;
-		}
-		put_fn(t, kind, id, tsc - last);
-		t->last_entry_tsc = tsc;
-		last = tsc;
-		break;
-	case XRAYFDR_FUNC_ENTRY_ARGS:
-		put_fn(t, kind, id, tsc - last);
-		put_md(t,
-		       &(struct xrayfdr_metadata){
-			       .kind = XRAYFDR_MD_CALL_ARGUMENT, .arg = arg });
-		t->last_entry_tsc = 0;
-		t->undo_enters = 0;
-		t->undo_tails = 0;
-		last = tsc;
-		break;
-	case XRAYFDR_FUNC_EXIT:
-		if (short_call) {
-			rewind_short_call(t, tsc, &last);
+			break;
+		case XRAYFDR_FUNC_EXIT:
+			t->undo_enters = 0;
+			t->undo_tails = 0;
+			break;
+		case XRAYFDR_FUNC_TAIL_EXIT:
+			/* a pair is undoable only as two adjacent records */
+			t->undo_tails = t->undo_enters && !wrote ?
+						t->undo_tails + 1 :
+						0;
+			t->undo_enters = 0;
 			break;
 		}
-		put_fn(t, kind, id, tsc - last);
-		t->undo_enters = 0;
-		t->undo_tails = 0;
 		last = tsc;
-		break;
-	case XRAYFDR_FUNC_TAIL_EXIT:
-		if (short_call) {
-			rewind_short_call(t, tsc, &last);
-			break;
-		}
-		/* a pair is undoable only as two adjacent records */
-		t->undo_tails = t->undo_enters && !wrote ? t->undo_tails + 1 :
-							   0;
-		t->undo_enters = 0;
-		put_fn(t, kind, id, tsc - last);
-		last = tsc;
-		break;
-	}
+	} while (!rt.sink->commit(t, p, NULL, 0));
 	t->last_tsc[0] = t->last_tsc[1] = last;
 }
 
@@ -323,6 +312,7 @@ int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size)
 	struct rt_thread *t = &rt_self;
 	struct xrayfdr_metadata md = { .event_size = (int32_t)size };
 	uint64_t tsc, last;
+	uint8_t *p;
 	uint32_t cpu;
 	int ret = RT_LIGHT_DONE, problem;
 
@@ -340,31 +330,34 @@ int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size)
 			ret = problem; /* the caller says why, once */
 		goto out;
 	}
-	tsc = arch_tsc();
-	cpu = thread_cpu(t);
-	if (!ensure_space(t, 2 * MD + size)) {
-		__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
-		goto out;
-	}
-	last = *last_slot(t);
-	preamble(t, tsc, cpu, &last);
-	if (typed) {
-		md.kind = XRAYFDR_MD_TYPED_EVENT_MARKER;
-		md.event_type = type;
-		md.tsc_delta = (int32_t)(tsc - last);
-		last = tsc;
-	} else {
-		md.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER;
-		md.tsc = tsc; /* versions 1-4: absolute, the base stays */
-		md.cpu = (uint16_t)cpu;
-		if (rt.opts.version >= 5) {
+	do {
+		tsc = arch_tsc();
+		cpu = thread_cpu(t);
+		if (!ensure_space(t, 2 * MD + size, &tsc, cpu)) {
+			__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
+			goto out;
+		}
+		p = t->pos;
+		last = *last_slot(t);
+		preamble(t, &p, tsc, cpu, &last);
+		if (typed) {
+			md.kind = XRAYFDR_MD_TYPED_EVENT_MARKER;
+			md.event_type = type;
 			md.tsc_delta = (int32_t)(tsc - last);
 			last = tsc;
+		} else {
+			md.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER;
+			md.tsc =
+				tsc; /* versions 1-4: absolute, the base stays */
+			md.cpu = (uint16_t)cpu;
+			if (rt.opts.version >= 5) {
+				md.tsc_delta = (int32_t)(tsc - last);
+				last = tsc;
+			}
 		}
-	}
-	put_md(t, &md);
-	copy_payload(t->pos, data, size);
-	publish(t, t->pos + size);
+		put_md(&p, &md);
+		/* the sink copies the payload after the marker */
+	} while (!rt.sink->commit(t, p, data, size));
 	t->undo_enters = 0;
 	t->undo_tails = 0;
 	t->last_tsc[0] = t->last_tsc[1] = last;

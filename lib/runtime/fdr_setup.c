@@ -19,6 +19,7 @@
 #include "../fdr/frame.h"
 #include "../log.h"
 #include "controller.h"
+#include "objects.h"
 #include "sink.h"
 #include "state.h"
 
@@ -153,6 +154,49 @@ void rt_fdr_quiesce(void)
 	}
 }
 
+/* The sink @o's mode asks for, where it can be had. */
+static const struct rt_sink *choose_sink(const struct rt_options *o)
+{
+	const struct rt_sink *want = o->record_mode == RT_MODE_THREAD ?
+					     &rt_thread_sink :
+					     &rt_cpu_sink;
+
+	if (want == &rt_cpu_sink && o->threshold_us) {
+		if (o->record_mode == RT_MODE_CPU)
+			pr_warn("mode=cpu does not take func_duration_threshold_us yet; recording in thread mode\n");
+		want = &rt_thread_sink;
+	}
+	/* the sleds call the trampolines of the sink they were patched for */
+	if (want != rt.sink && rt_objects_targets_fixed()) {
+		if (o->record_mode == RT_MODE_CPU)
+			pr_warn("the sleds were patched for %s mode before the trace started; recording in %s mode\n",
+				rt.sink->name, rt.sink->name);
+		want = rt.sink;
+	}
+	return want;
+}
+
+/* Start @want; if it cannot start, say so once and start thread mode. */
+static int start_sink(const struct rt_sink *want, const struct rt_options *o,
+		      size_t capacity, char *err, size_t errlen)
+{
+	int ret = want->start(o, capacity, rt.generation + 1, getpid(), err,
+			      errlen);
+
+	if (ret && want != &rt_thread_sink && !rt_objects_targets_fixed()) {
+		/* mode=auto without the module is thread mode, unsaid */
+		if (ret != -ENODEV)
+			pr_warn("%s mode: %s; recording in thread mode\n",
+				want->name, err);
+		want = &rt_thread_sink;
+		ret = want->start(o, capacity, rt.generation + 1, getpid(), err,
+				  errlen);
+	}
+	if (!ret)
+		rt.sink = want;
+	return ret;
+}
+
 int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
 {
 	size_t capacity = o->version == 1 ? o->buffer_size - FDR_V1_RESERVE :
@@ -173,8 +217,7 @@ int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
 	if (ret == 1 && rt.tsc.source == RT_TSC_CALIBRATE)
 		pr_info("TSC frequency calibrated against CLOCK_MONOTONIC_RAW (%llu Hz); the log says so\n",
 			(unsigned long long)rt.tsc.hz);
-	ret = rt.sink->start(o, capacity, rt.generation + 1, getpid(), err,
-			     errlen);
+	ret = start_sink(choose_sink(o), o, capacity, err, errlen);
 	if (ret)
 		return ret;
 	rt.generation++;

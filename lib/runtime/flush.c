@@ -166,6 +166,16 @@ static size_t build_info(const struct rt_totals *tot)
 	add_u64(&t, tot->buffers);
 	add(&t, "\nrecycled=");
 	add_u64(&t, tot->recycled);
+	add(&t, "\nkernel_lost=");
+	add_u64(&t, tot->kernel_lost);
+	add(&t, "\ndamaged=");
+	add_u64(&t, tot->damaged);
+	add(&t, "\nmode=");
+	add(&t, rt.sink->name);
+	if (rt.sink->memory) {
+		add(&t, "\nrings=");
+		add(&t, rt.sink->memory());
+	}
 	add(&t, "\n");
 	add(&t, rt_objects_text());
 	if (t.n > room)
@@ -204,13 +214,17 @@ void rt_drain_totals(struct rt_drain *d, struct rt_totals *tot)
 
 	rt.sink->counters(&ctr);
 	*tot = (struct rt_totals){ .overwritten = ctr.overwritten,
-				   .recycled = ctr.recycled };
+				   .recycled = ctr.recycled,
+				   .kernel_lost = ctr.kernel_lost,
+				   .damaged = ctr.damaged };
 	d->next = 0;
+	d->offset = 0;
 	while (rt.sink->drain_next(d, &c)) {
 		tot->events += fdr_count_events_le(c.data, c.used);
 		tot->buffers++;
 	}
 	d->next = 0;
+	d->offset = 0;
 }
 
 /* Write everything to a new log, from @d; the sink's lock keeps writers

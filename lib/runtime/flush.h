@@ -21,7 +21,7 @@ struct XRayBuffer rt_fdr_iterator(struct XRayBuffer prev);
 
 struct rt_totals {
 	uint64_t events, buffers; /* in the sink's buffers */
-	uint64_t overwritten, recycled; /* its counters */
+	uint64_t overwritten, recycled, kernel_lost, damaged; /* its counters */
 };
 
 /* What a drain holds, from its start, and the sink's counters. */

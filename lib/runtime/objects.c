@@ -32,6 +32,7 @@
 #include "../arch/x86_64/arch.h"
 #include "../log.h"
 #include "objects.h"
+#include "sink.h"
 #include "state.h"
 
 #define MAX_OBJECTS 16 /* object k's ids carry k in bits 24-27 */
@@ -345,7 +346,7 @@ static uintptr_t map_stub_page(uintptr_t lo, uintptr_t hi)
 	}
 	for (unsigned int k = 0; k < NKINDS; k++)
 		arch_write_stub((uint8_t *)p + k * ARCH_STUB_SIZE,
-				arch_trampoline(k));
+				arch_trampoline(k, rt.sink->tramps));
 	if (mprotect(p, (size_t)page, PROT_READ | PROT_EXEC)) {
 		pr_warn("cannot make a page of jump stubs executable: %s (a W^X policy?)\n",
 			strerror(errno));
@@ -363,7 +364,8 @@ static int ensure_targets(struct rt_object *o)
 	if (o->targets_ready)
 		return 0;
 	for (unsigned int k = 0; k < NKINDS; k++)
-		near = near && in_reach(arch_trampoline(k), o->lo, o->hi);
+		near = near && in_reach(arch_trampoline(k, rt.sink->tramps),
+					o->lo, o->hi);
 	if (!near) {
 		for (size_t i = 0; i < nstub_pages && !stubs; i++)
 			if (in_reach(stub_pages[i], o->lo, o->hi) &&
@@ -382,7 +384,7 @@ static int ensure_targets(struct rt_object *o)
 		}
 	}
 	for (unsigned int k = 0; k < NKINDS; k++)
-		o->target[k] = near ? arch_trampoline(k) :
+		o->target[k] = near ? arch_trampoline(k, rt.sink->tramps) :
 				      stubs + k * ARCH_STUB_SIZE;
 	o->targets_ready = true;
 	return 0;
@@ -572,6 +574,16 @@ uintptr_t rt_function_address(int32_t id)
 size_t rt_max_function_id(void)
 {
 	return objects[0].map.nfunctions;
+}
+
+bool rt_objects_targets_fixed(void)
+{
+	if (nstub_pages)
+		return true;
+	for (size_t i = 0; i < nobjects; i++)
+		if (objects[i].targets_ready)
+			return true;
+	return false;
 }
 
 int rt_object_describe(unsigned int index, struct xrayfdr_object_info *out)

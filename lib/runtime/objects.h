@@ -18,6 +18,9 @@ int rt_patch_all(bool enable);
 int rt_patch_function(int32_t id, bool enable);
 uintptr_t rt_function_address(int32_t id);
 size_t rt_max_function_id(void);
+/* Have sleds been given their trampolines (of rt.sink) yet?  Then the
+ * sink cannot change in this process. */
+bool rt_objects_targets_fixed(void);
 /* Object @index as xrayfdr_object_info() reports it (the API lock held;
  * the path stays valid).  Return 0 or -ENOENT. */
 int rt_object_describe(unsigned int index, struct xrayfdr_object_info *out);

@@ -16,6 +16,7 @@ enum opt_type {
 	OPT_STR,
 	OPT_VERSION,
 	OPT_FORK,
+	OPT_RECMODE, /* auto, thread or cpu */
 	OPT_SOURCES,
 	OPT_IGNORED, /* LLVM names with no meaning here */
 };
@@ -65,6 +66,9 @@ static const struct opt_def defs[] = {
 	{ "version", OPT_VERSION, FIELD(version), 0, 0, IN_OURS },
 	{ "signals", OPT_BOOL, FIELD(signals), 0, 1, IN_OURS },
 	{ "fork", OPT_FORK, FIELD(fork), 0, 0, IN_OURS },
+	{ "mode", OPT_RECMODE, FIELD(record_mode), 0, 0, IN_OURS },
+	{ "device", OPT_STR, FIELD(device), 0, 0, IN_OURS },
+	{ "discard", OPT_BOOL, FIELD(discard), 0, 1, IN_OURS },
 	{ "tsc_sysfs", OPT_STR, FIELD(tsc_sysfs), 0, 0, IN_OURS },
 	{ "tsc_sources", OPT_SOURCES, FIELD(tsc_sources), 0, 0, IN_OURS },
 };
@@ -81,6 +85,7 @@ void rt_options_defaults(struct rt_options *o)
 	o->signals = true;
 	o->fork = RT_FORK_CLEAN;
 	snprintf(o->tsc_sysfs, sizeof(o->tsc_sysfs), "/sys/kernel/xrayfdr");
+	snprintf(o->device, sizeof(o->device), "/dev/xrayfdr");
 	o->tsc_sources = RT_TSC_ALL;
 }
 
@@ -251,6 +256,17 @@ static int apply(struct rt_options *o, const struct opt_def *d, const char *v,
 		else
 			return bad(err, errlen, name, d->name, klen, v, n,
 				   "expected clean or off");
+		return 0;
+	case OPT_RECMODE:
+		if (word_is(v, n, "auto"))
+			o->record_mode = RT_MODE_AUTO;
+		else if (word_is(v, n, "thread"))
+			o->record_mode = RT_MODE_THREAD;
+		else if (word_is(v, n, "cpu"))
+			o->record_mode = RT_MODE_CPU;
+		else
+			return bad(err, errlen, name, d->name, klen, v, n,
+				   "expected auto, thread or cpu");
 		return 0;
 	case OPT_SOURCES:
 		if (parse_sources(v, n, &o->tsc_sources))

@@ -31,6 +31,13 @@ enum rt_fork_mode {
 	RT_FORK_OFF, /* the child does not trace */
 };
 
+/* Where the records go (mode=). */
+enum rt_record_mode {
+	RT_MODE_AUTO, /* CPU rings of the module when it answers, else threads */
+	RT_MODE_THREAD, /* per-thread buffers */
+	RT_MODE_CPU, /* per-CPU rings: the module's, or the runtime's own */
+};
+
 /* TSC fact sources, in order of trust (tsc_sources=). */
 enum rt_tsc_source {
 	RT_TSC_SYSFS = 1u << 0,
@@ -56,6 +63,9 @@ struct rt_options {
 	bool signals; /* flush on fatal signals, SIGINT and SIGTERM */
 	bool no_file_flush;
 	enum rt_fork_mode fork;
+	enum rt_record_mode record_mode; /* mode= */
+	char device[PATH_MAX]; /* the module's device (mode=cpu, auto) */
+	bool discard; /* a full CPU ring drops new records */
 	char tsc_sysfs[PATH_MAX]; /* the module's sysfs directory */
 	unsigned int tsc_sources; /* enum rt_tsc_source mask */
 };

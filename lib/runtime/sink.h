@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../arch/x86_64/arch.h"
 #include "options.h"
 #include "thread.h"
 
@@ -42,16 +43,20 @@ struct rt_chunk {
 /* A walk over the sink's buffers, in the order they go to the log. */
 struct rt_drain {
 	size_t next, count;
+	size_t offset; /* the sink's position inside item next */
 	bool locked; /* the walk holds the sink's lock */
 };
 
 struct rt_sink_counters {
 	uint64_t overwritten; /* events lost when memory was reused */
 	uint64_t recycled; /* buffers reused */
+	uint64_t kernel_lost; /* the kernel's records it could not write */
+	uint64_t damaged; /* what the drain skipped as senseless */
 };
 
 struct rt_sink {
 	const char *name;
+	enum arch_tramp_set tramps; /* its trampolines' fast path */
 	/*
 	 * A new trace of generation @gen by process @pid: memory for @o's
 	 * geometry, with buffers of @capacity bytes of records.  No writer
@@ -64,12 +69,24 @@ struct rt_sink {
 	/* The thread is exiting: what it wrote stays for the flush. */
 	void (*detach)(struct rt_thread *t);
 	/*
-	 * Room for @need bytes of records at t->pos, in the current trace.
-	 * A new buffer starts with its preamble, written here.
+	 * Room for @need bytes of records at t->pos (and the payload of an
+	 * event, which commit copies) for an event at time *@tsc on @cpu,
+	 * in the current trace (a sink may move the time up to a base it
+	 * cannot go below).  A new buffer starts with its preamble, written
+	 * here.  The sink sets the base the controller takes time deltas
+	 * from (t->last_tsc) and the CPU (t->cpu) when it owns them.
 	 */
-	enum rt_reserve (*reserve)(struct rt_thread *t, size_t need);
-	/* The thread's records up to @end are complete: publish them. */
-	void (*commit)(struct rt_thread *t, uint8_t *end);
+	enum rt_reserve (*reserve)(struct rt_thread *t, size_t need,
+				   uint64_t *tsc, uint32_t cpu);
+	/*
+	 * The records from t->pos to @end, then @size bytes of @payload,
+	 * are complete: publish them.  Return false if the sink could not
+	 * (the thread moved, or another writer came first): the event must
+	 * be made again from reserve on.  With @end before t->pos, records
+	 * are taken back (rewinding).
+	 */
+	bool (*commit)(struct rt_thread *t, uint8_t *end, const void *payload,
+		       size_t size);
 	/*
 	 * After the C path: set the fast path's bounds in @t and return the
 	 * generation under which it may write (0: it may not).
@@ -82,6 +99,9 @@ struct rt_sink {
 	void (*fork_child)(uint32_t gen, pid_t pid);
 	/* Counters of the current trace (no lock taken). */
 	void (*counters)(struct rt_sink_counters *c);
+	/* Whose memory the records are in, for the log ("module"); may be
+	 * NULL. */
+	const char *(*memory)(void);
 	/*
 	 * The drain.  begin takes the sink's lock (only if free, unless
 	 * @wait: a signal handler cannot wait for a thread it interrupted)
@@ -97,5 +117,7 @@ struct rt_sink {
 
 /* Thread buffers: a shared queue of fixed-size buffers (bufq.h). */
 extern const struct rt_sink rt_thread_sink;
+/* CPU rings (ring.h), of the module or in the runtime's own memory. */
+extern const struct rt_sink rt_cpu_sink;
 
 #endif

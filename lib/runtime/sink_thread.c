@@ -57,12 +57,15 @@ static void thread_detach(struct rt_thread *t)
 	t->end = NULL;
 }
 
-static enum rt_reserve thread_reserve(struct rt_thread *t, size_t need)
+static enum rt_reserve thread_reserve(struct rt_thread *t, size_t need,
+				      uint64_t *tsc, uint32_t cpu)
 {
 	size_t preamble = fdr_preamble_size(version);
 	struct timespec ts;
 	struct rt_buf *b;
 
+	(void)tsc; /* the controller keeps the time base and the CPU */
+	(void)cpu;
 	if (t->buf && t->queue_gen != q.generation)
 		t->buf = NULL; /* of an earlier trace: never touched again */
 	if (t->buf && t->pos + need <= t->buf->data + q.capacity)
@@ -85,10 +88,27 @@ static enum rt_reserve thread_reserve(struct rt_thread *t, size_t need)
 	return RT_RESERVE_NEW;
 }
 
-static void thread_commit(struct rt_thread *t, uint8_t *end)
+/* A byte copy the compiler will not turn into a call to memcpy (built
+ * with -fno-tree-loop-distribute-patterns). */
+static void copy_payload(uint8_t *dst, const uint8_t *src, size_t n)
 {
+	for (; n >= 8; n -= 8, dst += 8, src += 8) {
+		uint64_t w;
+
+		__builtin_memcpy(&w, src, 8);
+		__builtin_memcpy(dst, &w, 8);
+	}
+	while (n--)
+		*dst++ = *src++;
+}
+
+static bool thread_commit(struct rt_thread *t, uint8_t *end,
+			  const void *payload, size_t size)
+{
+	copy_payload(end, payload, size);
 	/* a flush reads the position without the owner's help */
-	__atomic_store_n(&t->pos, end, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->pos, end + size, __ATOMIC_RELEASE);
+	return true;
 }
 
 static uint32_t thread_arm(struct rt_thread *t)
@@ -164,6 +184,7 @@ static void thread_drain_end(struct rt_drain *d)
 
 const struct rt_sink rt_thread_sink = {
 	.name = "thread",
+	.tramps = ARCH_TRAMPS_THREAD,
 	.start = thread_start,
 	.detach = thread_detach,
 	.reserve = thread_reserve,

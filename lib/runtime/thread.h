@@ -23,6 +23,7 @@
 #define RT_THREAD_GEN 16
 #define RT_THREAD_CPU 20
 #define RT_THREAD_LAST_TSC 24 /* two u64 slots, indexed by (pos & 8) */
+#define RT_THREAD_TID 40
 
 /* The kernel's struct rseq (uapi/linux/rseq.h) as far as we use it. */
 #define RT_RSEQ_CPU_ID 4
@@ -43,6 +44,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/xray_fdr.h>
+
 struct rt_buf;
 
 /* The state of our own rseq registration (in rt_rseq_area.flags). */
@@ -57,6 +60,19 @@ struct rt_rseq_area {
 	uint32_t pad[3];
 } __attribute__((aligned(32)));
 
+/* A CPU-ring append between reserve and commit (sink_cpu.c). */
+struct rt_ring_pending {
+	uint64_t expect; /* the commit word reserve saw */
+	uint8_t *dst; /* where the records go */
+	uint64_t *close_word; /* the closed sub-buffer's used and flags */
+	uint64_t close_val;
+	struct xray_fdr_subbuf *open; /* the sub-buffer this append opens */
+	struct xray_fdr_subbuf open_hdr;
+	uint64_t reused_events; /* events of the sub-buffer it reuses */
+	uint32_t cpu;
+	uint32_t staged_before; /* bytes staged before t->pos */
+};
+
 struct rt_thread {
 	/* hot: read and written by the trampolines */
 	uint8_t *pos; /* next free byte of the buffer */
@@ -64,12 +80,12 @@ struct rt_thread {
 	uint32_t gen; /* == rt_fast_gen while the fast path may write */
 	uint32_t cpu; /* CPU the buffer's records are attributed to */
 	uint64_t last_tsc[2];
+	uint32_t tid; /* the CPU rings' fast path compares the tail owner */
 
 	/* slow path only */
+	volatile uint32_t busy; /* the C path is updating this state */
 	struct rt_buf *buf; /* the buffer being filled, or NULL */
 	uint32_t queue_gen; /* queue generation buf belongs to */
-	uint32_t tid;
-	volatile uint32_t busy; /* the C path is updating this state */
 	uint32_t setup_done; /* thread id, exit hook and rseq area set up */
 	/* LLVM's rewinding state (func_duration_threshold_us) */
 	uint32_t undo_enters;
@@ -77,6 +93,10 @@ struct rt_thread {
 	uint64_t last_entry_tsc;
 	/* used when libc registered no rseq area */
 	struct rt_rseq_area rseq;
+	/* CPU rings: the append being prepared (sink_cpu.c) */
+	struct rt_ring_pending ring;
+	/* the records of one event, staged for the rings */
+	uint8_t stage[64] __attribute__((aligned(8)));
 };
 
 _Static_assert(offsetof(struct rt_thread, pos) == RT_THREAD_POS, "pos");
@@ -85,6 +105,7 @@ _Static_assert(offsetof(struct rt_thread, gen) == RT_THREAD_GEN, "gen");
 _Static_assert(offsetof(struct rt_thread, cpu) == RT_THREAD_CPU, "cpu");
 _Static_assert(offsetof(struct rt_thread, last_tsc) == RT_THREAD_LAST_TSC,
 	       "last_tsc");
+_Static_assert(offsetof(struct rt_thread, tid) == RT_THREAD_TID, "tid");
 _Static_assert(offsetof(struct rt_rseq_area, cpu_id) == RT_RSEQ_CPU_ID,
 	       "rseq cpu_id");
 _Static_assert(offsetof(struct rt_rseq_area, rseq_cs) == RT_RSEQ_CS, "rseq_cs");

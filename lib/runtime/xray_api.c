@@ -190,11 +190,6 @@ size_t __xray_max_function_id(void)
 	return rt_init() ? 0 : rt_max_function_id();
 }
 
-void __xray_init(void)
-{
-	rt_init();
-}
-
 /*
  * Log modes.
  */

@@ -35,11 +35,20 @@
 /* Sleds reach their trampoline with a signed 32-bit displacement. */
 #define ARCH_REACH ((int64_t)INT32_MAX)
 
-/* The trampolines, one per kind of function sled (hidden symbols). */
+/* The trampolines, one per kind of function sled (hidden symbols), in
+ * two sets: each record sink has its own fast path. */
+enum arch_tramp_set {
+	ARCH_TRAMPS_THREAD, /* thread buffers */
+	ARCH_TRAMPS_CPU, /* CPU rings */
+};
 void rt_tramp_entry(void);
 void rt_tramp_exit(void);
 void rt_tramp_tail(void);
 void rt_tramp_args(void);
+void rt_cpu_tramp_entry(void);
+void rt_cpu_tramp_exit(void);
+void rt_cpu_tramp_tail(void);
+void rt_cpu_tramp_args(void);
 
 /* Handlers the trampolines call when the fast path is off (LLVM's API). */
 extern void (*volatile rt_handler_arg0)(int32_t, XRayEntryType);
@@ -59,8 +68,9 @@ extern uint8_t rt_xsave_kind; /* 0 fxsave, 1 xsave, 2 xsavec */
  */
 int arch_init(char *err, size_t errlen);
 
-/* The trampoline a function sled of @kind calls (0 for event sleds). */
-uintptr_t arch_trampoline(unsigned int kind);
+/* The trampoline of @set a function sled of @kind calls (0 for event
+ * sleds). */
+uintptr_t arch_trampoline(unsigned int kind, enum arch_tramp_set set);
 
 /*
  * Patch (@enable) or unpatch one sled whose bytes are writable.  @target is

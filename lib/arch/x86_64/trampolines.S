@@ -26,6 +26,7 @@
  * of a function, where anything may be live and the stack may have any
  * alignment: those save the flags too, and realign.
  */
+#include "../../runtime/ring.h"
 #include "../../runtime/thread.h"
 
 /* Offsets from %rbp of the registers SAVE_GPRS pushes. */
@@ -292,6 +293,115 @@ FDR_FAST rt_tramp_entry, 0, 0, rt_generic_entry
 FDR_FAST rt_tramp_exit, RT_ACTION_EXIT_BITS, 0, rt_generic_exit
 FDR_FAST rt_tramp_tail, RT_ACTION_TAIL_BITS, 0, rt_generic_tail
 FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
+
+/*
+ * The fast path of CPU mode (lib/runtime/ring.h): append one function
+ * record to the ring of this CPU, or fall back to @slow with every
+ * register as it came.  Five registers are saved in the red zone.  In
+ * the critical section: %rsi the CPU's area, %rcx the commit word, %rdx
+ * the open sub-buffer's offset in the ring, then the record's time.
+ */
+.macro CPU_FAST name, bits, slow
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
+	.p2align 5
+\name:
+	.cfi_startproc
+	movq	%rax, -8(%rsp)
+	movq	%rdx, -16(%rsp)
+	movq	%rcx, -24(%rsp)
+	movq	%rsi, -32(%rsp)
+	movq	%rdi, -40(%rsp)
+	movq	rt_self@gottpoff(%rip), %r11
+.L\name\()_arm:
+	movq	rt_rseq_offset(%rip), %rcx
+	leaq	.L\name\()_cs(%rip), %rax
+	movq	%rax, %fs:RT_RSEQ_CS(%rcx)
+.L\name\()_start:
+	movl	rt_fast_gen(%rip), %eax
+	cmpl	%eax, %fs:RT_THREAD_GEN(%r11)
+	jne	.L\name\()_slow
+	movq	rt_ring+RT_RING_HEADER(%rip), %rax
+	testl	$RT_STATE_FROZEN, RT_HEADER_STATE(%rax)
+	jnz	.L\name\()_slow
+	movl	%fs:RT_RSEQ_CPU_ID(%rcx), %esi
+	cmpl	rt_ring+RT_RING_NCPUS(%rip), %esi
+	jae	.L\name\()_slow
+	imulq	rt_ring+RT_RING_AREA_SIZE(%rip), %rsi
+	addq	rt_ring+RT_RING_AREAS(%rip), %rsi
+	movq	(%rsi), %rcx			/* the commit word */
+	movq	%rcx, %rax
+	shrq	$32, %rax
+	cmpl	%fs:RT_THREAD_TID(%r11), %eax	/* we own the tail */
+	jne	.L\name\()_slow
+	cmpl	rt_ring+RT_RING_SIZE(%rip), %ecx
+	ja	.L\name\()_slow
+	leal	-1(%rcx), %edx
+	andl	rt_ring+RT_RING_SUBBUF_MASK(%rip), %edx
+	movl	%ecx, %eax
+	subl	%edx, %eax			/* used in the sub-buffer */
+	cmpl	rt_ring+RT_RING_SUBBUF_LIMIT(%rip), %eax
+	ja	.L\name\()_slow
+	movq	RT_RING_CONTROL_SIZE+RT_SUBBUF_TSC(%rsi,%rdx), %rdi
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	subq	%rdi, %rax			/* since the sub-buffer's base */
+	movq	%rax, %rdx
+	shrq	$32, %rdx
+	jnz	.L\name\()_slow		/* a new sub-buffer, or behind */
+	movl	%r10d, %edx
+	shll	$RT_FUNC_ID_SHIFT, %edx
+	.if \bits
+	orl	$\bits, %edx
+	.endif
+	shlq	$32, %rax
+	orq	%rdx, %rax
+	movl	%ecx, %edx
+	movq	%rax, RT_RING_CONTROL_SIZE(%rsi,%rdx)
+	addq	$8, %rcx
+	movq	%rcx, (%rsi)			/* commit */
+.L\name\()_post:
+	movq	-8(%rsp), %rax
+	movq	-16(%rsp), %rdx
+	movq	-24(%rsp), %rcx
+	movq	-32(%rsp), %rsi
+	movq	-40(%rsp), %rdi
+	ret
+	/* ud1 carrying the rseq signature right before the abort handler */
+	.byte	0x0f, 0xb9, 0x3d
+	.long	RT_RSEQ_SIG
+.L\name\()_abort:
+	jmp	.L\name\()_arm
+.L\name\()_slow:
+	movq	-8(%rsp), %rax
+	movq	-16(%rsp), %rdx
+	movq	-24(%rsp), %rcx
+	movq	-32(%rsp), %rsi
+	movq	-40(%rsp), %rdi
+	jmp	\slow
+	.cfi_endproc
+	.size	\name, . - \name
+
+	.pushsection .data.rel.ro, "aw"
+	.p2align 5
+.L\name\()_cs:
+	.long	0, 0
+	.quad	.L\name\()_start
+	.quad	.L\name\()_post - .L\name\()_start
+	.quad	.L\name\()_abort
+	.popsection
+.endm
+
+CPU_FAST rt_cpu_tramp_entry, 0, rt_generic_entry
+CPU_FAST rt_cpu_tramp_exit, RT_ACTION_EXIT_BITS, rt_generic_exit
+CPU_FAST rt_cpu_tramp_tail, RT_ACTION_TAIL_BITS, rt_generic_tail
+
+/* An argument takes the C path in CPU mode. */
+	.globl	rt_cpu_tramp_args
+	.hidden	rt_cpu_tramp_args
+	.set	rt_cpu_tramp_args, rt_generic_args
 
 /*
  * Event sleds: "call __xray_CustomEvent" with (data, size) in rdi/rsi, and

@@ -65,7 +65,9 @@ int main(void)
 	for (int k = 0; k < 100; k++)
 		raiser(k);
 	pthread_create(&t, NULL, kicker, &self);
-	while (!stop)
+	/* bounded, so the recorder (16 MiB) never overflows however long
+	 * a busy machine makes the kicker take */
+	while (!stop && i < 400000)
 		busy(i++);
 	pthread_join(t, NULL);
 	PRINT(handler_work);

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The CPU rings as the trampolines see them: the layout of the module's
+ * mapping (include/uapi/linux/xray_fdr.h), whether the module made it or
+ * the runtime mapped it itself.  Included by trampolines.S with
+ * __ASSEMBLER__ defined, which uses only the offsets.
+ *
+ * The fast path of CPU mode appends one function record to the ring of
+ * the CPU it runs on, in one rseq critical section ending in the store of
+ * the commit word (kernel-module.rst, "The commit protocol"), when: the
+ * session is not frozen, the thread owns the ring's tail (the commit
+ * word's thread id is its own), the open sub-buffer has room, and the
+ * time since the sub-buffer's base TSC fits 32 bits.  The commit word's
+ * offset is bounded by the ring's size first: the process can write it.  A function record
+ * in a ring is an FDR function record whose time is that delta; the drain
+ * turns it into a standard FDR delta.  Everything else is the slow path's
+ * (sink_cpu.c).
+ */
+#ifndef XRAYFDR_LIB_RUNTIME_RING_H
+#define XRAYFDR_LIB_RUNTIME_RING_H
+
+/* Offsets in struct rt_ring used by the trampolines. */
+#define RT_RING_AREAS 0
+#define RT_RING_AREA_SIZE 8
+#define RT_RING_HEADER 16
+#define RT_RING_NCPUS 24
+#define RT_RING_SUBBUF_MASK 28
+#define RT_RING_SUBBUF_LIMIT 32
+#define RT_RING_SIZE 36
+
+/* A CPU area starts with its control page; the ring follows. */
+#define RT_RING_CONTROL_SIZE 4096
+/* In the uapi structs: the header's state, a sub-buffer's base TSC. */
+#define RT_HEADER_STATE 56
+#define RT_SUBBUF_TSC 8
+#define RT_STATE_FROZEN 4
+
+#ifndef __ASSEMBLER__
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/xray_fdr.h>
+
+struct rt_ring {
+	uint8_t *areas; /* CPU 0's area */
+	uint64_t area_size; /* the stride between areas */
+	const struct xray_fdr_header *header;
+	uint32_t ncpus;
+	uint32_t subbuf_mask; /* ~(subbuf_size - 1), on ring offsets */
+	uint32_t subbuf_limit; /* a record fits while used <= this */
+	uint32_t size; /* bytes of one ring */
+};
+
+extern struct rt_ring rt_ring;
+
+_Static_assert(offsetof(struct rt_ring, areas) == RT_RING_AREAS, "areas");
+_Static_assert(offsetof(struct rt_ring, area_size) == RT_RING_AREA_SIZE,
+	       "area_size");
+_Static_assert(offsetof(struct rt_ring, header) == RT_RING_HEADER, "header");
+_Static_assert(offsetof(struct rt_ring, ncpus) == RT_RING_NCPUS, "ncpus");
+_Static_assert(offsetof(struct rt_ring, subbuf_mask) == RT_RING_SUBBUF_MASK,
+	       "subbuf_mask");
+_Static_assert(offsetof(struct rt_ring, subbuf_limit) == RT_RING_SUBBUF_LIMIT,
+	       "subbuf_limit");
+_Static_assert(offsetof(struct rt_ring, size) == RT_RING_SIZE, "size");
+_Static_assert(offsetof(struct xray_fdr_header, state) == RT_HEADER_STATE,
+	       "header state");
+_Static_assert(offsetof(struct xray_fdr_subbuf, tsc) == RT_SUBBUF_TSC,
+	       "subbuf tsc");
+_Static_assert(XRAY_FDR_STATE_FROZEN == RT_STATE_FROZEN, "frozen");
+_Static_assert(offsetof(struct xray_fdr_control, commit) == 0, "commit");
+_Static_assert(offsetof(struct xray_fdr_subbuf, flags) ==
+		       offsetof(struct xray_fdr_subbuf, used) + 4,
+	       "used and flags share a word");
+
+#endif /* __ASSEMBLER__ */
+#endif

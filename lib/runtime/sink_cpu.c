@@ -1,0 +1,1026 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The CPU-ring sink: every thread appends to the ring of the CPU it runs
+ * on, following the module's commit protocol (kernel-module.rst, "The
+ * commit protocol"), so memory grows with CPUs, not threads.
+ *
+ * The rings have the module's layout (include/uapi/linux/xray_fdr.h).
+ * Without the module they live in memory this sink maps itself, with a
+ * header page of its own; the layout, the writers and the drain are the
+ * same.
+ *
+ * What a ring holds, user side: FDR records in the runtime's encoding
+ * (little endian, the log's version), each padded to 8 bytes, with two
+ * differences.  Times are relative to the open sub-buffer's base TSC
+ * (its header), which needs no committed state: function records carry
+ * that delta, and so do the markers of typed events and of version 5
+ * custom events.  And a NewBuffer record says which thread the records
+ * after it belong to, when the thread owning the ring's tail changes; a
+ * sub-buffer's header names the owner when it opens.  NewCPUId, TSCWrap
+ * and the rest never appear: the drain writes them.
+ *
+ * The trampolines append plain function records (ring.h); the controller
+ * stages anything else in the thread's state, and commit copies it into
+ * the ring in one rseq critical section that starts by checking the CPU
+ * and the commit word, and ends with the store of the new commit word.
+ * A commit that finds either changed is refused and the event made again.
+ *
+ * Built without vector registers (see fdr.c); cpu_start() and the drain,
+ * which no recording path calls, may use the C library.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../arch/x86_64/arch.h"
+#include "../fdr/codec.h"
+#include "../fdr/records.h"
+#include "ring.h"
+#include "sink.h"
+#include "state.h"
+
+#define MD XRAYFDR_METADATA_RECORD_SIZE
+#define FN XRAYFDR_FUNCTION_RECORD_SIZE
+#define SUBBUF_HDR ((uint32_t)sizeof(struct xray_fdr_subbuf))
+#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
+
+struct rt_ring rt_ring;
+
+/* A stretch of one sub-buffer's records that belong to one thread. */
+struct run {
+	uint32_t tid;
+	uint32_t cpu;
+	uint64_t first_tsc; /* when its first record was made: the order */
+	uint64_t base; /* its sub-buffer's base TSC */
+	uint64_t wall_ns; /* its sub-buffer's wall-clock time */
+	const uint8_t *p;
+	uint32_t len;
+	uint32_t order; /* its place in the rings, for equal times */
+};
+
+/* The memory of one set of rings: the module's mapping or our own. */
+struct rings {
+	uint8_t *header; /* the header page */
+	size_t header_size;
+	uint8_t *areas; /* the CPU areas */
+	size_t areas_size;
+	int fd; /* the module's session, or -1 for rings of our own */
+};
+
+static struct {
+	struct rings now, previous;
+	struct xray_fdr_header own_header;
+	uint32_t subbuf_size, subbuf_count, shift;
+	uint32_t gen;
+	unsigned int version;
+	int32_t pid;
+	bool discard;
+	uint64_t overwritten, recycled, damaged;
+	/* the drain */
+	uint8_t *scratch; /* one log buffer being built */
+	size_t capacity;
+	struct run *runs;
+	size_t runs_size; /* bytes mapped for runs */
+} cr = { .now = { .fd = -1 }, .previous = { .fd = -1 } };
+
+static struct xray_fdr_control *control(uint32_t cpu)
+{
+	return (struct xray_fdr_control *)(rt_ring.areas +
+					   (size_t)cpu * rt_ring.area_size);
+}
+
+static uint8_t *ring_of(uint32_t cpu)
+{
+	return (uint8_t *)control(cpu) + RT_RING_CONTROL_SIZE;
+}
+
+static struct xray_fdr_subbuf *subbuf(uint32_t cpu, uint32_t idx)
+{
+	return (struct xray_fdr_subbuf *)(ring_of(cpu) +
+					  ((size_t)idx << cr.shift));
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The length of the user or kernel record at @p with @left bytes after
+ * it, or 0 if it makes no sense there.  Sets *@event when it is an event
+ * (a function record, a custom or typed event).
+ */
+static size_t record_len(const uint8_t *p, size_t left, bool *event)
+{
+	unsigned int kind;
+	size_t len;
+
+	*event = false;
+	if (left < 8)
+		return 0;
+	if (!(p[0] & XRAY_FDR_REC_EXTENDED)) {
+		*event = true;
+		return 8;
+	}
+	kind = XRAY_FDR_REC_KIND(p[0]);
+	if (kind > XRAY_FDR_REC_USER_KIND_MAX) {
+		len = (size_t)p[1] * 8;
+		return len && len <= left ? len : 0;
+	}
+	switch (kind) {
+	case XRAYFDR_MD_NEW_BUFFER:
+	case XRAYFDR_MD_CALL_ARGUMENT:
+		len = MD;
+		break;
+	case XRAYFDR_MD_CUSTOM_EVENT_MARKER:
+	case XRAYFDR_MD_TYPED_EVENT_MARKER:
+		if (left < MD)
+			return 0;
+		len = MD + ALIGN8((size_t)get32(p + MD_OFF_BODY, false));
+		*event = true;
+		break;
+	default:
+		return 0;
+	}
+	return len <= left ? len : 0;
+}
+
+static uint64_t count_events(const uint8_t *p, size_t n)
+{
+	uint64_t events = 0;
+	size_t len;
+	bool ev;
+
+	for (; n; p += len, n -= len) {
+		len = record_len(p, n, &ev);
+		if (!len)
+			break;
+		events += ev;
+	}
+	return events;
+}
+
+/* An empty ring: sub-buffer 0 open, no owner, nothing committed. */
+static void ring_init(uint32_t cpu)
+{
+	struct xray_fdr_subbuf *sb = subbuf(cpu, 0);
+
+	*sb = (struct xray_fdr_subbuf){ .tsc = arch_tsc(),
+					.wall_ns = wall_ns(),
+					.cpu = cpu };
+	control(cpu)->commit = XRAY_FDR_COMMIT(0, SUBBUF_HDR);
+}
+
+static uint32_t pow2_at_least(uint64_t v, uint32_t min)
+{
+	uint32_t p = min;
+
+	while (p < v && p < (1u << 30))
+		p <<= 1;
+	return p;
+}
+
+static void rings_free(struct rings *r)
+{
+	if (r->header && r->header != (uint8_t *)&cr.own_header)
+		munmap(r->header, r->header_size);
+	if (r->areas)
+		munmap(r->areas, r->areas_size);
+	if (r->fd >= 0)
+		close(r->fd);
+	*r = (struct rings){ .fd = -1 };
+}
+
+/* Point the fast path and the rest of this file at @r. */
+static void rings_use(const struct rings *r)
+{
+	const struct xray_fdr_header *h = (const void *)r->header;
+
+	cr.subbuf_size = h->subbuf_size;
+	cr.subbuf_count = h->subbuf_count;
+	cr.shift = (uint32_t)__builtin_ctz(h->subbuf_size);
+	cr.discard = h->geom_flags & XRAY_FDR_GEOM_DISCARD;
+	rt_ring = (struct rt_ring){
+		.areas = r->areas,
+		.area_size = h->area_size,
+		.header = h,
+		.ncpus = h->nr_cpus,
+		.subbuf_mask = ~(h->subbuf_size - 1),
+		.subbuf_limit = h->subbuf_size - FN,
+		.size = h->subbuf_size * h->subbuf_count,
+	};
+}
+
+/* Rings of our own, with the module's layout and a header of ours. */
+static int own_rings(struct rings *r, uint32_t ncpus, uint32_t size,
+		     uint32_t count, uint32_t flags)
+{
+	uint64_t area = RT_RING_CONTROL_SIZE + (uint64_t)size * count;
+
+	*r = (struct rings){ .fd = -1 };
+	r->areas_size = (size_t)(area * ncpus);
+	r->areas = mmap(NULL, r->areas_size, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r->areas == MAP_FAILED) {
+		r->areas = NULL;
+		return -ENOMEM;
+	}
+	cr.own_header = (struct xray_fdr_header){
+		.magic = XRAY_FDR_MAGIC,
+		.abi_version = XRAY_FDR_ABI_VERSION,
+		.header_size = sizeof(struct xray_fdr_header),
+		.page_size = RT_RING_CONTROL_SIZE,
+		.nr_cpus = ncpus,
+		.geom_flags = flags,
+		.subbuf_size = size,
+		.subbuf_count = count,
+		.control_size = RT_RING_CONTROL_SIZE,
+		.area_size = area,
+		.state = XRAY_FDR_STATE_CONFIGURED | XRAY_FDR_STATE_ENABLED,
+	};
+	r->header = (uint8_t *)&cr.own_header;
+	rings_use(r);
+	for (uint32_t c = 0; c < ncpus; c++)
+		ring_init(c);
+	return 0;
+}
+
+/*
+ * A session of the module: geometry within its limits (halving the
+ * sub-buffer count while the memory caps refuse it), the header and every
+ * CPU area mapped, recording started.  Return 0; -ENODEV if there is no
+ * module to ask; another negative errno, with @err, if it refused.
+ */
+static int module_rings(struct rings *r, const struct rt_options *o,
+			uint32_t size, uint32_t count, char *err, size_t errlen)
+{
+	struct xray_fdr_info info = { .size = sizeof(info) };
+	struct xray_fdr_geometry geom = { .size = sizeof(geom) };
+	const struct xray_fdr_header *h;
+	const char *what;
+	int ret;
+
+	*r = (struct rings){ .fd = -1 };
+	r->fd = open(o->device, O_RDWR | O_CLOEXEC);
+	if (r->fd < 0)
+		return errno == ENOENT || errno == ENODEV || errno == ENXIO ?
+			       -ENODEV :
+			       -errno;
+	what = "XRAY_FDR_IOC_INFO";
+	if (ioctl(r->fd, XRAY_FDR_IOC_INFO, &info))
+		goto fail;
+	geom.flags = o->discard ? XRAY_FDR_GEOM_DISCARD : 0;
+	geom.subbuf_size = size < info.min_subbuf_size ? info.min_subbuf_size :
+			   size > info.max_subbuf_size ? info.max_subbuf_size :
+							 size;
+	geom.subbuf_count = count > info.max_subbufs ? info.max_subbufs : count;
+	what = "XRAY_FDR_IOC_SET_GEOMETRY";
+	while ((ret = ioctl(r->fd, XRAY_FDR_IOC_SET_GEOMETRY, &geom)) &&
+	       (errno == EFBIG || errno == ENOSPC || errno == ENOMEM) &&
+	       geom.subbuf_count > 2)
+		geom.subbuf_count /= 2;
+	if (ret)
+		goto fail;
+	what = "mmap of its header";
+	r->header_size = info.page_size;
+	r->header = mmap(NULL, r->header_size, PROT_READ, MAP_SHARED, r->fd, 0);
+	if (r->header == MAP_FAILED) {
+		r->header = NULL;
+		goto fail;
+	}
+	h = (const void *)r->header;
+	what = "its header";
+	errno = EPROTO;
+	if (h->magic != XRAY_FDR_MAGIC ||
+	    h->control_size != RT_RING_CONTROL_SIZE || !h->nr_cpus ||
+	    h->subbuf_size != geom.subbuf_size)
+		goto fail;
+	what = "mmap of its rings";
+	r->areas_size = (size_t)(h->area_size * h->nr_cpus);
+	r->areas = mmap(NULL, r->areas_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			r->fd, (off_t)h->area_offset);
+	if (r->areas == MAP_FAILED) {
+		r->areas = NULL;
+		goto fail;
+	}
+	what = "XRAY_FDR_IOC_START";
+	if (ioctl(r->fd, XRAY_FDR_IOC_START))
+		goto fail;
+	rings_use(r);
+	return 0;
+fail:
+	ret = -errno;
+	snprintf(err, errlen, "%s: %s refused: %s", o->device, what,
+		 strerror(errno));
+	rings_free(r);
+	return ret;
+}
+
+/*
+ * Rings for a new trace: the module's when it answers (mode=auto or cpu),
+ * else ours (mode=cpu).  The sub-buffer is buffer_size rounded up to a
+ * power of two from 4 KiB; the buffer_max sub-buffers are shared out
+ * among the CPUs (at least 2 each), so the memory is thread mode's.
+ * Return 0; -ENODEV for mode=auto without the module; another negative
+ * errno, with @err, when the module refused.
+ */
+static int cpu_start(const struct rt_options *o, size_t capacity, uint32_t gen,
+		     pid_t pid, char *err, size_t errlen)
+{
+	uint32_t ncpus = (uint32_t)get_nprocs_conf(), size, count;
+	int ret;
+
+	if (sysconf(_SC_PAGESIZE) != RT_RING_CONTROL_SIZE) {
+		snprintf(err, errlen, "CPU rings need %d-byte pages",
+			 RT_RING_CONTROL_SIZE);
+		return -ENOTSUP;
+	}
+	size = pow2_at_least(o->buffer_size, XRAY_FDR_SUBBUF_MIN_SIZE);
+	count = (uint32_t)(o->buffer_max / (ncpus ? ncpus : 1));
+	if (count < 2)
+		count = 2;
+	if (cr.capacity != capacity) {
+		if (cr.scratch)
+			munmap(cr.scratch, cr.capacity);
+		cr.capacity = 0;
+		cr.scratch = mmap(NULL, capacity, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (cr.scratch == MAP_FAILED) {
+			cr.scratch = NULL;
+			snprintf(err, errlen, "cannot map %zu bytes", capacity);
+			return -ENOMEM;
+		}
+		cr.capacity = capacity;
+	}
+	/* A thread may still be in the C path of the last trace: its rings
+	 * go when the next trace starts. */
+	rings_free(&cr.previous);
+	cr.previous = cr.now;
+	cr.now = (struct rings){ .fd = -1 };
+	memset(&rt_ring, 0, sizeof(rt_ring));
+	ret = module_rings(&cr.now, o, size, count, err, errlen);
+	if (ret == -ENODEV) {
+		snprintf(err, errlen, "no %s", o->device);
+		if (o->record_mode == RT_MODE_CPU) {
+			ret = own_rings(&cr.now, ncpus, size, count,
+					o->discard ? XRAY_FDR_GEOM_DISCARD : 0);
+			if (ret)
+				snprintf(
+					err, errlen,
+					"cannot map %u CPU rings of %u sub-buffers of %u bytes",
+					ncpus, count, size);
+		}
+	}
+	if (ret)
+		return ret;
+	cr.gen = gen;
+	cr.version = o->version;
+	cr.pid = (int32_t)pid;
+	cr.overwritten = cr.recycled = cr.damaged = 0;
+	return 0;
+}
+
+/* May this thread append?  Only inside rseq critical sections. */
+static bool thread_can_write(const struct rt_thread *t)
+{
+	return t->tid && (!rt.own_rseq || t->rseq.flags == RT_RSEQ_REGISTERED);
+}
+
+static enum rt_reserve cpu_reserve(struct rt_thread *t, size_t need,
+				   uint64_t *tsc, uint32_t cpu)
+{
+	struct rt_ring_pending *pd = &t->ring;
+	const struct xray_fdr_header *hdr = rt_ring.header;
+	struct xray_fdr_control *ctl;
+	struct xray_fdr_subbuf *sb, *next;
+	uint64_t commit, base, seq;
+	uint32_t off, idx, used, nidx;
+	size_t total;
+
+	if (!hdr || !thread_can_write(t) || cpu >= rt_ring.ncpus ||
+	    (__atomic_load_n(&hdr->state, __ATOMIC_RELAXED) &
+	     XRAY_FDR_STATE_FROZEN))
+		return RT_RESERVE_NONE;
+	need = ALIGN8(need);
+	ctl = control(cpu);
+	commit = __atomic_load_n(&ctl->commit, __ATOMIC_RELAXED);
+	off = XRAY_FDR_COMMIT_OFFSET(commit);
+	if (!off || off > rt_ring.size || off % 8)
+		return RT_RESERVE_NONE; /* the process wrote over it */
+	idx = (off - 1) >> cr.shift;
+	used = off - (idx << cr.shift);
+	if (used < SUBBUF_HDR)
+		return RT_RESERVE_NONE;
+	sb = subbuf(cpu, idx);
+	base = __atomic_load_n(&sb->tsc, __ATOMIC_RELAXED);
+	/* read before this sub-buffer opened, or on a CPU behind this one */
+	if (*tsc < base)
+		*tsc = base;
+	pd->staged_before =
+		XRAY_FDR_COMMIT_TID(commit) != t->tid ? (uint32_t)MD : 0;
+	total = pd->staged_before + need;
+	pd->close_word = NULL;
+	pd->open = NULL;
+	pd->reused_events = 0;
+	if (used + total > cr.subbuf_size || *tsc - base > UINT32_MAX) {
+		if (SUBBUF_HDR + need > cr.subbuf_size)
+			return RT_RESERVE_NONE;
+		seq = __atomic_load_n(&sb->seq, __ATOMIC_RELAXED) + 1;
+		if (cr.discard &&
+		    (int64_t)(seq - ctl->consumed) >= (int64_t)cr.subbuf_count)
+			return RT_RESERVE_NONE;
+		nidx = idx + 1 == cr.subbuf_count ? 0 : idx + 1;
+		next = subbuf(cpu, nidx);
+		if (seq >= cr.subbuf_count &&
+		    next->seq == seq - cr.subbuf_count &&
+		    next->used >= SUBBUF_HDR && next->used <= cr.subbuf_size)
+			pd->reused_events =
+				count_events((const uint8_t *)next + SUBBUF_HDR,
+					     next->used - SUBBUF_HDR);
+		pd->close_word = (uint64_t *)&sb->used;
+		pd->close_val = used | (uint64_t)sb->flags << 32;
+		pd->open = next;
+		pd->open_hdr = (struct xray_fdr_subbuf){ .seq = seq,
+							 .tsc = *tsc,
+							 .wall_ns = wall_ns(),
+							 .cpu = cpu,
+							 .tid = t->tid };
+		base = *tsc;
+		off = (nidx << cr.shift) + SUBBUF_HDR;
+		pd->staged_before = 0; /* the header names the owner */
+	}
+	pd->dst = ring_of(cpu) + off;
+	pd->expect = commit;
+	pd->cpu = cpu;
+	if (pd->staged_before)
+		fdr_put_metadata(t->stage, false, cr.version,
+				 &(struct xrayfdr_metadata){
+					 .kind = XRAYFDR_MD_NEW_BUFFER,
+					 .tid = (int32_t)t->tid });
+	t->pos = t->stage + pd->staged_before;
+	t->last_tsc[0] = t->last_tsc[1] = base;
+	t->cpu = cpu;
+	return RT_RESERVE_SAME;
+}
+
+struct seg {
+	uint64_t *dst;
+	const uint64_t *src;
+	size_t words;
+};
+
+/*
+ * The critical section: if this thread is on @cpu and the commit word is
+ * still @expect, copy the segments and store @val in the commit word.
+ * Return 0 when committed, 1 when aborted or refused.
+ */
+static int rseq_commit(uint32_t cpu, __u64 *commit, uint64_t expect,
+		       uint64_t val, const struct seg *seg, size_t nseg)
+{
+	char *rs = (char *)__builtin_thread_pointer() + rt_rseq_offset;
+	int ret;
+
+	__asm__ __volatile__(
+		".pushsection .data.rel.ro, \"aw\"\n\t"
+		".balign 32\n\t"
+		"3:\n\t"
+		".long 0, 0\n\t"
+		".quad 1f, (2f - 1f), 4f\n\t"
+		".popsection\n\t"
+		"leaq 3b(%%rip), %%rax\n\t"
+		"movq %%rax, %[rseq_cs]\n\t"
+		"1:\n\t"
+		"cmpl %[cpu], %[cpu_id]\n\t"
+		"jnz 4f\n\t"
+		"cmpq %[expect], (%[commit])\n\t"
+		"jnz 4f\n\t"
+		"5:\n\t"
+		"testq %[nseg], %[nseg]\n\t"
+		"jz 8f\n\t"
+		"movq (%[seg]), %%rdi\n\t"
+		"movq 8(%[seg]), %%rsi\n\t"
+		"movq 16(%[seg]), %%rcx\n\t"
+		"6:\n\t"
+		"testq %%rcx, %%rcx\n\t"
+		"jz 7f\n\t"
+		"movq (%%rsi), %%rax\n\t"
+		"movq %%rax, (%%rdi)\n\t"
+		"addq $8, %%rsi\n\t"
+		"addq $8, %%rdi\n\t"
+		"decq %%rcx\n\t"
+		"jmp 6b\n\t"
+		"7:\n\t"
+		"addq $24, %[seg]\n\t"
+		"decq %[nseg]\n\t"
+		"jmp 5b\n\t"
+		"8:\n\t"
+		"movq %[val], (%[commit])\n\t"
+		"2:\n\t"
+		"xorl %[ret], %[ret]\n\t"
+		"jmp 9f\n\t"
+		/* the signature the kernel checks before the abort handler */
+		".byte 0x0f, 0xb9, 0x3d\n\t"
+		".long 0x53053053\n\t"
+		"4:\n\t"
+		"movl $1, %[ret]\n\t"
+		"9:\n\t"
+		: [ret] "=&r"(ret), [seg] "+&r"(seg), [nseg] "+&r"(nseg),
+		  [rseq_cs] "=m"(*(uint64_t *)(rs + RT_RSEQ_CS))
+		: [cpu] "r"(cpu),
+		  [cpu_id] "m"(*(uint32_t *)(rs + RT_RSEQ_CPU_ID)),
+		  [commit] "r"(commit), [expect] "r"(expect), [val] "r"(val)
+		: "rax", "rcx", "rsi", "rdi", "memory", "cc");
+	return ret;
+}
+
+static bool cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
+		       size_t size)
+{
+	struct rt_ring_pending *pd = &t->ring;
+	const uint8_t *src = payload;
+	size_t staged = (size_t)(end - t->stage), rem = size % 8;
+	uint64_t tail = 0, val;
+	struct seg seg[5];
+	size_t n = 0;
+	uint32_t off;
+
+	if (end < t->pos)
+		return true; /* nothing is taken back in a ring (no threshold) */
+	for (size_t i = 0; i < rem; i++)
+		tail |= (uint64_t)src[size - rem + i] << (8 * i);
+	if (pd->open)
+		seg[n++] = (struct seg){ (uint64_t *)pd->open,
+					 (const uint64_t *)&pd->open_hdr,
+					 sizeof(pd->open_hdr) / 8 };
+	if (pd->close_word)
+		seg[n++] = (struct seg){ pd->close_word, &pd->close_val, 1 };
+	seg[n++] = (struct seg){ (uint64_t *)pd->dst,
+				 (const uint64_t *)t->stage, staged / 8 };
+	if (size >= 8)
+		seg[n++] = (struct seg){ (uint64_t *)(pd->dst + staged),
+					 (const uint64_t *)payload, size / 8 };
+	if (rem)
+		seg[n++] = (struct seg){
+			(uint64_t *)(pd->dst + staged + size - rem), &tail, 1
+		};
+	off = (uint32_t)(pd->dst - ring_of(pd->cpu)) + (uint32_t)staged +
+	      (uint32_t)ALIGN8(size);
+	val = XRAY_FDR_COMMIT(t->tid, off);
+	if (rseq_commit(pd->cpu, &control(pd->cpu)->commit, pd->expect, val,
+			seg, n))
+		return false;
+	if (pd->open && pd->reused_events) {
+		__atomic_add_fetch(&cr.overwritten, pd->reused_events,
+				   __ATOMIC_RELAXED);
+		__atomic_add_fetch(&cr.recycled, 1, __ATOMIC_RELAXED);
+	}
+	return true;
+}
+
+static uint32_t cpu_arm(struct rt_thread *t)
+{
+	t->end = NULL;
+	return rt_ring.header && thread_can_write(t) ? cr.gen : 0;
+}
+
+static void cpu_detach(struct rt_thread *t)
+{
+	t->end = NULL; /* its records stay in the rings */
+}
+
+static void cpu_fork_nothing(void)
+{
+}
+
+/* The child writes a log of its own, into rings of its own: the
+ * module's session is the parent's, not the child's to write. */
+static void cpu_fork_child(uint32_t gen, pid_t pid)
+{
+	cr.pid = (int32_t)pid;
+	cr.gen = gen;
+	cr.overwritten = cr.recycled = cr.damaged = 0;
+	if (!rt_ring.header)
+		return;
+	if (cr.now.fd >= 0) {
+		struct xray_fdr_header h = *rt_ring.header;
+
+		rings_free(&cr.now);
+		rings_free(&cr.previous);
+		memset(&rt_ring, 0, sizeof(rt_ring));
+		own_rings(&cr.now, h.nr_cpus, h.subbuf_size, h.subbuf_count,
+			  h.geom_flags & XRAY_FDR_GEOM_DISCARD);
+		return;
+	}
+	for (uint32_t c = 0; c < rt_ring.ncpus; c++)
+		ring_init(c);
+}
+
+static const char *cpu_memory(void)
+{
+	return cr.now.fd >= 0 ? "module" : "own";
+}
+
+static void cpu_counters(struct rt_sink_counters *c)
+{
+	c->overwritten = __atomic_load_n(&cr.overwritten, __ATOMIC_RELAXED);
+	c->recycled = __atomic_load_n(&cr.recycled, __ATOMIC_RELAXED);
+	c->damaged = cr.damaged;
+	c->kernel_lost = 0;
+	for (uint32_t cpu = 0; rt_ring.header && cpu < rt_ring.ncpus; cpu++)
+		c->kernel_lost += control(cpu)->records_lost;
+}
+
+/*
+ * The drain.  Each ring is read from its oldest surviving sub-buffer to
+ * the open one, checking everything (the process can write anywhere in
+ * its rings), and cut into runs: stretches of one thread's records.  The
+ * runs are sorted by thread, then time, and each thread's become log
+ * buffers of its own, with NewCPUId where the CPU changes, TSCWrap where
+ * a delta does not fit, and the times made relative to the record before.
+ */
+
+/* The time of a run's first record (its base if it has none). */
+static uint64_t first_time(const struct run *r)
+{
+	if (r->p[0] & XRAY_FDR_REC_EXTENDED) {
+		if (XRAY_FDR_REC_KIND(r->p[0]) > XRAY_FDR_REC_USER_KIND_MAX &&
+		    r->len >= sizeof(struct xray_fdr_sched_record))
+			return get64(
+				r->p + offsetof(struct xray_fdr_sched_record,
+						tsc),
+				false);
+		return r->base;
+	}
+	return r->base + get32(r->p + 4, false);
+}
+
+struct walk {
+	struct run *out;
+	size_t max, n;
+	uint32_t order;
+};
+
+static void add_run(struct walk *w, const struct run *r)
+{
+	if (w->n < w->max) {
+		w->out[w->n] = *r;
+		w->out[w->n].first_tsc = first_time(r);
+		w->out[w->n].order = w->order;
+	}
+	w->n++;
+	w->order++;
+}
+
+/*
+ * The runs of CPU @cpu's ring.  A run ends where another thread takes
+ * over the tail (NewBuffer) and around each of the kernel's records,
+ * which name their own thread.
+ */
+static void walk_ring(uint32_t cpu, struct walk *w)
+{
+	uint64_t commit =
+		__atomic_load_n(&control(cpu)->commit, __ATOMIC_ACQUIRE);
+	uint32_t off = XRAY_FDR_COMMIT_OFFSET(commit), open;
+	uint64_t open_seq;
+
+	if (!off || off > rt_ring.size || off % 8) {
+		cr.damaged++;
+		return;
+	}
+	open = (off - 1) >> cr.shift;
+	open_seq = subbuf(cpu, open)->seq;
+	for (uint32_t k = cr.subbuf_count; k-- > 0;) {
+		uint32_t idx = (open + cr.subbuf_count - k) % cr.subbuf_count;
+		const struct xray_fdr_subbuf *sb = subbuf(cpu, idx);
+		const uint8_t *p = (const uint8_t *)sb + SUBBUF_HDR;
+		uint32_t used = k ? sb->used : off - (open << cr.shift);
+		struct run r = { .tid = sb->tid,
+				 .cpu = cpu,
+				 .base = sb->tsc,
+				 .wall_ns = sb->wall_ns,
+				 .p = p };
+		size_t left, len;
+		bool ev;
+
+		if (open_seq < k)
+			continue; /* never written */
+		if (sb->seq != open_seq - k || used < SUBBUF_HDR ||
+		    used > cr.subbuf_size || used % 8 || sb->cpu != cpu) {
+			cr.damaged++;
+			continue;
+		}
+		for (left = used - SUBBUF_HDR; left; p += len, left -= len) {
+			unsigned int kind = XRAY_FDR_REC_KIND(p[0]);
+
+			len = record_len(p, left, &ev);
+			if (!len) {
+				cr.damaged++;
+				break;
+			}
+			if (!(p[0] & XRAY_FDR_REC_EXTENDED) ||
+			    (kind != XRAYFDR_MD_NEW_BUFFER &&
+			     kind <= XRAY_FDR_REC_USER_KIND_MAX))
+				continue;
+			r.len = (uint32_t)(p - r.p);
+			if (r.len)
+				add_run(w, &r);
+			if (kind == XRAYFDR_MD_NEW_BUFFER) {
+				r.tid = get32(p + MD_OFF_BODY, false);
+			} else if (len >=
+				   sizeof(struct xray_fdr_sched_record)) {
+				struct run k_run = r;
+
+				k_run.tid = get32(
+					p + offsetof(
+						    struct xray_fdr_sched_record,
+						    tid),
+					false);
+				k_run.p = p;
+				k_run.len = (uint32_t)len;
+				add_run(w, &k_run);
+			}
+			r.p = p + len;
+		}
+		r.len = (uint32_t)(p - r.p);
+		if (r.len)
+			add_run(w, &r);
+	}
+}
+
+static bool run_before(const struct run *a, const struct run *b)
+{
+	if (a->tid != b->tid)
+		return a->tid < b->tid;
+	if (a->first_tsc != b->first_tsc)
+		return a->first_tsc < b->first_tsc;
+	return a->order < b->order;
+}
+
+static void cpu_drain_begin(struct rt_drain *d, bool wait)
+{
+	struct walk w = { 0 };
+	size_t size;
+
+	(void)wait; /* no lock: the writers are quiesced, and what this
+		     * reads is checked */
+	*d = (struct rt_drain){ 0 };
+	if (!rt_ring.header)
+		return;
+	if (cr.runs)
+		munmap(cr.runs, cr.runs_size);
+	cr.runs = NULL;
+	for (uint32_t c = 0; c < rt_ring.ncpus; c++)
+		walk_ring(c, &w);
+	if (!w.n)
+		return;
+	size = w.n * sizeof(*cr.runs);
+	cr.runs = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (cr.runs == MAP_FAILED) {
+		cr.runs = NULL;
+		return;
+	}
+	cr.runs_size = size;
+	w = (struct walk){ .out = cr.runs, .max = w.n };
+	cr.damaged = 0; /* counted once, by this second walk */
+	for (uint32_t c = 0; c < rt_ring.ncpus; c++)
+		walk_ring(c, &w);
+	if (w.n > w.max)
+		w.n = w.max; /* (a writer came back meanwhile) */
+	/* shell sort: in place, no recursion, fine for a signal handler */
+	for (size_t gap = w.n / 2; gap; gap /= 2)
+		for (size_t i = gap; i < w.n; i++) {
+			struct run v = cr.runs[i];
+			size_t j = i;
+
+			for (; j >= gap && run_before(&v, &cr.runs[j - gap]);
+			     j -= gap)
+				cr.runs[j] = cr.runs[j - gap];
+			cr.runs[j] = v;
+		}
+	d->count = w.n;
+}
+
+struct out {
+	uint8_t *p, *end;
+	uint64_t last; /* the time the next delta is taken from */
+	uint32_t cpu; /* UINT32_MAX: none yet in this buffer */
+};
+
+/* NewCPUId or TSCWrap before a record at @tsc, if it needs one; false if
+ * there is no room for it and @need more bytes. */
+static bool out_time(struct out *o, uint32_t cpu, uint64_t tsc, size_t need,
+		     bool signed_delta)
+{
+	struct xrayfdr_metadata md = { .tsc = tsc };
+	int64_t sd = (int64_t)(tsc - o->last);
+
+	if (cpu != o->cpu) {
+		md.kind = XRAYFDR_MD_NEW_CPU_ID;
+		md.cpu = (uint16_t)cpu;
+	} else if (signed_delta ? sd < INT32_MIN || sd > INT32_MAX :
+				  tsc < o->last || tsc - o->last > UINT32_MAX) {
+		md.kind = XRAYFDR_MD_TSC_WRAP;
+	} else {
+		return (size_t)(o->end - o->p) >= need;
+	}
+	if ((size_t)(o->end - o->p) < MD + need)
+		return false;
+	fdr_put_metadata(o->p, false, cr.version, &md);
+	o->p += MD;
+	o->cpu = cpu;
+	o->last = tsc;
+	return true;
+}
+
+/* A custom event of @size bytes at @tsc into @o; false if it does not
+ * fit. */
+static bool out_custom(struct out *o, uint32_t cpu, uint64_t tsc,
+		       const void *data, size_t size)
+{
+	struct xrayfdr_metadata md = { .kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER,
+				       .event_size = (int32_t)size,
+				       .cpu = (uint16_t)cpu,
+				       .tsc = tsc };
+	bool delta = cr.version >= 5;
+
+	if (!out_time(o, cpu, delta || o->cpu != cpu ? tsc : o->last, MD + size,
+		      delta))
+		return false;
+	if (delta) {
+		md.tsc_delta = (int32_t)(tsc - o->last);
+		o->last = tsc;
+	}
+	fdr_put_metadata(o->p, false, cr.version, &md);
+	memcpy(o->p + MD, data, size);
+	o->p += MD + size;
+	return true;
+}
+
+/*
+ * One of the kernel's scheduler records, as the xrayfdr_sched_event
+ * custom event of its thread (lib/include/xrayfdr/fdr.h).  Kinds it does
+ * not know are left out.
+ */
+static bool out_sched(struct out *o, const struct run *r, const uint8_t *p,
+		      size_t len)
+{
+	static const uint8_t kinds[] = {
+		[XRAY_FDR_REC_SWITCH_OUT - 64] = XRAYFDR_SCHED_SWITCH_OUT,
+		[XRAY_FDR_REC_SWITCH_IN - 64] = XRAYFDR_SCHED_SWITCH_IN,
+		[XRAY_FDR_REC_MIGRATE - 64] = XRAYFDR_SCHED_MIGRATE,
+	};
+	unsigned int kind = XRAY_FDR_REC_KIND(p[0]);
+	struct xray_fdr_sched_record rec;
+	struct xrayfdr_sched_event se;
+	uint8_t payload[XRAYFDR_SCHED_PAYLOAD_SIZE];
+
+	if (len < sizeof(rec) || kind < XRAY_FDR_REC_SWITCH_OUT ||
+	    kind > XRAY_FDR_REC_MIGRATE)
+		return true;
+	memcpy(&rec, p, sizeof(rec));
+	se = (struct xrayfdr_sched_event){
+		.kind = kinds[kind - 64],
+		.flags = rec.flags & XRAY_FDR_SCHED_PREEMPTED ?
+				 XRAYFDR_SCHED_PREEMPTED :
+				 0,
+		.cpu = rec.cpu,
+		.prev_cpu = rec.prev_cpu,
+		.tid = rec.tid,
+	};
+	xrayfdr_sched_encode(payload, &se);
+	return out_custom(o, r->cpu, rec.tsc, payload, sizeof(payload));
+}
+
+/* Re-encode one ring record into @o; false if it does not fit. */
+static bool out_record(struct out *o, const struct run *r, const uint8_t *p,
+		       size_t len)
+{
+	struct xrayfdr_metadata md;
+	unsigned int kind;
+	uint64_t tsc;
+
+	if (!(p[0] & 1)) {
+		uint32_t word = get32(p, false);
+
+		tsc = r->base + get32(p + 4, false);
+		if (!out_time(o, r->cpu, tsc, FN, false))
+			return false;
+		fdr_put_function(o->p, false, fdr_function_kind(word, false),
+				 fdr_function_id(word, false),
+				 (uint32_t)(tsc - o->last));
+		o->p += FN;
+		o->last = tsc;
+		return true;
+	}
+	kind = XRAY_FDR_REC_KIND(p[0]);
+	if (kind == XRAYFDR_MD_CALL_ARGUMENT) {
+		if ((size_t)(o->end - o->p) < MD)
+			return false;
+		memcpy(o->p, p, MD);
+		o->p += MD;
+		return true;
+	}
+	if (kind > XRAY_FDR_REC_USER_KIND_MAX)
+		return out_sched(o, r, p, len);
+	if (kind != XRAYFDR_MD_CUSTOM_EVENT_MARKER &&
+	    kind != XRAYFDR_MD_TYPED_EVENT_MARKER)
+		return true;
+	fdr_decode_metadata(p, false, cr.version, &md);
+	len = (size_t)md.event_size;
+	if (kind == XRAYFDR_MD_TYPED_EVENT_MARKER || cr.version >= 5) {
+		tsc = r->base + (uint32_t)md.tsc_delta;
+		if (!out_time(o, r->cpu, tsc, MD + len, true))
+			return false;
+		md.tsc_delta = (int32_t)(tsc - o->last);
+		o->last = tsc;
+	} else if (!out_time(o, r->cpu, o->cpu == r->cpu ? o->last : md.tsc,
+			     MD + len, false)) {
+		return false;
+	}
+	fdr_put_metadata(o->p, false, cr.version, &md);
+	memcpy(o->p + MD, p + MD, len);
+	o->p += MD + len;
+	return true;
+}
+
+/* One thread's records from the drain's position into a log buffer;
+ * false if none of them were events. */
+static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
+{
+	const struct run *first = &cr.runs[d->next];
+	uint32_t tid = first->tid;
+	struct out o = { .p = cr.scratch,
+			 .end = cr.scratch + cr.capacity,
+			 .cpu = UINT32_MAX };
+	bool any = false, ev;
+
+	o.p += fdr_put_preamble(o.p, false, cr.version, (int32_t)tid,
+				first->wall_ns / 1000000000u,
+				(uint32_t)(first->wall_ns % 1000000000u / 1000),
+				cr.pid);
+	for (; d->next < d->count && cr.runs[d->next].tid == tid;
+	     d->next++, d->offset = 0) {
+		const struct run *r = &cr.runs[d->next];
+
+		while (d->offset < r->len) {
+			const uint8_t *p = r->p + d->offset;
+			size_t len = record_len(p, r->len - d->offset, &ev);
+			uint8_t *before = o.p;
+
+			if (!len)
+				break; /* (walk_ring counted it) */
+			if (!out_record(&o, r, p, len)) {
+				if (!any) /* larger than a whole buffer */
+					d->offset += len;
+				goto done;
+			}
+			any = any || o.p != before;
+			d->offset += len;
+		}
+	}
+done:
+	c->data = cr.scratch;
+	c->used = (size_t)(o.p - cr.scratch);
+	return any;
+}
+
+static bool cpu_drain_next(struct rt_drain *d, struct rt_chunk *c)
+{
+	while (cr.runs && d->next < d->count)
+		if (fill_chunk(d, c))
+			return true;
+	return false;
+}
+
+static void cpu_drain_end(struct rt_drain *d)
+{
+	(void)d;
+}
+
+const struct rt_sink rt_cpu_sink = {
+	.name = "cpu",
+	.tramps = ARCH_TRAMPS_CPU,
+	.start = cpu_start,
+	.detach = cpu_detach,
+	.reserve = cpu_reserve,
+	.commit = cpu_commit,
+	.arm = cpu_arm,
+	.fork_prepare = cpu_fork_nothing,
+	.fork_parent = cpu_fork_nothing,
+	.fork_child = cpu_fork_child,
+	.counters = cpu_counters,
+	.memory = cpu_memory,
+	.drain_begin = cpu_drain_begin,
+	.drain_next = cpu_drain_next,
+	.drain_end = cpu_drain_end,
+};
