@@ -7,7 +7,9 @@
 SELFTEST_PROGS := test_mmap test_ioctl test_sched test_tsc test_netlink test_retain \
 	test_stress
 SELFTEST_SCRIPTS := test_ctl.sh
-SELFTEST_ORDER := $(SELFTEST_PROGS) $(SELFTEST_SCRIPTS) test_unload
+# runtime_guest: the runtime itself (tests/guest), in CPU mode on the
+# module's rings.
+SELFTEST_ORDER := $(SELFTEST_PROGS) $(SELFTEST_SCRIPTS) runtime_guest test_unload
 SELFTEST_DIR := $(BUILD)/selftests
 SELFTEST_BINS := $(SELFTEST_ORDER:%=$(SELFTEST_DIR)/%)
 SELFTEST_SUPPORT := selftests/xrayfdr_test.c tools/ctl/ctl_nl.c
@@ -24,6 +26,17 @@ $(SELFTEST_DIR)/%: selftests/%.c $(SELFTEST_SUPPORT) selftests/xrayfdr_test.h \
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(SELFTEST_SUPPORT) \
 		$(SELFTEST_LDLIBS) 2>$@.log; rc=$$?; $(STATIC_LINK_NOISE) $@.log >&2; \
+		rm -f $@.log; exit $$rc
+
+# An instrumented program linked statically with libxrayfdr.a, as
+# runtime.rst says (-u __xray_init pulls in the start-up).
+$(SELFTEST_DIR)/runtime_guest: tests/guest/runtime_guest.c $(LIB_A)
+	$(call msg,CLANG,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -O2 -g -std=gnu11 -Wall -Wextra -Werror -Ilib/include \
+		-fxray-instrument -fxray-instruction-threshold=1 -fnoxray-link-deps \
+		-o $@ $< -static -Wl,-u,__xray_init $(LIB_A) -lelf -lz -lpthread \
+		2>$@.log; rc=$$?; $(STATIC_LINK_NOISE) $@.log >&2; \
 		rm -f $@.log; exit $$rc
 
 $(SELFTEST_DIR)/%.sh: selftests/%.sh

@@ -55,6 +55,10 @@ static void record_usage(FILE *out)
 		"                           taken by threads), cpu (a ring per CPU, of\n"
 		"                           the kernel module or the runtime's own), or\n"
 		"                           auto (default: cpu with the module, else thread)\n"
+		"  -K, --keep               the module keeps the rings if PROGRAM dies,\n"
+		"                           however it dies (SIGKILL too): the runtime says\n"
+		"                           which session; xrayfdr-ctl dump ID -o FILE\n"
+		"                           writes its log (CPU mode, with the module)\n"
 		"  -L, --library=PATH       the libxrayfdr.so to preload (default: the one\n"
 		"                           installed next to this xrayfdr, ../lib/%s)\n"
 		"  -q, --quiet              print nothing unless something goes wrong\n"
@@ -312,6 +316,7 @@ struct record_opts {
 	const char *output;
 	const char *library;
 	const char *mode;
+	bool keep;
 	uint64_t threshold_us, buffer_size, buffer_max, version;
 	bool quiet;
 };
@@ -337,6 +342,8 @@ static void child(const struct record_opts *o, const char *output,
 	OPT(buffer_max, "buffer_max")
 	OPT(version, "version")
 #undef OPT
+	if (o->keep && n > 0 && (size_t)n < sizeof(opts))
+		n += snprintf(opts + n, sizeof(opts) - (size_t)n, " keep=true");
 	if (o->mode && n > 0 && (size_t)n < sizeof(opts))
 		n += snprintf(opts + n, sizeof(opts) - (size_t)n, " mode=%s",
 			      o->mode);
@@ -420,6 +427,7 @@ static int record_run(int argc, char **argv)
 		{ "fdr-version", required_argument, NULL, 'V' },
 		{ "library", required_argument, NULL, 'L' },
 		{ "mode", required_argument, NULL, 'M' },
+		{ "keep", no_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -434,7 +442,7 @@ static int record_run(int argc, char **argv)
 	int opt, status, ret, code;
 	pid_t pid;
 
-	while ((opt = getopt_long(argc, argv, "+o:t:b:m:V:L:M:qh", longopts,
+	while ((opt = getopt_long(argc, argv, "+o:t:b:m:V:L:M:Kqh", longopts,
 				  NULL)) != -1) {
 		uint64_t *field = NULL, min = 0, max = UINT64_MAX;
 
@@ -458,6 +466,9 @@ static int record_run(int argc, char **argv)
 			continue;
 		case 'q':
 			o.quiet = true;
+			continue;
+		case 'K':
+			o.keep = true;
 			continue;
 		case 'h':
 			record_usage(stdout);

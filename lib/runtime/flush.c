@@ -136,7 +136,7 @@ static void put_md(uint8_t **p, const struct xrayfdr_metadata *md)
 }
 
 /* Our info buffer's records (without its frame); returns its size. */
-static size_t build_info(const struct rt_totals *tot)
+static size_t build_info(const struct rt_totals *tot, const char *objects)
 {
 	char text[INFO_MAX];
 	struct text t = { text, 0, sizeof(text) };
@@ -177,7 +177,7 @@ static size_t build_info(const struct rt_totals *tot)
 		add(&t, rt.sink->memory());
 	}
 	add(&t, "\n");
-	add(&t, rt_objects_text());
+	add(&t, objects);
 	if (t.n > room)
 		t.n = room;
 
@@ -227,30 +227,58 @@ void rt_drain_totals(struct rt_drain *d, struct rt_totals *tot)
 	d->offset = 0;
 }
 
-/* Write everything to a new log, from @d; the sink's lock keeps writers
- * out of its states (or, in a signal handler, cannot). */
-static int write_log(struct rt_drain *d, struct rt_totals *tot)
+/* Write everything to the new log @fd, from @d; the sink's lock keeps
+ * writers out of its states (or, in a signal handler, cannot).  @objects:
+ * the info event's object lines. */
+static int write_log(int fd, struct rt_drain *d, struct rt_totals *tot,
+		     const char *objects)
 {
 	uint8_t hdr[XRAYFDR_FILE_HEADER_SIZE];
 	struct rt_chunk c;
 	size_t info;
-	int fd, ret;
+	int ret;
 
 	rt_drain_totals(d, tot);
-	fd = open_log(rt.last_log, sizeof(rt.last_log));
-	if (fd < 0)
-		return -errno;
 	encode_header(hdr);
 	ret = write_all(fd, hdr, sizeof(hdr));
 	while (!ret && rt.sink->drain_next(d, &c))
 		ret = write_buffer(fd, c.data, c.used);
 	/* last: it is the latest, and llvm-xray account wants the first
 	 * record to be the earliest */
-	info = build_info(tot);
+	info = build_info(tot, objects);
 	if (!ret)
 		ret = write_buffer(fd, info_buf, info);
 	if (close(fd) && !ret)
 		ret = -errno;
+	return ret;
+}
+
+/* Open the log and write it. */
+static int flush_to_log(struct rt_drain *d, struct rt_totals *tot)
+{
+	int fd = open_log(rt.last_log, sizeof(rt.last_log));
+
+	if (fd < 0) {
+		rt_drain_totals(d, tot);
+		return -errno;
+	}
+	return write_log(fd, d, tot, rt_objects_text());
+}
+
+int rt_write_log_file(const char *path, const char *objects,
+		      struct rt_totals *tot)
+{
+	struct text name = { rt.last_log, 0, sizeof(rt.last_log) };
+	struct rt_drain d;
+	int fd, ret;
+
+	add(&name, path);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	rt.sink->drain_begin(&d, true);
+	ret = write_log(fd, &d, tot, objects);
+	rt.sink->drain_end(&d);
 	return ret;
 }
 
@@ -301,7 +329,7 @@ enum XRayLogFlushStatus rt_flush(void)
 		return XRAY_LOG_FLUSHED;
 	}
 	rt.sink->drain_begin(&d, true);
-	ret = write_log(&d, &tot);
+	ret = flush_to_log(&d, &tot);
 	rt.sink->drain_end(&d);
 	report(ret, &tot);
 	rt.flush_status = ret ? XRAY_LOG_NOT_FLUSHING : XRAY_LOG_FLUSHED;
@@ -325,7 +353,7 @@ void rt_flush_emergency(void)
 	rt.status = XRAY_LOG_FINALIZED;
 	/* the lock may be held by the thread that crashed: go on without */
 	rt.sink->drain_begin(&d, false);
-	ret = write_log(&d, &tot);
+	ret = flush_to_log(&d, &tot);
 	rt.sink->drain_end(&d);
 	report(ret, &tot);
 	rt.flush_status = XRAY_LOG_FLUSHED;

@@ -27,4 +27,12 @@ struct rt_totals {
 /* What a drain holds, from its start, and the sink's counters. */
 void rt_drain_totals(struct rt_drain *d, struct rt_totals *tot);
 
+/*
+ * Write what rt.sink holds to the log @path, as the flush would, with
+ * @objects as the info event's object lines (a dump of a session of
+ * another process).  Return 0 or a negative errno.
+ */
+int rt_write_log_file(const char *path, const char *objects,
+		      struct rt_totals *tot);
+
 #endif

@@ -66,6 +66,7 @@ struct rt_options {
 	enum rt_record_mode record_mode; /* mode= */
 	char device[PATH_MAX]; /* the module's device (mode=cpu, auto) */
 	bool discard; /* a full CPU ring drops new records */
+	bool keep; /* the module keeps the rings if the process dies */
 	char tsc_sysfs[PATH_MAX]; /* the module's sysfs directory */
 	unsigned int tsc_sources; /* enum rt_tsc_source mask */
 };

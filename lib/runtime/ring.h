@@ -30,6 +30,11 @@
 
 /* A CPU area starts with its control page; the ring follows. */
 #define RT_RING_CONTROL_SIZE 4096
+/* The rest of a control page is the user writer's (xray_fdr.h): the
+ * runtime keeps there what a dump of the session needs (sink_cpu.c). */
+#define RT_NOTES_OFFSET 64
+#define RT_NOTES_MAX 16384
+
 /* In the uapi structs: the header's state, a sub-buffer's base TSC. */
 #define RT_HEADER_STATE 56
 #define RT_SUBBUF_TSC 8
@@ -38,6 +43,7 @@
 #ifndef __ASSEMBLER__
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <linux/xray_fdr.h>
 
@@ -52,6 +58,19 @@ struct rt_ring {
 };
 
 extern struct rt_ring rt_ring;
+
+/*
+ * Reading a session of the module that another process wrote (a dump):
+ * map the attached file @fd read-only as the current rings; then
+ * rt_cpu_view_setup() with the log's version, the capacity of a log
+ * buffer and the writer's pid.  Return 0 or a negative errno (@err).
+ */
+int rt_cpu_view(int fd, char *err, size_t errlen);
+int rt_cpu_view_setup(unsigned int version, size_t capacity, pid_t pid);
+/* The session notes the writer left (text), into @out; their length. */
+size_t rt_cpu_notes(char *out, size_t size);
+/* Events the writer dropped, as its rings count them. */
+uint64_t rt_cpu_user_lost(void);
 
 _Static_assert(offsetof(struct rt_ring, areas) == RT_RING_AREAS, "areas");
 _Static_assert(offsetof(struct rt_ring, area_size) == RT_RING_AREA_SIZE,
@@ -69,6 +88,7 @@ _Static_assert(offsetof(struct xray_fdr_subbuf, tsc) == RT_SUBBUF_TSC,
 	       "subbuf tsc");
 _Static_assert(XRAY_FDR_STATE_FROZEN == RT_STATE_FROZEN, "frozen");
 _Static_assert(offsetof(struct xray_fdr_control, commit) == 0, "commit");
+_Static_assert(sizeof(struct xray_fdr_control) <= RT_NOTES_OFFSET, "notes");
 _Static_assert(offsetof(struct xray_fdr_subbuf, flags) ==
 		       offsetof(struct xray_fdr_subbuf, used) + 4,
 	       "used and flags share a word");

@@ -41,6 +41,8 @@
 #include "../arch/x86_64/arch.h"
 #include "../fdr/codec.h"
 #include "../fdr/records.h"
+#include "../log.h"
+#include "objects.h"
 #include "ring.h"
 #include "sink.h"
 #include "state.h"
@@ -71,6 +73,7 @@ struct rings {
 	uint8_t *areas; /* the CPU areas */
 	size_t areas_size;
 	int fd; /* the module's session, or -1 for rings of our own */
+	uint32_t session_id;
 };
 
 static struct {
@@ -312,9 +315,13 @@ static int module_rings(struct rings *r, const struct rt_options *o,
 		r->areas = NULL;
 		goto fail;
 	}
+	what = "XRAY_FDR_IOC_KEEP";
+	if (o->keep && ioctl(r->fd, XRAY_FDR_IOC_KEEP, 1))
+		goto fail;
 	what = "XRAY_FDR_IOC_START";
 	if (ioctl(r->fd, XRAY_FDR_IOC_START))
 		goto fail;
+	r->session_id = info.session_id;
 	rings_use(r);
 	return 0;
 fail:
@@ -323,6 +330,141 @@ fail:
 		 strerror(errno));
 	rings_free(r);
 	return ret;
+}
+
+/*
+ * What a dump of the session needs and only this process knows, in the
+ * free part of the control pages (rt_cpu_notes()): the program, the log's
+ * version and buffer size, the TSC facts, the instrumented objects.
+ */
+static void write_notes(const struct rt_options *o, pid_t pid)
+{
+	static char text[RT_NOTES_MAX];
+	char program[PATH_MAX];
+	ssize_t plen = readlink("/proc/self/exe", program, sizeof(program) - 1);
+	size_t n, done = 0;
+	int k;
+
+	program[plen > 0 ? plen : 0] = '\0';
+	k = snprintf(text, sizeof(text),
+		     "xrayfdr-session 1\npid=%ld\nprogram=%s\nversion=%u\n"
+		     "buffer_size=%llu\ntsc_source=%s\ntsc_hz=%llu\n"
+		     "constant_tsc=%d\nnonstop_tsc=%d\ntsc_reliable=%d\n%s",
+		     (long)pid, program, o->version,
+		     (unsigned long long)o->buffer_size,
+		     rt_tsc_source_name(rt.tsc.source),
+		     (unsigned long long)rt.tsc.hz, rt.tsc.constant_tsc,
+		     rt.tsc.nonstop_tsc, rt.tsc.reliable, rt_objects_text());
+	n = k < 0 ? 0 : (size_t)k < sizeof(text) ? (size_t)k : sizeof(text) - 1;
+	for (uint32_t c = 0; c < rt_ring.ncpus; c++) {
+		uint8_t *free_part = (uint8_t *)control(c) + RT_NOTES_OFFSET;
+		size_t room = RT_RING_CONTROL_SIZE - RT_NOTES_OFFSET;
+		size_t k2 = n - done < room ? n - done : room;
+
+		memcpy(free_part, text + done, k2);
+		if (k2 < room)
+			free_part[k2] = '\0';
+		done += k2;
+	}
+}
+
+size_t rt_cpu_notes(char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (uint32_t c = 0; rt_ring.header && c < rt_ring.ncpus; c++) {
+		const uint8_t *free_part =
+			(const uint8_t *)control(c) + RT_NOTES_OFFSET;
+
+		for (size_t i = 0; i < RT_RING_CONTROL_SIZE - RT_NOTES_OFFSET;
+		     i++) {
+			if (!free_part[i] || n + 1 >= size)
+				goto out;
+			out[n++] = (char)free_part[i];
+		}
+	}
+out:
+	if (size)
+		out[n] = '\0';
+	return n;
+}
+
+int rt_cpu_view(int fd, char *err, size_t errlen)
+{
+	struct rings *r = &cr.now;
+	const struct xray_fdr_header *h;
+	long page = sysconf(_SC_PAGESIZE);
+
+	rings_free(&cr.previous);
+	rings_free(&cr.now);
+	memset(&rt_ring, 0, sizeof(rt_ring));
+	r->header_size = (size_t)page;
+	r->header = mmap(NULL, r->header_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (r->header == MAP_FAILED) {
+		r->header = NULL;
+		snprintf(err, errlen, "cannot map the session's header: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	h = (const void *)r->header;
+	if (h->magic != XRAY_FDR_MAGIC ||
+	    h->control_size != RT_RING_CONTROL_SIZE || !h->nr_cpus ||
+	    h->subbuf_size < XRAY_FDR_SUBBUF_MIN_SIZE ||
+	    (h->subbuf_size & (h->subbuf_size - 1)) || h->subbuf_count < 2) {
+		snprintf(err, errlen, "the session's header makes no sense");
+		rings_free(r);
+		return -EPROTO;
+	}
+	r->areas_size = (size_t)(h->area_size * h->nr_cpus);
+	r->areas = mmap(NULL, r->areas_size, PROT_READ, MAP_SHARED, fd,
+			(off_t)h->area_offset);
+	if (r->areas == MAP_FAILED) {
+		r->areas = NULL;
+		snprintf(err, errlen, "cannot map the session's rings: %s",
+			 strerror(errno));
+		rings_free(r);
+		return -errno;
+	}
+	r->fd = dup(fd); /* (the module's rings, for the info event) */
+	rings_use(r);
+	return 0;
+}
+
+/* The drain's log buffer: @capacity bytes. */
+static int scratch_for(size_t capacity)
+{
+	if (cr.capacity == capacity)
+		return 0;
+	if (cr.scratch)
+		munmap(cr.scratch, cr.capacity);
+	cr.capacity = 0;
+	cr.scratch = mmap(NULL, capacity, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (cr.scratch == MAP_FAILED) {
+		cr.scratch = NULL;
+		return -ENOMEM;
+	}
+	cr.capacity = capacity;
+	return 0;
+}
+
+int rt_cpu_view_setup(unsigned int version, size_t capacity, pid_t pid)
+{
+	if (scratch_for(capacity))
+		return -ENOMEM;
+	cr.version = version;
+	cr.pid = (int32_t)pid;
+	cr.overwritten = cr.recycled = cr.damaged = 0;
+	return 0;
+}
+
+uint64_t rt_cpu_user_lost(void)
+{
+	uint64_t n = 0;
+
+	for (uint32_t c = 0; rt_ring.header && c < rt_ring.ncpus; c++)
+		n += control(c)->user_records_lost;
+	return n;
 }
 
 /*
@@ -348,18 +490,9 @@ static int cpu_start(const struct rt_options *o, size_t capacity, uint32_t gen,
 	count = (uint32_t)(o->buffer_max / (ncpus ? ncpus : 1));
 	if (count < 2)
 		count = 2;
-	if (cr.capacity != capacity) {
-		if (cr.scratch)
-			munmap(cr.scratch, cr.capacity);
-		cr.capacity = 0;
-		cr.scratch = mmap(NULL, capacity, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (cr.scratch == MAP_FAILED) {
-			cr.scratch = NULL;
-			snprintf(err, errlen, "cannot map %zu bytes", capacity);
-			return -ENOMEM;
-		}
-		cr.capacity = capacity;
+	if (scratch_for(capacity)) {
+		snprintf(err, errlen, "cannot map %zu bytes", capacity);
+		return -ENOMEM;
 	}
 	/* A thread may still be in the C path of the last trace: its rings
 	 * go when the next trace starts. */
@@ -386,6 +519,12 @@ static int cpu_start(const struct rt_options *o, size_t capacity, uint32_t gen,
 	cr.version = o->version;
 	cr.pid = (int32_t)pid;
 	cr.overwritten = cr.recycled = cr.damaged = 0;
+	write_notes(o, pid);
+	if (o->keep && cr.now.fd >= 0)
+		pr_warn("session %u is kept if this process dies: xrayfdr-ctl dump %u -o FILE writes its log\n",
+			cr.now.session_id, cr.now.session_id);
+	else if (o->keep)
+		pr_warn("keep=true needs the kernel module's rings; a killed process leaves no log\n");
 	return 0;
 }
 
@@ -395,8 +534,8 @@ static bool thread_can_write(const struct rt_thread *t)
 	return t->tid && (!rt.own_rseq || t->rseq.flags == RT_RSEQ_REGISTERED);
 }
 
-static enum rt_reserve cpu_reserve(struct rt_thread *t, size_t need,
-				   uint64_t *tsc, uint32_t cpu)
+static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
+				       uint64_t *tsc, uint32_t cpu)
 {
 	struct rt_ring_pending *pd = &t->ring;
 	const struct xray_fdr_header *hdr = rt_ring.header;
@@ -470,6 +609,18 @@ static enum rt_reserve cpu_reserve(struct rt_thread *t, size_t need,
 	t->last_tsc[0] = t->last_tsc[1] = base;
 	t->cpu = cpu;
 	return RT_RESERVE_SAME;
+}
+
+/* A drop is counted in the ring too, for a dump of the session. */
+static enum rt_reserve cpu_reserve(struct rt_thread *t, size_t need,
+				   uint64_t *tsc, uint32_t cpu)
+{
+	enum rt_reserve ret = reserve_in_ring(t, need, tsc, cpu);
+
+	if (ret == RT_RESERVE_NONE && rt_ring.header && cpu < rt_ring.ncpus)
+		__atomic_add_fetch(&control(cpu)->user_records_lost, 1,
+				   __ATOMIC_RELAXED);
+	return ret;
 }
 
 struct seg {
@@ -911,9 +1062,14 @@ static bool out_record(struct out *o, const struct run *r, const uint8_t *p,
 
 	if (!(p[0] & 1)) {
 		uint32_t word = get32(p, false);
+		/* an entry's argument comes in the same buffer */
+		size_t need = FN + (fdr_function_kind(word, false) ==
+						    XRAYFDR_FUNC_ENTRY_ARGS ?
+					    MD :
+					    0);
 
 		tsc = r->base + get32(p + 4, false);
-		if (!out_time(o, r->cpu, tsc, FN, false))
+		if (!out_time(o, r->cpu, tsc, need, false))
 			return false;
 		fdr_put_function(o->p, false, fdr_function_kind(word, false),
 				 fdr_function_id(word, false),
@@ -924,6 +1080,8 @@ static bool out_record(struct out *o, const struct run *r, const uint8_t *p,
 	}
 	kind = XRAY_FDR_REC_KIND(p[0]);
 	if (kind == XRAYFDR_MD_CALL_ARGUMENT) {
+		if (o->cpu == UINT32_MAX)
+			return true; /* no entry before it here: damage */
 		if ((size_t)(o->end - o->p) < MD)
 			return false;
 		memcpy(o->p, p, MD);

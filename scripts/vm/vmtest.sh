@@ -240,6 +240,62 @@ for mode in $MODES; do
 		n=$((n + $(wc -l <"$prefix.$t.tap")))
 	done
 
+	# logs the guest's runtime test exported in base64: llvm-xray and our
+	# verifier must accept each
+	files=$prefix.files
+	rm -rf "$files"
+	mkdir -p "$files"
+	awk -v dir="$files" '
+		/^XRAYFDR-FILE-BEGIN / { out = dir "/" $2 ".b64"; next }
+		/^XRAYFDR-FILE-END/ { if (out != "") close(out); out = ""; next }
+		out != "" { print > out }' "$tests.clean"
+	llvm_xray=$(command -v llvm-xray || command -v llvm-xray-14 || true)
+	for b in "$files"/*.b64; do
+		[ -e "$b" ] || continue
+		f=${b%.b64}
+		if ! base64 -d <"$b" >"$f" 2>/dev/null; then
+			result fail "tsc=$mode: the guest's $(basename "$f") decodes"
+			continue
+		fi
+		if [ -z "$llvm_xray" ]; then
+			result fail "tsc=$mode: llvm-xray not installed (make deps)"
+		elif err=$("$llvm_xray" fdr-dump -verify "$f" 2>&1 >/dev/null); then
+			result ok "tsc=$mode: llvm-xray fdr-dump -verify accepts the guest's $(basename "$f")"
+		else
+			result fail "tsc=$mode: llvm-xray fdr-dump -verify refuses the guest's $(basename "$f"): $(echo "$err" | tail -n1)"
+		fi
+		if err=$("$BUILD/bin/xrayfdr" dump --verify --quiet "$f" 2>&1 >/dev/null); then
+			result ok "tsc=$mode: xrayfdr dump --verify accepts the guest's $(basename "$f")"
+		else
+			result fail "tsc=$mode: xrayfdr dump --verify refuses the guest's $(basename "$f"): $(echo "$err" | tail -n1)"
+		fi
+	done
+
+	# the dump of a killed process names its functions with the binary
+	if [ -s "$files/killed.xray" ]; then
+		if "$BUILD/bin/xrayfdr" account -m "$BUILD/selftests/runtime_guest" \
+			"$files/killed.xray" 2>/dev/null | grep -q ' numbered$'; then
+			result ok "tsc=$mode: xrayfdr account -m names the functions of the killed process's dump"
+		else
+			result fail "tsc=$mode: xrayfdr account -m names the functions of the killed process's dump"
+		fi
+	fi
+
+	# on-CPU and off-CPU time as xrayfdr account reports it, from the
+	# switch records in the stream
+	if [ -s "$files/onoff.xray" ]; then
+		if out=$("$BUILD/bin/xrayfdr" account -m "$BUILD/selftests/runtime_guest" \
+			"$files/onoff.xray" 2>&1) && echo "$out" | awk '
+				/ sleeper$/ { s = ($11 < 0.005 && $12 >= 0.045) }
+				/ spinner$/ { p = ($11 >= 0.045 && $12 < 0.005) }
+				END { exit !(s && p) }'; then
+			result ok "tsc=$mode: xrayfdr account: a 50 ms sleep is off-CPU, a 50 ms spin on-CPU"
+		else
+			result fail "tsc=$mode: xrayfdr account: a 50 ms sleep is off-CPU, a 50 ms spin on-CPU"
+			echo "$out" | sed 's/^/# /'
+		fi
+	fi
+
 	# xrayfdr-ctl --json answers the guest echoed: each must parse
 	json=$(sed -n 's/^# json: //p' "$tests.clean")
 	if [ -n "$json" ]; then

@@ -15,6 +15,8 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
+#include <xrayfdr/runtime.h>
+
 #include "../xrayfdr.h"
 #include "ctl_nl.h"
 
@@ -41,6 +43,11 @@ static void usage(FILE *out)
 		"                  keep (or not) session ID's rings in kernel memory after its\n"
 		"                  process exits or is killed; default on\n"
 		"  drop ID         free a retained session\n"
+		"  dump ID -o FILE [--drop]\n"
+		"                  write retained session ID's rings as an XRay FDR log\n"
+		"                  (a process traced in CPU mode with keep=true, e.g.\n"
+		"                  xrayfdr record --keep), then drop it if asked; the\n"
+		"                  owner or CAP_SYS_ADMIN may\n"
 		"  config [--max-session-kb N] [--max-total-kb N] [--max-sessions N]\n"
 		"         [--max-retained N] [--sched-records on|off]\n"
 		"                  show the global limits, or change them (CAP_SYS_ADMIN)\n"
@@ -406,6 +413,76 @@ static int cmd_session(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* dump ID -o FILE [--drop]: a kept session's rings as an FDR log. */
+static int cmd_session_dump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "drop", no_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct xrayfdr_trace_stats st = { .sz = sizeof(st) };
+	XRAYFDR_OPTS(xrayfdr_dump_opts, dopts, .stats = &st);
+	const char *output = NULL;
+	bool drop = false;
+	struct ctl_nl nl;
+	uint32_t id;
+	int opt, err;
+
+	optind = 0; /* a fresh scan: main() parsed with "+" */
+	while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+		if (opt == 'o') {
+			output = optarg;
+		} else if (opt == 'd') {
+			drop = true;
+		} else {
+			ctl_error(
+				"dump",
+				"usage: xrayfdr-ctl dump ID -o FILE [--drop]");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc || !output) {
+		ctl_error("dump",
+			  "usage: xrayfdr-ctl dump ID -o FILE [--drop]");
+		return EXIT_USAGE;
+	}
+	if (parse_id("dump", argv[optind], &id))
+		return EXIT_USAGE;
+	err = xrayfdr_session_dump(id, output, &dopts);
+	if (err) {
+		ctl_error("dump", "session %u: no log written (%s)", id,
+			  strerror(-err));
+		return EXIT_INVALID;
+	}
+	if (drop) {
+		if (open_module("dump", &nl))
+			return EXIT_INVALID;
+		err = ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_DROP, id,
+					 -1);
+		ctl_nl_close(&nl);
+		if (err)
+			return refused("dump", &nl, id, err);
+	}
+	if (json)
+		printf("{\"session\":%u,\"log\":\"%s\",\"events\":%llu,"
+		       "\"overwritten\":%llu,\"dropped\":%llu,\"buffers\":%llu,"
+		       "\"dropped_session\":%s}\n",
+		       id, output, (unsigned long long)st.events,
+		       (unsigned long long)st.overwritten,
+		       (unsigned long long)st.dropped,
+		       (unsigned long long)st.buffers, drop ? "true" : "false");
+	else
+		printf("session %u: wrote %llu events in %llu buffers to %s "
+		       "(%llu overwritten, %llu dropped)%s\n",
+		       id, (unsigned long long)st.events,
+		       (unsigned long long)st.buffers, output,
+		       (unsigned long long)st.overwritten,
+		       (unsigned long long)st.dropped,
+		       drop ? "; dropped it" : "");
+	return EXIT_OK;
+}
+
 static int cmd_config(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -500,10 +577,11 @@ static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
 } commands[] = {
-	{ "status", cmd_status },  { "list", cmd_list },
-	{ "start", cmd_session },  { "stop", cmd_session },
-	{ "freeze", cmd_session }, { "keep", cmd_session },
-	{ "drop", cmd_session },   { "config", cmd_config },
+	{ "status", cmd_status },     { "list", cmd_list },
+	{ "start", cmd_session },     { "stop", cmd_session },
+	{ "freeze", cmd_session },    { "keep", cmd_session },
+	{ "drop", cmd_session },      { "config", cmd_config },
+	{ "dump", cmd_session_dump },
 };
 
 int main(int argc, char **argv)

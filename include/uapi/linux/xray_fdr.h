@@ -236,7 +236,10 @@ struct xray_fdr_header {
  * @reserved: zero
  *
  * All of it is writable by the mapping process; the kernel keeps its own
- * copy of its counters and only mirrors them here.
+ * copy of its counters and only mirrors them here.  The rest of the
+ * control page, after this struct, belongs to the user writer: the kernel
+ * neither reads nor writes it, and keeps it with a retained session
+ * (xrayfdr's runtime keeps there what a dump of the session needs).
  */
 struct xray_fdr_control {
 	__u64 commit;

@@ -110,6 +110,35 @@ struct xrayfdr_object_info {
 XRAYFDR_API int xrayfdr_object_info(unsigned int index,
 				    struct xrayfdr_object_info *info);
 
+/* Fill with XRAYFDR_OPTS(xrayfdr_dump_opts, ...). */
+struct xrayfdr_dump_opts {
+	size_t sz;
+	const char *device; /* the module's device; NULL: /dev/xrayfdr */
+	/* the counts of the log written (may be NULL) */
+	struct xrayfdr_trace_stats *stats;
+};
+
+/**
+ * xrayfdr_session_dump() - write a session kept by the kernel module as a
+ * log
+ * @id: the session (xrayfdr-ctl list); its process has exited or died
+ * @path: the FDR log to write
+ * @opts: options, or NULL
+ *
+ * A process that recorded in CPU mode with keep=true leaves its rings in
+ * the module when it dies, however it dies.  This attaches to them
+ * read-only and writes what they hold as a standard log (the version and
+ * TSC facts the process used, its instrumented objects in the info event),
+ * as the process's own flush would have.  The session's owner and
+ * CAP_SYS_ADMIN may; the session stays until dropped (xrayfdr-ctl drop).
+ * The reasons for a failure are printed (xrayfdr_set_print()).
+ *
+ * Return: 0; -ENODEV without the module; -ENOENT if no such session is
+ * kept; -EPERM if it is not the caller's; another negative errno.
+ */
+XRAYFDR_API int xrayfdr_session_dump(uint32_t id, const char *path,
+				     const struct xrayfdr_dump_opts *opts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Dumping a session the kernel module kept after its process died: the
+ * crash recorder's other half (xrayfdr_session_dump(), xrayfdr-ctl dump).
+ *
+ * The dumping process attaches to the session read-only, takes the rings
+ * as the CPU sink's current ones, and writes them with the same drain and
+ * log writer as the dead process's own flush would have, with what that
+ * process left in the session's notes (ring.h): the log's version and
+ * buffer size, its TSC facts, its program and instrumented objects.  The
+ * notes are in memory the process could write, so every value is checked
+ * and a missing one falls back to the module's own facts.
+ */
+#define LOG_DOMAIN "xrayfdr"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/xray_fdr.h>
+#include <xrayfdr/runtime.h>
+#include <xrayfdr/xray.h>
+
+#include "../fdr/frame.h"
+#include "../log.h"
+#include "flush.h"
+#include "options.h"
+#include "ring.h"
+#include "sink.h"
+#include "state.h"
+
+/* The value of "key=" in @notes as a number; @dflt if absent or bad. */
+static uint64_t note_u64(const char *notes, const char *key, uint64_t dflt)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = notes; p && *p;
+	     p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		if (!strncmp(p, key, klen) && p[klen] == '=') {
+			char *end;
+			unsigned long long v = strtoull(p + klen + 1, &end, 10);
+
+			return *end == '\n' || !*end ? v : dflt;
+		}
+	}
+	return dflt;
+}
+
+/* The object lines of @notes (and its program), for the info event. */
+static void note_objects(const char *notes, char *out, size_t size)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (const char *p = notes; p && *p;
+	     p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
+
+		if (strncmp(p, "object=", 7) && strncmp(p, "program=", 8))
+			continue;
+		if (n + len + 1 > size)
+			break;
+		memcpy(out + n, p, len);
+		n += len;
+		if (!eol)
+			out[n++] = '\n';
+		out[n] = '\0';
+	}
+}
+
+/* The enum rt_tsc_source of a tsc_source= name. */
+static enum rt_tsc_source note_source(const char *notes)
+{
+	static const enum rt_tsc_source all[] = { RT_TSC_SYSFS, RT_TSC_PERF,
+						  RT_TSC_CPUID,
+						  RT_TSC_CALIBRATE };
+	const char *p = strstr(notes, "\ntsc_source=");
+
+	for (size_t i = 0; p && i < sizeof(all) / sizeof(all[0]); i++) {
+		const char *name = rt_tsc_source_name(all[i]);
+		size_t n = strlen(name);
+
+		if (!strncmp(p + 12, name, n) && p[12 + n] == '\n')
+			return all[i];
+	}
+	return RT_TSC_SYSFS; /* the module's facts */
+}
+
+/* What the log holds, as far as the caller's struct reaches. */
+static void give_stats(struct xrayfdr_trace_stats *out,
+		       const struct rt_totals *tot)
+{
+	struct xrayfdr_trace_stats s = {
+		.sz = sizeof(s),
+		.events = tot->events,
+		.overwritten = tot->overwritten,
+		.dropped = rt.dropped,
+		.buffers = tot->buffers,
+		.recycled = tot->recycled,
+	};
+	size_t sz = out->sz < sizeof(s) ? out->sz : sizeof(s);
+
+	memcpy(out, &s, sz);
+	out->sz = sz;
+}
+
+static int fail(int err)
+{
+	errno = -err;
+	return err;
+}
+
+int xrayfdr_session_dump(uint32_t id, const char *path,
+			 const struct xrayfdr_dump_opts *opts)
+{
+	XRAYFDR_OPTS(xrayfdr_dump_opts, o);
+	struct xray_fdr_attach attach = { .size = sizeof(attach),
+					  .session_id = id };
+	static char notes[RT_NOTES_MAX], objects[RT_NOTES_MAX];
+	const struct xray_fdr_header *h;
+	struct rt_totals tot;
+	unsigned int version;
+	uint64_t buffer_size;
+	char err[256];
+	int fd, ret;
+
+	if (opts) {
+		size_t sz = opts->sz < sizeof(o) ? opts->sz : sizeof(o);
+
+		for (size_t i = sizeof(o); i < opts->sz; i++)
+			if (((const char *)opts)[i])
+				return fail(-E2BIG);
+		memcpy(&o, opts, sz);
+	}
+	if (!path)
+		return fail(-EINVAL);
+	if (!o.device)
+		o.device = "/dev/xrayfdr";
+	rt_api_lock();
+	if (rt.status != XRAY_LOG_UNINITIALIZED) {
+		/* this process's own trace uses the same state */
+		pr_warn("cannot dump a session while this process traces\n");
+		rt_api_unlock();
+		return fail(-EBUSY);
+	}
+	fd = open(o.device, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		ret = errno == ENOENT || errno == ENXIO ? -ENODEV : -errno;
+		pr_warn("%s: %s\n", o.device, strerror(errno));
+		goto out_unlock;
+	}
+	if (ioctl(fd, XRAY_FDR_IOC_ATTACH, &attach)) {
+		ret = -errno;
+		pr_warn("session %u: %s\n", id,
+			errno == ENOENT ?
+				"no such session is kept" :
+			errno == EPERM ?
+				"not yours (CAP_SYS_ADMIN may dump it)" :
+				strerror(errno));
+		goto out_close;
+	}
+	ret = rt_cpu_view(fd, err, sizeof(err));
+	if (ret) {
+		pr_warn("session %u: %s\n", id, err);
+		goto out_close;
+	}
+	h = rt_ring.header;
+	rt_cpu_notes(notes, sizeof(notes));
+	if (strncmp(notes, "xrayfdr-session 1\n", 18))
+		pr_warn("session %u: its notes are missing or damaged; the log has the module's TSC facts and no objects\n",
+			id);
+	version = (unsigned int)note_u64(notes, "version", 5);
+	if (version != 1)
+		version = 5;
+	buffer_size = note_u64(notes, "buffer_size", h->subbuf_size);
+	if (buffer_size < RT_MIN_BUFFER_SIZE ||
+	    buffer_size > RT_MAX_BUFFER_SIZE)
+		buffer_size = h->subbuf_size;
+	note_objects(notes, objects, sizeof(objects));
+
+	rt.sink = &rt_cpu_sink;
+	rt.opts.version = version;
+	rt.opts.buffer_size = buffer_size;
+	rt.capacity = version == 1 ? buffer_size - FDR_V1_RESERVE : buffer_size;
+	rt.pid = (pid_t)note_u64(notes, "pid", h->owner_pid);
+	rt.tsc = (struct rt_tsc_facts){
+		.hz = note_u64(notes, "tsc_hz", h->tsc_khz * 1000),
+		.constant_tsc =
+			note_u64(notes, "constant_tsc",
+				 !!(h->tsc_flags & XRAY_FDR_TSC_CONSTANT)),
+		.nonstop_tsc =
+			note_u64(notes, "nonstop_tsc",
+				 !!(h->tsc_flags & XRAY_FDR_TSC_NONSTOP)),
+		.reliable = note_u64(notes, "tsc_reliable",
+				     !!(h->tsc_flags & XRAY_FDR_TSC_RELIABLE)),
+		.source = note_source(notes),
+	};
+	rt.dropped = rt_cpu_user_lost();
+	ret = rt_cpu_view_setup(version, rt.capacity, rt.pid);
+	if (!ret)
+		ret = rt_write_log_file(path, objects, &tot);
+	if (ret)
+		pr_warn("%s: cannot write the log: %s\n", path, strerror(-ret));
+	else if (o.stats)
+		give_stats(o.stats, &tot);
+	rt.sink = &rt_thread_sink;
+	rt.tsc_known = false;
+out_close:
+	close(fd);
+out_unlock:
+	rt_api_unlock();
+	return ret ? fail(ret) : 0;
+}

@@ -1,0 +1,770 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The runtime in CPU mode on the module's rings, in the test guest (run by
+ * scripts/vm/vmtest.sh with xray_fdr.ko loaded).  Prints TAP.
+ *
+ * This program is built with clang -fxray-instrument and libxrayfdr.a, so
+ * it is both the traced program and the checker: each scenario runs in a
+ * child (this program again, with XRAYFDR_OPTIONS in its environment),
+ * which prints what it did ("count NAME N", "id NAME ID", "tid NAME T");
+ * the parent reads the child's log with xrayfdr's verifying reader and
+ * compares.  Logs are also printed in base64 between XRAYFDR-FILE markers,
+ * so the host can run llvm-xray fdr-dump -verify on them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xrayfdr/fdr.h>
+#include <xrayfdr/xray.h>
+
+#define TRACED __attribute__((xray_always_instrument, noinline))
+
+static int ntests, nfailed;
+
+static void tap(int ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void tap(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d ", ok ? "" : "not ", ++ntests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	nfailed += !ok;
+}
+
+/*
+ * The child's side.
+ */
+static volatile long sink;
+static long counts[8];
+
+TRACED static void leaf(long i)
+{
+	__atomic_add_fetch(&counts[0], 1, __ATOMIC_RELAXED);
+	sink += i;
+}
+
+TRACED static void work(long i)
+{
+	__atomic_add_fetch(&counts[1], 1, __ATOMIC_RELAXED);
+	leaf(i);
+	leaf(i + 1);
+}
+
+TRACED static void sleeper(void)
+{
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+	__atomic_add_fetch(&counts[2], 1, __ATOMIC_RELAXED);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+TRACED static void spinner(void)
+{
+	uint64_t until = thread_ns() + 50 * 1000 * 1000;
+
+	__atomic_add_fetch(&counts[3], 1, __ATOMIC_RELAXED);
+	while (thread_ns() < until)
+		sink++;
+}
+
+static void *worker(void *arg);
+
+/* Logs its argument, so the dump shows which call it was. */
+TRACED __attribute__((xray_log_args(1))) static void numbered(long i)
+{
+	sink += i;
+}
+
+/* Calls numbered() forever, saying after each which one returned last. */
+static void child_killme(void)
+{
+	FILE *f = fopen("/tmp/last", "w");
+
+	for (long i = 1;; i++) {
+		numbered(i);
+		if (f) {
+			rewind(f);
+			fprintf(f, "%ld\n", i);
+			fflush(f);
+		}
+	}
+}
+
+/* Writes garbage over the second half of its rings, then goes on. */
+static void child_scribble(void)
+{
+	char line[256];
+	FILE *maps = fopen("/proc/self/maps", "r");
+	unsigned long lo, hi;
+
+	worker((void *)2000);
+	while (maps && fgets(line, sizeof(line), maps)) {
+		if (!strstr(line, "/dev/xrayfdr") || !strstr(line, "rw-s") ||
+		    sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		for (unsigned long p = lo + (hi - lo) / 2; p + 8 <= hi; p += 8)
+			*(volatile uint64_t *)p = p * 0x9e3779b97f4a7c15ul;
+		printf("scribbled %lu\n", (hi - lo) / 2);
+	}
+	worker((void *)2000);
+	printf("count work %ld\n", counts[1]);
+	fflush(stdout);
+	kill(getpid(), SIGKILL);
+}
+
+static int32_t id_of(void (*fn)(void))
+{
+	for (size_t id = 1; id <= __xray_max_function_id(); id++)
+		if (__xray_function_address((int32_t)id) == (uintptr_t)fn)
+			return (int32_t)id;
+	return 0;
+}
+
+static void print_ids(void)
+{
+	printf("id leaf %d\n", id_of((void (*)(void))leaf));
+	printf("id work %d\n", id_of((void (*)(void))work));
+	printf("id sleeper %d\n", id_of(sleeper));
+	printf("id spinner %d\n", id_of(spinner));
+	printf("id numbered %d\n", id_of((void (*)(void))numbered));
+}
+
+static void *worker(void *arg)
+{
+	for (long i = 0; i < (long)(intptr_t)arg; i++)
+		work(i);
+	return NULL;
+}
+
+/* More threads than CPUs, each making a known number of calls. */
+static void child_threads(void)
+{
+	pthread_t t[8];
+
+	for (int i = 0; i < 8; i++)
+		pthread_create(&t[i], NULL, worker,
+			       (void *)(intptr_t)(2000 + i));
+	for (int i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	printf("count leaf %ld\ncount work %ld\n", counts[0], counts[1]);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		printf("# sched_setaffinity(%d): %s\n", cpu, strerror(errno));
+}
+
+/* One thread moved from CPU 0 to CPU 1 between two runs of calls. */
+static void child_migrate(void)
+{
+	pin(0);
+	worker((void *)300);
+	pin(1);
+	worker((void *)300);
+	printf("tid migrate %ld\n", (long)syscall(SYS_gettid));
+	printf("count leaf %ld\ncount work %ld\n", counts[0], counts[1]);
+}
+
+/* A sleep and a spin of 50 ms each, on one CPU. */
+static void child_onoff(void)
+{
+	pin(0);
+	sleeper();
+	spinner();
+	printf("count sleeper %ld\ncount spinner %ld\n", counts[2], counts[3]);
+}
+
+/* Two threads on one CPU handing a token back and forth. */
+static int ping[2], pong[2];
+
+static void *ponger(void *arg)
+{
+	char c;
+
+	(void)arg;
+	pin(0);
+	printf("tid pong %ld\n", (long)syscall(SYS_gettid));
+	for (int i = 0; i < 50; i++) {
+		if (read(ping[0], &c, 1) != 1)
+			break;
+		work(i);
+		if (write(pong[1], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+static void child_pingpong(void)
+{
+	pthread_t t;
+	char c = 'x';
+
+	if (pipe(ping) || pipe(pong))
+		return;
+	pin(0);
+	printf("tid ping %ld\n", (long)syscall(SYS_gettid));
+	fflush(stdout);
+	pthread_create(&t, NULL, ponger, NULL);
+	for (int i = 0; i < 50; i++) {
+		work(i);
+		if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
+			break;
+	}
+	pthread_join(t, NULL);
+	printf("count work %ld\n", counts[1]);
+}
+
+/*
+ * The parent's side.
+ */
+struct said {
+	char name[16];
+	long value;
+	char kind[8]; /* count, id, tid */
+};
+
+struct run_result {
+	struct said said[32];
+	int nsaid;
+	int status;
+	char log[64];
+};
+
+static long said(const struct run_result *r, const char *kind, const char *name)
+{
+	for (int i = 0; i < r->nsaid; i++)
+		if (!strcmp(r->said[i].kind, kind) &&
+		    !strcmp(r->said[i].name, name))
+			return r->said[i].value;
+	return -1;
+}
+
+/* Run this program as "child @scenario" with @options; collect what it
+ * said. */
+static int run_child(const char *scenario, const char *options,
+		     struct run_result *r)
+{
+	char opts[256], line[256];
+	int fds[2];
+	FILE *f;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->log, sizeof(r->log), "/tmp/%s.xray", scenario);
+	unlink(r->log);
+	snprintf(opts, sizeof(opts), "output=%s %s", r->log, options);
+	if (pipe(fds))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		setenv("XRAYFDR_OPTIONS", opts, 1);
+		execl("/proc/self/exe", "runtime_guest", "child", scenario,
+		      NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		struct said *s = &r->said[r->nsaid];
+
+		if (line[0] == '#') {
+			fputs(line, stdout);
+			continue;
+		}
+		if (r->nsaid < 32 && sscanf(line, "%7s %15s %ld", s->kind,
+					    s->name, &s->value) == 3)
+			r->nsaid++;
+	}
+	if (f)
+		fclose(f);
+	waitpid(pid, &r->status, 0);
+	return 0;
+}
+
+struct tally {
+	uint64_t hz;
+	long entries[64]; /* by function id */
+	long sched[4]; /* by enum xrayfdr_sched_kind */
+	int errors;
+	char info[1024];
+	char first_error[256];
+};
+
+/* Events of thread @tid (0: all) through @fn; count the rest. */
+typedef void (*event_fn)(const struct xrayfdr_event *ev, void *ctx);
+
+static int read_log(const char *path, struct tally *t, uint32_t tid,
+		    event_fn fn, void *ctx)
+{
+	XRAYFDR_OPTS(xrayfdr_reader_opts, opts,
+		     .flags = XRAYFDR_READ_NO_CALL_CHECK);
+	struct xrayfdr_reader *r = xrayfdr_reader_open(path, &opts);
+	const struct xrayfdr_file_header *hdr;
+	const struct xrayfdr_event *ev;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (!r)
+		return -errno;
+	if (xrayfdr_reader_header(r, &hdr) == 0)
+		t->hz = hdr->cycle_frequency;
+	while ((ret = xrayfdr_reader_next_event(r, &ev)) == 1) {
+		struct xrayfdr_sched_event se;
+
+		if (ev->kind == XRAYFDR_EV_CUSTOM && ev->data_size > 12 &&
+		    !memcmp(ev->data, "xrayfdr-info", 12)) {
+			size_t n = ev->data_size < sizeof(t->info) - 1 ?
+					   ev->data_size :
+					   sizeof(t->info) - 1;
+
+			memcpy(t->info, ev->data, n);
+			continue;
+		}
+		if (tid && ev->tid != tid)
+			continue;
+		if (fn)
+			fn(ev, ctx);
+		if (ev->kind == XRAYFDR_EV_ENTRY && ev->func_id > 0 &&
+		    ev->func_id < 64)
+			t->entries[ev->func_id]++;
+		if (ev->kind == XRAYFDR_EV_CUSTOM &&
+		    xrayfdr_sched_decode(ev->data, ev->data_size, &se) &&
+		    se.kind < 4)
+			t->sched[se.kind]++;
+	}
+	if (ret < 0) {
+		const struct xrayfdr_diag *d = xrayfdr_reader_error(r);
+
+		t->errors++;
+		snprintf(t->first_error, sizeof(t->first_error), "%s",
+			 d ? d->message : strerror(-ret));
+	}
+	xrayfdr_reader_free(r);
+	return 0;
+}
+
+/* The log in base64, for the host's llvm-xray. */
+static void export_log(const char *path)
+{
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned char in[57];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return;
+	printf("XRAYFDR-FILE-BEGIN %s\n", strrchr(path, '/') + 1);
+	while ((n = fread(in, 1, sizeof(in), f)) > 0) {
+		char out[80];
+		size_t o = 0;
+
+		for (size_t i = 0; i < n; i += 3) {
+			uint32_t v =
+				(uint32_t)in[i] << 16 |
+				(i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
+				(i + 2 < n ? in[i + 2] : 0);
+
+			out[o++] = b64[v >> 18 & 63];
+			out[o++] = b64[v >> 12 & 63];
+			out[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+			out[o++] = i + 2 < n ? b64[v & 63] : '=';
+		}
+		out[o] = '\0';
+		printf("%s\n", out);
+	}
+	printf("XRAYFDR-FILE-END\n");
+	fclose(f);
+}
+
+static bool info_has(const struct tally *t, const char *line)
+{
+	char want[64];
+
+	snprintf(want, sizeof(want), "\n%s\n", line);
+	return strstr(t->info, want) != NULL;
+}
+
+static void check_log_basics(const char *what, const struct run_result *r,
+			     const struct tally *t)
+{
+	tap(WIFEXITED(r->status) && !WEXITSTATUS(r->status),
+	    "%s: the traced child exits cleanly (status 0x%x)", what,
+	    r->status);
+	tap(!t->errors, "%s: the log passes the verifying reader%s%s", what,
+	    t->errors ? ": " : "", t->first_error);
+	tap(info_has(t, "mode=cpu") && info_has(t, "rings=module"),
+	    "%s: recorded in CPU mode on the module's rings", what);
+	export_log(r->log);
+}
+
+static void test_threads(void)
+{
+	struct run_result r;
+	struct tally t;
+	long leaf, work;
+
+	run_child("threads", "mode=cpu", &r);
+	read_log(r.log, &t, 0, NULL, NULL);
+	check_log_basics("8 threads on 2 CPUs", &r, &t);
+	leaf = said(&r, "id", "leaf");
+	work = said(&r, "id", "work");
+	tap(leaf > 0 && leaf < 64 && work > 0 && work < 64 &&
+		    t.entries[leaf] == said(&r, "count", "leaf") &&
+		    t.entries[work] == said(&r, "count", "work"),
+	    "8 threads on 2 CPUs: every call is in the log (leaf %ld of %ld, work %ld of %ld)",
+	    leaf > 0 && leaf < 64 ? t.entries[leaf] : -1,
+	    said(&r, "count", "leaf"),
+	    work > 0 && work < 64 ? t.entries[work] : -1,
+	    said(&r, "count", "work"));
+	tap(t.sched[XRAYFDR_SCHED_SWITCH_OUT] > 0 &&
+		    t.sched[XRAYFDR_SCHED_SWITCH_IN] > 0,
+	    "8 threads on 2 CPUs: the scheduler's switches are in the log (%ld out, %ld in, %ld migrations)",
+	    t.sched[XRAYFDR_SCHED_SWITCH_OUT], t.sched[XRAYFDR_SCHED_SWITCH_IN],
+	    t.sched[XRAYFDR_SCHED_MIGRATE]);
+}
+
+struct cpus_seen {
+	uint32_t cpus; /* bit per CPU of the thread's function events */
+	int migrate_0_to_1;
+};
+
+static void see_cpus(const struct xrayfdr_event *ev, void *ctx)
+{
+	struct cpus_seen *c = ctx;
+	struct xrayfdr_sched_event se;
+
+	if (ev->kind <= XRAYFDR_EV_ENTRY_ARGS && ev->cpu < 32)
+		c->cpus |= 1u << ev->cpu;
+	if (ev->kind == XRAYFDR_EV_CUSTOM &&
+	    xrayfdr_sched_decode(ev->data, ev->data_size, &se) &&
+	    se.kind == XRAYFDR_SCHED_MIGRATE && se.prev_cpu == 0 && se.cpu == 1)
+		c->migrate_0_to_1++;
+}
+
+static void test_migrate(void)
+{
+	struct cpus_seen c = { 0 };
+	struct run_result r;
+	struct tally t;
+	long tid, work;
+
+	run_child("migrate", "mode=cpu", &r);
+	tid = said(&r, "tid", "migrate");
+	read_log(r.log, &t, (uint32_t)tid, see_cpus, &c);
+	check_log_basics("sched_setaffinity", &r, &t);
+	work = said(&r, "id", "work");
+	tap(work > 0 && work < 64 &&
+		    t.entries[work] == said(&r, "count", "work"),
+	    "sched_setaffinity: every call of the moved thread is in the log");
+	tap((c.cpus & 3) == 3,
+	    "sched_setaffinity: the thread's calls are on CPU 0, then CPU 1 (NewCPUId; CPUs seen 0x%x)",
+	    c.cpus);
+	tap(c.migrate_0_to_1 > 0,
+	    "sched_setaffinity: the log has the migration from CPU 0 to CPU 1");
+}
+
+/* On-CPU and off-CPU time inside calls of one function. */
+struct onoff {
+	int32_t id;
+	uint64_t entry, out_at;
+	bool inside, out;
+	uint64_t on, off; /* ticks */
+};
+
+static void see_onoff(const struct xrayfdr_event *ev, void *ctx)
+{
+	struct onoff *o = ctx;
+	struct xrayfdr_sched_event se;
+
+	if (ev->func_id == o->id && ev->kind == XRAYFDR_EV_ENTRY) {
+		o->inside = true;
+		o->out = false;
+		o->entry = ev->tsc;
+	} else if (ev->func_id == o->id && o->inside &&
+		   ev->kind != XRAYFDR_EV_CUSTOM) {
+		o->inside = false;
+		o->on += ev->tsc - o->entry;
+	} else if (o->inside && ev->kind == XRAYFDR_EV_CUSTOM &&
+		   xrayfdr_sched_decode(ev->data, ev->data_size, &se)) {
+		if (se.kind == XRAYFDR_SCHED_SWITCH_OUT && !o->out) {
+			o->out = true;
+			o->out_at = ev->tsc;
+			o->on += ev->tsc - o->entry;
+		} else if (se.kind == XRAYFDR_SCHED_SWITCH_IN && o->out) {
+			o->out = false;
+			o->off += ev->tsc - o->out_at;
+			o->entry = ev->tsc;
+		}
+	}
+}
+
+static void test_onoff(void)
+{
+	struct run_result r;
+	struct onoff sleep_t = { 0 }, spin_t = { 0 };
+	struct tally t;
+	double ms;
+
+	run_child("onoff", "mode=cpu", &r);
+	sleep_t.id = (int32_t)said(&r, "id", "sleeper");
+	spin_t.id = (int32_t)said(&r, "id", "spinner");
+	read_log(r.log, &t, 0, see_onoff, &sleep_t);
+	read_log(r.log, &t, 0, see_onoff, &spin_t);
+	check_log_basics("sleep and spin", &r, &t);
+	ms = t.hz ? 1000.0 / (double)t.hz : 0;
+	tap(sleep_t.off * ms >= 45 && sleep_t.on * ms < 5,
+	    "a 50 ms sleep is off-CPU: %.1f ms off, %.1f ms on",
+	    sleep_t.off * ms, sleep_t.on * ms);
+	tap(spin_t.on * ms >= 45 && spin_t.off * ms < spin_t.on * ms,
+	    "a 50 ms spin is on-CPU: %.1f ms on, %.1f ms off", spin_t.on * ms,
+	    spin_t.off * ms);
+}
+
+static void test_pingpong(void)
+{
+	struct run_result r;
+	struct tally a, b;
+	long work;
+
+	run_child("pingpong", "mode=cpu", &r);
+	read_log(r.log, &a, (uint32_t)said(&r, "tid", "ping"), NULL, NULL);
+	read_log(r.log, &b, (uint32_t)said(&r, "tid", "pong"), NULL, NULL);
+	check_log_basics("ping-pong on one CPU", &r, &a);
+	work = said(&r, "id", "work");
+	tap(work > 0 && work < 64 &&
+		    a.entries[work] + b.entries[work] ==
+			    said(&r, "count", "work"),
+	    "ping-pong on one CPU: both threads' calls are in the log");
+	tap(a.sched[XRAYFDR_SCHED_SWITCH_OUT] >= 40 &&
+		    b.sched[XRAYFDR_SCHED_SWITCH_OUT] >= 40 &&
+		    a.sched[XRAYFDR_SCHED_SWITCH_IN] >= 40 &&
+		    b.sched[XRAYFDR_SCHED_SWITCH_IN] >= 40,
+	    "ping-pong on one CPU: each thread's switches are in its stream (%ld/%ld out, %ld/%ld in)",
+	    a.sched[XRAYFDR_SCHED_SWITCH_OUT],
+	    b.sched[XRAYFDR_SCHED_SWITCH_OUT], a.sched[XRAYFDR_SCHED_SWITCH_IN],
+	    b.sched[XRAYFDR_SCHED_SWITCH_IN]);
+}
+
+/* The session the runtime said it keeps, from the child's stderr. */
+static long kept_session(const char *out)
+{
+	char line[256];
+	FILE *f = fopen(out, "r");
+	unsigned int id;
+	long ret = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "xrayfdr: session %u is kept", &id) == 1)
+			ret = id;
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+static long read_number(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Start "child @scenario" with stdout and stderr to @out. */
+static pid_t spawn_child(const char *scenario, const char *options,
+			 const char *out)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		setenv("XRAYFDR_OPTIONS", options, 1);
+		execl("/proc/self/exe", "runtime_guest", "child", scenario,
+		      NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* xrayfdr-ctl with @args as user @uid; its exit status. */
+static int ctl_as(uid_t uid, const char *args)
+{
+	char cmd[256];
+	pid_t pid;
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "xrayfdr-ctl %s >/tmp/ctl.out 2>&1", args);
+	pid = fork();
+	if (!pid) {
+		if (uid && (setgid(uid) || setuid(uid)))
+			_exit(126);
+		execl("/bin/sh", "sh", "-c", cmd, NULL);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+struct max_arg {
+	int32_t id;
+	long max;
+};
+
+static void see_args(const struct xrayfdr_event *ev, void *ctx)
+{
+	struct max_arg *m = ctx;
+
+	if (ev->func_id == m->id && ev->kind == XRAYFDR_EV_ENTRY_ARGS &&
+	    ev->nargs && (long)ev->args[0] > m->max)
+		m->max = (long)ev->args[0];
+}
+
+/* SIGKILL, then the kept rings dumped: the last calls are there. */
+static void test_killed(void)
+{
+	struct max_arg m = { 0 };
+	struct run_result r = { 0 };
+	char args[128];
+	long id, last = -1;
+	struct tally t;
+	pid_t pid;
+
+	unlink("/tmp/last");
+	pid = spawn_child("killme", "mode=cpu keep=true", "/tmp/killme.out");
+	for (int i = 0; i < 3000 && last < 20000; i++) {
+		usleep(10000);
+		last = read_number("/tmp/last");
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &r.status, 0);
+	last = read_number("/tmp/last");
+	id = kept_session("/tmp/killme.out");
+	tap(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL && id > 0,
+	    "SIGKILL: the child died of it (its %ld-th call done) and the runtime named its kept session %ld",
+	    last, id);
+	snprintf(args, sizeof(args), "dump %ld -o /tmp/nobody.xray", id);
+	unlink("/tmp/nobody.xray");
+	tap(ctl_as(65534, args) == 1 && access("/tmp/nobody.xray", F_OK),
+	    "SIGKILL: another user cannot dump the session");
+	snprintf(args, sizeof(args), "dump %ld -o /tmp/killed.xray", id);
+	tap(ctl_as(0, args) == 0,
+	    "SIGKILL: xrayfdr-ctl dump %ld writes its log", id);
+	snprintf(r.log, sizeof(r.log), "/tmp/killed.xray");
+	read_log(r.log, &t, 0, NULL, NULL);
+	tap(!t.errors, "SIGKILL: the dump passes the verifying reader%s%s",
+	    t.errors ? ": " : "", t.first_error);
+	tap(info_has(&t, "mode=cpu") && info_has(&t, "rings=module") &&
+		    strstr(t.info, "\nobject=0 1 "),
+	    "SIGKILL: the dump's info event names the mode and the program's objects");
+	/* the child's function ids: the same binary as this one */
+	m.id = id_of((void (*)(void))numbered);
+	read_log(r.log, &t, 0, see_args, &m);
+	tap(m.max >= last && last > 0,
+	    "SIGKILL: the dump holds the last call the child completed (%ld; last in the dump %ld)",
+	    last, m.max);
+	export_log(r.log);
+	snprintf(args, sizeof(args), "dump %ld -o /tmp/again.xray --drop", id);
+	tap(ctl_as(0, args) == 0,
+	    "SIGKILL: dump --drop writes it again and drops it");
+	snprintf(args, sizeof(args), "dump %ld -o /tmp/gone.xray", id);
+	tap(ctl_as(0, args) == 1, "SIGKILL: a dropped session is gone");
+}
+
+/* A process that wrote over its own rings: a readable, damaged dump. */
+static void test_scribble(void)
+{
+	struct run_result r = { 0 };
+	char args[128];
+	struct tally t;
+	long id;
+	pid_t pid;
+
+	pid = spawn_child("scribble", "mode=cpu keep=true",
+			  "/tmp/scribble.out");
+	waitpid(pid, &r.status, 0);
+	id = kept_session("/tmp/scribble.out");
+	snprintf(args, sizeof(args), "dump %ld -o /tmp/scribbled.xray --drop",
+		 id);
+	tap(WIFSIGNALED(r.status) && id > 0 && ctl_as(0, args) == 0,
+	    "scribbled rings: the dump of the killed process is written");
+	snprintf(r.log, sizeof(r.log), "/tmp/scribbled.xray");
+	read_log(r.log, &t, 0, NULL, NULL);
+	tap(!t.errors && !info_has(&t, "damaged=0"),
+	    "scribbled rings: the dump is valid and counts what it skipped as damaged%s%s",
+	    t.errors ? ": " : "", t.first_error);
+	export_log(r.log);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} children[] = {
+		{ "threads", child_threads }, { "migrate", child_migrate },
+		{ "onoff", child_onoff },     { "pingpong", child_pingpong },
+		{ "killme", child_killme },   { "scribble", child_scribble },
+	};
+
+	if (argc == 3 && !strcmp(argv[1], "child")) {
+		print_ids();
+		for (size_t i = 0; i < sizeof(children) / sizeof(children[0]);
+		     i++)
+			if (!strcmp(argv[2], children[i].name))
+				children[i].fn();
+		return 0;
+	}
+	printf("1..%d\n", 5 + 6 + 5 + 5 + 8 + 2);
+	test_threads();
+	test_migrate();
+	test_onoff();
+	test_pingpong();
+	test_killed();
+	test_scribble();
+	return nfailed ? 1 : 0;
+}
