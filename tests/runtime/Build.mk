@@ -46,8 +46,22 @@ $(BUILD)/fuzz/corpus-options.stamp: tests/runtime/Build.mk
 	$(Q)printf '2000000\n' >$(BUILD)/fuzz/corpus-options/sysfs
 	$(Q)touch $@
 
-CHECK_DEPS += $(RUNTIME_UNIT_BINS) $(RUNTIME_FDR_TEST) $(RUNTIME_TRAMP_TEST)
+# ... and again for CPU mode's trampolines.
+RUNTIME_TRAMP_CPU_TEST := $(BUILD)/tests/runtime/test_tramp_cpu
+$(BUILD)/obj/tests/runtime/test_tramp_cpu.o: tests/runtime/test_tramp.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(XRAYFDR_CFLAGS) $(CFLAGS) -DTRAMP_CPU $(DEPFLAGS) -c -o $@ $<
+$(RUNTIME_TRAMP_CPU_TEST): $(BUILD)/obj/tests/runtime/test_tramp_cpu.o \
+		$(RUNTIME_SUPPORT:%.c=$(BUILD)/obj/%.o) $(LIB_A)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -o $@ $^ -lcmocka -lpthread -lelf
+
+CHECK_DEPS += $(RUNTIME_UNIT_BINS) $(RUNTIME_FDR_TEST) $(RUNTIME_TRAMP_TEST) \
+	$(RUNTIME_TRAMP_CPU_TEST)
 CHECK_SUITES += $(foreach t,$(RUNTIME_UNIT_TESTS),runtime/$(t):$(BUILD)/tests/runtime/test_$(t))
 CHECK_SUITES += runtime/fdr:$(RUNTIME_FDR_TEST)
 CHECK_SUITES += runtime/tramp:$(RUNTIME_TRAMP_TEST)
+CHECK_SUITES += runtime/tramp-cpu:$(RUNTIME_TRAMP_CPU_TEST)
 CHECK_SUITES += runtime/matrix:tests/runtime/test_matrix.py

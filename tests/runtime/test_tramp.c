@@ -3,7 +3,9 @@
  * The trampolines, called as patched sleds call them: every register the
  * instrumented code may hold live comes back unchanged, on the fast path
  * and on the C paths (a thread's first event, a CPU change, a full
- * buffer, events), and the records they wrote read back right.
+ * buffer, events), and the records they wrote read back right.  Built
+ * twice: for thread mode, and with TRAMP_CPU for CPU mode's trampolines
+ * on rings of the runtime's own (full sub-buffers take the C path).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 
 #include "../../lib/arch/x86_64/arch.h"
 #include "../../lib/runtime/controller.h"
+#include "../../lib/runtime/sink.h"
 #include "../../lib/runtime/state.h"
 #include "../../lib/runtime/thread.h"
 #include "rtutil.h"
@@ -66,6 +69,16 @@ __asm__(".text\n"
 	"	ret\n"
 	".size call_sled, . - call_sled\n");
 
+#ifdef TRAMP_CPU
+#define MODE "cpu"
+static void (*const tramps[])(void) = { rt_cpu_tramp_entry, rt_cpu_tramp_exit,
+					rt_cpu_tramp_tail, rt_cpu_tramp_args };
+#else
+#define MODE "thread"
+static void (*const tramps[])(void) = { rt_tramp_entry, rt_tramp_exit,
+					rt_tramp_tail, rt_tramp_args };
+#endif
+
 static char dir[64], log_path[128];
 
 static struct regs sentinel(uint64_t seed)
@@ -100,9 +113,10 @@ static int setup(void **state)
 	if (rt_tmpdir(dir, "tramp"))
 		return -1;
 	snprintf(log_path, sizeof(log_path), "%s/log.xray", dir);
-	snprintf(config, sizeof(config),
-		 "output=%s verbosity=0 buffer_size=4096 buffer_max=64",
-		 log_path);
+	snprintf(
+		config, sizeof(config),
+		"output=%s verbosity=0 buffer_size=4096 buffer_max=64 mode=" MODE,
+		log_path);
 	return __xray_log_init_mode("xray-fdr", config) ==
 			       XRAY_LOG_INITIALIZED ?
 		       0 :
@@ -117,9 +131,6 @@ static int teardown(void **state)
 
 static void test_registers(void **state)
 {
-	static void (*const tramps[])(void) = { rt_tramp_entry, rt_tramp_exit,
-						rt_tramp_tail, rt_tramp_args };
-
 	(void)state;
 	/* the first call of the thread takes the C path and sets it up;
 	 * later ones the fast path; a full buffer the C path again */
@@ -130,6 +141,7 @@ static void test_registers(void **state)
 		call_sled(tramp, 1 + i % 7, &got);
 		check_regs(&want, &got, false);
 	}
+	assert_string_equal(rt.sink->name, MODE);
 	assert_true(rt_fast_gen != 0);
 	assert_int_equal(rt_self.gen, rt_fast_gen);
 }
@@ -208,6 +220,6 @@ int main(void)
 		cmocka_unit_test(test_records),
 	};
 
-	return cmocka_run_group_tests_name("trampolines", tests, setup,
-					   teardown);
+	return cmocka_run_group_tests_name("trampolines, mode=" MODE, tests,
+					   setup, teardown);
 }
