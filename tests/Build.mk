@@ -29,7 +29,7 @@ $(BUILD)/tests/unit/test_%: $(BUILD)/san/tests/unit/test_%.o \
 FUZZ_TARGETS := fuzz_reader fuzz_instr_map fuzz_yaml fuzz_tracelog
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DREADER_WINDOW_SIZE=48 \
-	-g -O1 -std=c11 -D_GNU_SOURCE -Ilib/include -DXRAYFDR_VERSION='"fuzz"'
+	-g -O1 -std=c11 -D_GNU_SOURCE -Ilib/include -Iinclude/uapi -DXRAYFDR_VERSION='"fuzz"'
 FUZZ_BINS += $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 FUZZ_SEEDS += $(BUILD)/fuzz/corpus.stamp
 
