@@ -10,6 +10,8 @@ in interleaved order, every peer in each round:
   floor               two rdtsc and two 8-byte stores per call, by hand
   xrayfdr             thread mode, preloaded by `xrayfdr record`
   xrayfdr static      thread mode, libxrayfdr linked in (no jump stubs)
+  xrayfdr CPU mode    CPU mode on rings of the runtime's own (no module
+                      on the host), preloaded by `xrayfdr record`
   LLVM FDR            LLVM 14's FDR mode, threshold 0, started by API calls
   LLVM basic          LLVM 14's basic mode, threshold 0
   uftrace             uftrace record of a -pg build
@@ -102,16 +104,19 @@ def peer_floor(exe, d):
     return ns_of(run([exe, str(ITERATIONS)]), "floor"), None, None
 
 
-def peer_xrayfdr(exe, d, static=False, threshold_us=0):
+def peer_xrayfdr(exe, d, static=False, threshold_us=0, mode="thread"):
     log = os.path.join(d, "xrayfdr.xray")
-    opts = f"buffer_size={BUFFER_SIZE} buffer_max={BUFFER_MAX}"
+    # CPU mode shares buffer_max among the CPUs: give the one CPU this
+    # single-threaded workload runs on what thread mode's queue holds
+    buffer_max = BUFFER_MAX * (os.cpu_count() or 1) if mode == "cpu" else BUFFER_MAX
+    opts = f"buffer_size={BUFFER_SIZE} buffer_max={buffer_max} mode={mode}"
     if static:
         p = run([exe, str(ITERATIONS)],
                 env={"XRAYFDR_OPTIONS": f'{opts} verbosity=0 output="{log}"'})
     else:
         p = run([XRAYFDR, "record", "-o", log, "--buffer-size", str(BUFFER_SIZE),
-                 "--buffer-max", str(BUFFER_MAX), "--threshold-us", str(threshold_us),
-                 exe, str(ITERATIONS)])
+                 "--buffer-max", str(buffer_max), "--threshold-us", str(threshold_us),
+                 "--mode", mode, exe, str(ITERATIONS)])
     ns = ns_of(p, "xrayfdr")
     kept = count_function_records(log)
     size = os.path.getsize(log)
@@ -175,6 +180,7 @@ def main():
         ("floor: 2 rdtsc + stores", lambda: peer_floor(exes["floor"], d)),
         ("xrayfdr (record)", lambda: peer_xrayfdr(exes["xray"], d)),
         ("xrayfdr (static)", lambda: peer_xrayfdr(exes["xray-static"], d, True)),
+        ("xrayfdr CPU mode (record)", lambda: peer_xrayfdr(exes["xray"], d, mode="cpu")),
         ("LLVM XRay FDR", lambda: peer_llvm_fdr(exes["xray-llvm"], d)),
         ("LLVM XRay basic", lambda: peer_llvm_basic(exes["xray-llvm"], d)),
         # LLVM's default threshold: every call here is shorter, all rewound
@@ -183,7 +189,7 @@ def main():
          lambda: peer_llvm_fdr(exes["xray-llvm"], d, threshold_us=5)),
     ]
     if UFTRACE:
-        peers.insert(6, ("uftrace -pg", lambda: peer_uftrace(exes["pg"], d)))
+        peers.insert(7, ("uftrace -pg", lambda: peer_uftrace(exes["pg"], d)))
     results = {name: [] for name, _ in peers}
     print(f"workload: main -> mid -> 2 x leaf, {ITERATIONS} iterations "
           f"({CALLS_PER_ITERATION * ITERATIONS} calls), {ROUNDS} rounds interleaved; "

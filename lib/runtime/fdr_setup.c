@@ -70,6 +70,7 @@ static void thread_setup(struct rt_thread *t)
 		return;
 	if (!t->tid)
 		t->tid = (uint32_t)syscall(SYS_gettid);
+	t->owner = (uint64_t)t->tid << 32;
 	if (rt.own_rseq && !t->rseq.flags)
 		t->rseq.flags = syscall(SYS_rseq, &t->rseq, sizeof(t->rseq), 0,
 					RT_RSEQ_SIG) ?

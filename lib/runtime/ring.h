@@ -23,10 +23,10 @@
 #define RT_RING_AREAS 0
 #define RT_RING_AREA_SIZE 8
 #define RT_RING_HEADER 16
-#define RT_RING_NCPUS 24
-#define RT_RING_SUBBUF_MASK 28
-#define RT_RING_SUBBUF_LIMIT 32
-#define RT_RING_SIZE 36
+#define RT_RING_SIZE 24
+#define RT_RING_NCPUS 32
+#define RT_RING_SUBBUF_MASK 36
+#define RT_RING_SUBBUF_LIMIT 40
 
 /* A CPU area starts with its control page; the ring follows. */
 #define RT_RING_CONTROL_SIZE 4096
@@ -51,10 +51,10 @@ struct rt_ring {
 	uint8_t *areas; /* CPU 0's area */
 	uint64_t area_size; /* the stride between areas */
 	const struct xray_fdr_header *header;
+	uint64_t size; /* bytes of one ring */
 	uint32_t ncpus;
 	uint32_t subbuf_mask; /* ~(subbuf_size - 1), on ring offsets */
 	uint32_t subbuf_limit; /* a record fits while used <= this */
-	uint32_t size; /* bytes of one ring */
 };
 
 extern struct rt_ring rt_ring;

@@ -24,6 +24,7 @@
 #define RT_THREAD_CPU 20
 #define RT_THREAD_LAST_TSC 24 /* two u64 slots, indexed by (pos & 8) */
 #define RT_THREAD_TID 40
+#define RT_THREAD_OWNER 48 /* tid << 32: the commit word's owner half */
 
 /* The kernel's struct rseq (uapi/linux/rseq.h) as far as we use it. */
 #define RT_RSEQ_CPU_ID 4
@@ -80,7 +81,8 @@ struct rt_thread {
 	uint32_t gen; /* == rt_fast_gen while the fast path may write */
 	uint32_t cpu; /* CPU the buffer's records are attributed to */
 	uint64_t last_tsc[2];
-	uint32_t tid; /* the CPU rings' fast path compares the tail owner */
+	uint32_t tid;
+	uint64_t owner; /* tid << 32, as the CPU rings' commit word has it */
 
 	/* slow path only */
 	volatile uint32_t busy; /* the C path is updating this state */
@@ -106,6 +108,7 @@ _Static_assert(offsetof(struct rt_thread, cpu) == RT_THREAD_CPU, "cpu");
 _Static_assert(offsetof(struct rt_thread, last_tsc) == RT_THREAD_LAST_TSC,
 	       "last_tsc");
 _Static_assert(offsetof(struct rt_thread, tid) == RT_THREAD_TID, "tid");
+_Static_assert(offsetof(struct rt_thread, owner) == RT_THREAD_OWNER, "owner");
 _Static_assert(offsetof(struct rt_rseq_area, cpu_id) == RT_RSEQ_CPU_ID,
 	       "rseq cpu_id");
 _Static_assert(offsetof(struct rt_rseq_area, rseq_cs) == RT_RSEQ_CS, "rseq_cs");

@@ -297,9 +297,14 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
 /*
  * The fast path of CPU mode (lib/runtime/ring.h): append one function
  * record to the ring of this CPU, or fall back to @slow with every
- * register as it came.  Five registers are saved in the red zone.  In
- * the critical section: %rsi the CPU's area, %rcx the commit word, %rdx
- * the open sub-buffer's offset in the ring, then the record's time.
+ * register as it came.  Like FDR_FAST it saves three registers in the red
+ * zone: %r11 serves first for the thread's state, then for the CPU's
+ * area; the commit word, loaded before rdtsc, is loaded again after it
+ * (nothing else writes it inside the critical section: the kernel writes
+ * only from a context switch, which restarts us).  Subtracting the
+ * thread's owner half (tid << 32) leaves the ring offset if the thread
+ * owns the tail, and something larger than the ring otherwise, so one
+ * compare checks both.
  */
 .macro CPU_FAST name, bits, slow
 	.globl	\name
@@ -311,10 +316,9 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
 	movq	%rax, -8(%rsp)
 	movq	%rdx, -16(%rsp)
 	movq	%rcx, -24(%rsp)
-	movq	%rsi, -32(%rsp)
-	movq	%rdi, -40(%rsp)
-	movq	rt_self@gottpoff(%rip), %r11
+	/* an abort comes back here: %r11 may hold the area by then */
 .L\name\()_arm:
+	movq	rt_self@gottpoff(%rip), %r11
 	movq	rt_rseq_offset(%rip), %rcx
 	leaq	.L\name\()_cs(%rip), %rax
 	movq	%rax, %fs:RT_RSEQ_CS(%rcx)
@@ -322,20 +326,18 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
 	movl	rt_fast_gen(%rip), %eax
 	cmpl	%eax, %fs:RT_THREAD_GEN(%r11)
 	jne	.L\name\()_slow
+	movq	%fs:RT_THREAD_OWNER(%r11), %rdx
+	movl	%fs:RT_RSEQ_CPU_ID(%rcx), %r11d
+	cmpl	rt_ring+RT_RING_NCPUS(%rip), %r11d
+	jae	.L\name\()_slow
 	movq	rt_ring+RT_RING_HEADER(%rip), %rax
 	testl	$RT_STATE_FROZEN, RT_HEADER_STATE(%rax)
 	jnz	.L\name\()_slow
-	movl	%fs:RT_RSEQ_CPU_ID(%rcx), %esi
-	cmpl	rt_ring+RT_RING_NCPUS(%rip), %esi
-	jae	.L\name\()_slow
-	imulq	rt_ring+RT_RING_AREA_SIZE(%rip), %rsi
-	addq	rt_ring+RT_RING_AREAS(%rip), %rsi
-	movq	(%rsi), %rcx			/* the commit word */
-	movq	%rcx, %rax
-	shrq	$32, %rax
-	cmpl	%fs:RT_THREAD_TID(%r11), %eax	/* we own the tail */
-	jne	.L\name\()_slow
-	cmpl	rt_ring+RT_RING_SIZE(%rip), %ecx
+	imulq	rt_ring+RT_RING_AREA_SIZE(%rip), %r11
+	addq	rt_ring+RT_RING_AREAS(%rip), %r11	/* this CPU's area */
+	movq	(%r11), %rcx			/* the commit word */
+	subq	%rdx, %rcx			/* its offset, if the tail is ours */
+	cmpq	rt_ring+RT_RING_SIZE(%rip), %rcx
 	ja	.L\name\()_slow
 	leal	-1(%rcx), %edx
 	andl	rt_ring+RT_RING_SUBBUF_MASK(%rip), %edx
@@ -343,11 +345,11 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
 	subl	%edx, %eax			/* used in the sub-buffer */
 	cmpl	rt_ring+RT_RING_SUBBUF_LIMIT(%rip), %eax
 	ja	.L\name\()_slow
-	movq	RT_RING_CONTROL_SIZE+RT_SUBBUF_TSC(%rsi,%rdx), %rdi
+	leaq	RT_RING_CONTROL_SIZE(%r11,%rdx), %rcx	/* its header */
 	rdtsc
 	shlq	$32, %rdx
 	orq	%rdx, %rax
-	subq	%rdi, %rax			/* since the sub-buffer's base */
+	subq	RT_SUBBUF_TSC(%rcx), %rax	/* since the sub-buffer's base */
 	movq	%rax, %rdx
 	shrq	$32, %rdx
 	jnz	.L\name\()_slow		/* a new sub-buffer, or behind */
@@ -358,16 +360,15 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
 	.endif
 	shlq	$32, %rax
 	orq	%rdx, %rax
+	movq	(%r11), %rcx
 	movl	%ecx, %edx
-	movq	%rax, RT_RING_CONTROL_SIZE(%rsi,%rdx)
+	movq	%rax, RT_RING_CONTROL_SIZE(%r11,%rdx)
 	addq	$8, %rcx
-	movq	%rcx, (%rsi)			/* commit */
+	movq	%rcx, (%r11)			/* commit */
 .L\name\()_post:
 	movq	-8(%rsp), %rax
 	movq	-16(%rsp), %rdx
 	movq	-24(%rsp), %rcx
-	movq	-32(%rsp), %rsi
-	movq	-40(%rsp), %rdi
 	ret
 	/* ud1 carrying the rseq signature right before the abort handler */
 	.byte	0x0f, 0xb9, 0x3d
@@ -378,8 +379,6 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
 	movq	-8(%rsp), %rax
 	movq	-16(%rsp), %rdx
 	movq	-24(%rsp), %rcx
-	movq	-32(%rsp), %rsi
-	movq	-40(%rsp), %rdi
 	jmp	\slow
 	.cfi_endproc
 	.size	\name, . - \name
