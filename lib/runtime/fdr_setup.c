@@ -64,6 +64,18 @@ static void make_exit_key(void)
 		pr_warn("cannot create a thread-exit key; the buffers of exited threads stay in use\n");
 }
 
+/* Our own rseq area, when libc registered none.  Return whether the
+ * thread has one (from libc or from us). */
+static bool register_rseq(struct rt_thread *t)
+{
+	if (rt.own_rseq && !t->rseq.flags)
+		t->rseq.flags = syscall(SYS_rseq, &t->rseq, sizeof(t->rseq), 0,
+					RT_RSEQ_SIG) ?
+					RT_RSEQ_NONE :
+					RT_RSEQ_REGISTERED;
+	return !rt.own_rseq || t->rseq.flags == RT_RSEQ_REGISTERED;
+}
+
 static void thread_setup(struct rt_thread *t)
 {
 	if (t->setup_done)
@@ -71,11 +83,7 @@ static void thread_setup(struct rt_thread *t)
 	if (!t->tid)
 		t->tid = (uint32_t)syscall(SYS_gettid);
 	t->owner = (uint64_t)t->tid << 32;
-	if (rt.own_rseq && !t->rseq.flags)
-		t->rseq.flags = syscall(SYS_rseq, &t->rseq, sizeof(t->rseq), 0,
-					RT_RSEQ_SIG) ?
-					RT_RSEQ_NONE :
-					RT_RSEQ_REGISTERED;
+	register_rseq(t);
 	pthread_once(&exit_key_once, make_exit_key);
 	pthread_setspecific(exit_key, (void *)1);
 	if (rt.sink->attach)
@@ -162,6 +170,12 @@ static const struct rt_sink *choose_sink(const struct rt_options *o)
 					     &rt_thread_sink :
 					     &rt_cpu_sink;
 
+	/* (valgrind, a seccomp filter) */
+	if (want == &rt_cpu_sink && !register_rseq(&rt_self)) {
+		if (o->record_mode == RT_MODE_CPU)
+			pr_warn("mode=cpu needs restartable sequences (rseq), which this system refuses; recording in thread mode\n");
+		want = &rt_thread_sink;
+	}
 	if (want == &rt_cpu_sink && o->threshold_us) {
 		if (o->record_mode == RT_MODE_CPU)
 			pr_warn("mode=cpu does not take func_duration_threshold_us yet; recording in thread mode\n");
