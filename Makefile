@@ -165,6 +165,7 @@ help:
 	@echo '  check          every test; ends with "N passed, N failed, N skipped"'
 	@echo '  bench          benchmarks against the peers, side by side (figures, ratios)'
 	@echo '  demo           write a sample trace and show it (see README.md)'
+	@echo '  vmdemo         the kernel module in QEMU: CPU mode, stats, a SIGKILL and its dump'
 	@echo '  deps           install the Debian packages the project needs (root)'
 	@echo '  fuzz           run the fuzz targets, FUZZ_SECONDS each (default 60)'
 	@echo '  install        install into DESTDIR/PREFIX (default /usr/local)'

@@ -59,16 +59,27 @@ $(VM_KERNEL): $(KMOD_KO)
 		exit 1; fi
 	$(Q)ln -sf /boot/vmlinuz-$(KVER) $@
 
-$(VM_INITRD): $(KMOD_KO) $(CTL_BIN) $(SELFTEST_BINS) scripts/vm/guest-init \
-		scripts/vm/mkinitramfs.sh
+# The guest's half of make vmdemo, run only when asked for.
+VM_DEMO := $(SELFTEST_DIR)/demo.sh
+$(VM_DEMO): scripts/vm/guest-demo.sh
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+
+$(VM_INITRD): $(KMOD_KO) $(CTL_BIN) $(SELFTEST_BINS) $(VM_DEMO) \
+		scripts/vm/guest-init scripts/vm/mkinitramfs.sh
 	$(call msg,CPIO,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)scripts/vm/mkinitramfs.sh $@ $(KMOD_KO) $(CTL_BIN) $(SELFTEST_BINS)
+	$(Q)EXTRA="$(VM_DEMO)" scripts/vm/mkinitramfs.sh $@ $(KMOD_KO) $(CTL_BIN) \
+		$(SELFTEST_BINS)
 	$(Q)printf '%s\n' $(SELFTEST_ORDER) >$(VM_LIST)
 
 vmtest: $(VM_INITRD) $(VM_KERNEL)
 	$(Q)BUILD=$(BUILD) tests/run-tests.sh vm/selftests:scripts/vm/vmtest.sh
 
-.PHONY: selftests vmtest
+# The module's four uses in one guest run (README.md).
+vmdemo: all $(VM_INITRD) $(VM_KERNEL)
+	$(Q)BUILD=$(BUILD) scripts/vm/vmdemo.sh
+
+.PHONY: selftests vmtest vmdemo
 CHECK_DEPS += $(VM_INITRD) $(VM_KERNEL)
 CHECK_SUITES += vm/selftests:scripts/vm/vmtest.sh

@@ -31,9 +31,13 @@
 /* A CPU area starts with its control page; the ring follows. */
 #define RT_RING_CONTROL_SIZE 4096
 /* The rest of a control page is the user writer's (xray_fdr.h): the
- * runtime keeps there what a dump of the session needs (sink_cpu.c). */
+ * runtime keeps there what a dump of the session needs (sink_cpu.c): its
+ * notes, then two counters of the ring at the end of the page. */
 #define RT_NOTES_OFFSET 64
+#define RT_NOTES_END 4080
 #define RT_NOTES_MAX 16384
+#define RT_CTL_RECYCLED 4080 /* u64: sub-buffers reused */
+#define RT_CTL_OVERWRITTEN 4088 /* u64: events in them */
 
 /* In the uapi structs: the header's state, a sub-buffer's base TSC. */
 #define RT_HEADER_STATE 56

@@ -84,7 +84,7 @@ static struct {
 	unsigned int version;
 	int32_t pid;
 	bool discard;
-	uint64_t overwritten, recycled, damaged;
+	uint64_t damaged;
 	/* the drain */
 	uint8_t *scratch; /* one log buffer being built */
 	size_t capacity;
@@ -180,6 +180,7 @@ static void ring_init(uint32_t cpu)
 	*sb = (struct xray_fdr_subbuf){ .tsc = arch_tsc(),
 					.wall_ns = wall_ns(),
 					.cpu = cpu };
+	memset(control(cpu), 0, RT_RING_CONTROL_SIZE); /* counters too */
 	control(cpu)->commit = XRAY_FDR_COMMIT(0, SUBBUF_HDR);
 }
 
@@ -358,7 +359,7 @@ static void write_notes(const struct rt_options *o, pid_t pid)
 	n = k < 0 ? 0 : (size_t)k < sizeof(text) ? (size_t)k : sizeof(text) - 1;
 	for (uint32_t c = 0; c < rt_ring.ncpus; c++) {
 		uint8_t *free_part = (uint8_t *)control(c) + RT_NOTES_OFFSET;
-		size_t room = RT_RING_CONTROL_SIZE - RT_NOTES_OFFSET;
+		size_t room = RT_NOTES_END - RT_NOTES_OFFSET;
 		size_t k2 = n - done < room ? n - done : room;
 
 		memcpy(free_part, text + done, k2);
@@ -376,8 +377,7 @@ size_t rt_cpu_notes(char *out, size_t size)
 		const uint8_t *free_part =
 			(const uint8_t *)control(c) + RT_NOTES_OFFSET;
 
-		for (size_t i = 0; i < RT_RING_CONTROL_SIZE - RT_NOTES_OFFSET;
-		     i++) {
+		for (size_t i = 0; i < RT_NOTES_END - RT_NOTES_OFFSET; i++) {
 			if (!free_part[i] || n + 1 >= size)
 				goto out;
 			out[n++] = (char)free_part[i];
@@ -454,7 +454,7 @@ int rt_cpu_view_setup(unsigned int version, size_t capacity, pid_t pid)
 		return -ENOMEM;
 	cr.version = version;
 	cr.pid = (int32_t)pid;
-	cr.overwritten = cr.recycled = cr.damaged = 0;
+	cr.damaged = 0;
 	return 0;
 }
 
@@ -518,7 +518,7 @@ static int cpu_start(const struct rt_options *o, size_t capacity, uint32_t gen,
 	cr.gen = gen;
 	cr.version = o->version;
 	cr.pid = (int32_t)pid;
-	cr.overwritten = cr.recycled = cr.damaged = 0;
+	cr.damaged = 0;
 	write_notes(o, pid);
 	if (o->keep && cr.now.fd >= 0)
 		pr_warn("session %u is kept if this process dies: xrayfdr-ctl dump %u -o FILE writes its log\n",
@@ -730,9 +730,12 @@ static bool cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
 			seg, n))
 		return false;
 	if (pd->open && pd->reused_events) {
-		__atomic_add_fetch(&cr.overwritten, pd->reused_events,
+		uint8_t *ctl = (uint8_t *)control(pd->cpu);
+
+		__atomic_add_fetch((uint64_t *)(ctl + RT_CTL_OVERWRITTEN),
+				   pd->reused_events, __ATOMIC_RELAXED);
+		__atomic_add_fetch((uint64_t *)(ctl + RT_CTL_RECYCLED), 1,
 				   __ATOMIC_RELAXED);
-		__atomic_add_fetch(&cr.recycled, 1, __ATOMIC_RELAXED);
 	}
 	return true;
 }
@@ -758,7 +761,7 @@ static void cpu_fork_child(uint32_t gen, pid_t pid)
 {
 	cr.pid = (int32_t)pid;
 	cr.gen = gen;
-	cr.overwritten = cr.recycled = cr.damaged = 0;
+	cr.damaged = 0;
 	if (!rt_ring.header)
 		return;
 	if (cr.now.fd >= 0) {
@@ -782,12 +785,21 @@ static const char *cpu_memory(void)
 
 static void cpu_counters(struct rt_sink_counters *c)
 {
-	c->overwritten = __atomic_load_n(&cr.overwritten, __ATOMIC_RELAXED);
-	c->recycled = __atomic_load_n(&cr.recycled, __ATOMIC_RELAXED);
+	c->overwritten = c->recycled = 0;
 	c->damaged = cr.damaged;
 	c->kernel_lost = 0;
-	for (uint32_t cpu = 0; rt_ring.header && cpu < rt_ring.ncpus; cpu++)
+	/* in the rings, so a dump of a dead process's session has them */
+	for (uint32_t cpu = 0; rt_ring.header && cpu < rt_ring.ncpus; cpu++) {
+		const uint8_t *ctl = (const uint8_t *)control(cpu);
+
 		c->kernel_lost += control(cpu)->records_lost;
+		c->overwritten += __atomic_load_n(
+			(const uint64_t *)(ctl + RT_CTL_OVERWRITTEN),
+			__ATOMIC_RELAXED);
+		c->recycled += __atomic_load_n(
+			(const uint64_t *)(ctl + RT_CTL_RECYCLED),
+			__ATOMIC_RELAXED);
+	}
 }
 
 /*

@@ -3,6 +3,9 @@
 # selftests (with their run order) and xrayfdr-ctl.
 #
 #   scripts/vm/mkinitramfs.sh OUT.cpio.gz MODULE.ko CTL SELFTEST...
+#
+# EXTRA="FILE..." adds programs to /selftests that run only when asked for
+# (xrayfdr.only=NAME), such as the demo.
 set -eu
 out=$1 ko=$2 ctl=$3
 shift 3
@@ -28,6 +31,9 @@ cp "$ctl" "$root/bin/xrayfdr-ctl"
 for t in "$@"; do
 	cp "$t" "$root/selftests/"
 	basename "$t" >>"$root/selftests/list"
+done
+for t in ${EXTRA:-}; do
+	cp "$t" "$root/selftests/"
 done
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
 mv "$out.tmp" "$out"

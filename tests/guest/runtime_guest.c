@@ -422,6 +422,16 @@ static bool info_has(const struct tally *t, const char *line)
 	return strstr(t->info, want) != NULL;
 }
 
+static uint64_t info_u64(const struct tally *t, const char *key)
+{
+	char want[64];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\n%s=", key);
+	p = strstr(t->info, want);
+	return p ? strtoull(p + strlen(want), NULL, 10) : 0;
+}
+
 static void check_log_basics(const char *what, const struct run_result *r,
 			     const struct tally *t)
 {
@@ -675,7 +685,9 @@ static void test_killed(void)
 	pid_t pid;
 
 	unlink("/tmp/last");
-	pid = spawn_child("killme", "mode=cpu keep=true", "/tmp/killme.out");
+	pid = spawn_child("killme",
+			  "mode=cpu keep=true buffer_size=4096 buffer_max=16",
+			  "/tmp/killme.out");
 	for (int i = 0; i < 3000 && last < 20000; i++) {
 		usleep(10000);
 		last = read_number("/tmp/last");
@@ -707,6 +719,13 @@ static void test_killed(void)
 	tap(m.max >= last && last > 0,
 	    "SIGKILL: the dump holds the last call the child completed (%ld; last in the dump %ld)",
 	    last, m.max);
+	tap(info_u64(&t, "events") + info_u64(&t, "overwritten") +
+			    info_u64(&t, "dropped") >=
+		    2 * (uint64_t)last,
+	    "SIGKILL: the dump accounts for every event made (%llu kept, %llu overwritten, %llu dropped; %ld calls)",
+	    (unsigned long long)info_u64(&t, "events"),
+	    (unsigned long long)info_u64(&t, "overwritten"),
+	    (unsigned long long)info_u64(&t, "dropped"), last);
 	export_log(r.log);
 	snprintf(args, sizeof(args), "dump %ld -o /tmp/again.xray --drop", id);
 	tap(ctl_as(0, args) == 0,
@@ -759,7 +778,7 @@ int main(int argc, char **argv)
 				children[i].fn();
 		return 0;
 	}
-	printf("1..%d\n", 5 + 6 + 5 + 5 + 8 + 2);
+	printf("1..%d\n", 5 + 6 + 5 + 5 + 9 + 2);
 	test_threads();
 	test_migrate();
 	test_onoff();
