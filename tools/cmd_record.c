@@ -80,6 +80,7 @@ static void record_usage(FILE *out)
 
 struct summary {
 	uint64_t events, buffers, threads, overwritten, dropped, bytes;
+	uint64_t kernel_lost, damaged; /* CPU mode */
 	uint64_t tsc_hz;
 	char tsc_source[32];
 	char mode[16]; /* thread or cpu */
@@ -134,6 +135,8 @@ static void parse_info(const struct xrayfdr_event *ev, struct summary *s)
 	s->have_info = true;
 	s->overwritten = info_value(text, ev->data_size, "overwritten");
 	s->dropped = info_value(text, ev->data_size, "dropped");
+	s->kernel_lost = info_value(text, ev->data_size, "kernel_lost");
+	s->damaged = info_value(text, ev->data_size, "damaged");
 	s->tsc_hz = info_value(text, ev->data_size, "tsc_hz");
 	info_string(text, ev->data_size, "tsc_source", s->tsc_source,
 		    sizeof(s->tsc_source));
@@ -372,13 +375,12 @@ static int report(const char *path, bool quiet)
 		tool_error("record", "%s is not a valid log: %s", path, err);
 		return ret;
 	}
-	if (!quiet)
+	if (!quiet) {
 		fprintf(stderr,
 			"xrayfdr record: %s: %" PRIu64 " events in %" PRIu64
 			" buffers from %" PRIu64
 			" threads (%s mode%s), %" PRIu64
-			" overwritten, %" PRIu64
-			" dropped; TSC %.6f GHz (%s)\n",
+			" overwritten, %" PRIu64 " dropped; TSC %.6f GHz (%s)",
 			path, s.events, s.buffers, s.threads,
 			s.mode[0] ? s.mode : "unknown",
 			!strcmp(s.rings, "module") ? ", the module's rings" :
@@ -386,6 +388,13 @@ static int report(const char *path, bool quiet)
 						  "",
 			s.overwritten, s.dropped, (double)s.tsc_hz / 1e9,
 			s.have_info ? s.tsc_source : "unknown");
+		if (s.kernel_lost || s.damaged)
+			fprintf(stderr,
+				"; %" PRIu64 " scheduler records lost, %" PRIu64
+				" damaged parts of the rings skipped",
+				s.kernel_lost, s.damaged);
+		fputc('\n', stderr);
+	}
 	return 0;
 }
 

@@ -34,6 +34,8 @@
 #define TRACED __attribute__((xray_always_instrument, noinline))
 
 static int ntests, nfailed;
+/* function events of the "threads" scenario, when none was lost */
+static uint64_t threads_functions;
 
 static void tap(int ok, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -322,6 +324,7 @@ struct tally {
 	uint64_t hz;
 	long entries[64]; /* by function id */
 	long sched[4]; /* by enum xrayfdr_sched_kind */
+	uint64_t functions; /* entries and exits */
 	int errors;
 	char info[1024];
 	char first_error[256];
@@ -361,6 +364,7 @@ static int read_log(const char *path, struct tally *t, uint32_t tid,
 			continue;
 		if (fn)
 			fn(ev, ctx);
+		t->functions += ev->kind <= XRAYFDR_EV_ENTRY_ARGS;
 		if (ev->kind == XRAYFDR_EV_ENTRY && ev->func_id > 0 &&
 		    ev->func_id < 64)
 			t->entries[ev->func_id]++;
@@ -464,11 +468,38 @@ static void test_threads(void)
 	    said(&r, "count", "leaf"),
 	    work > 0 && work < 64 ? t.entries[work] : -1,
 	    said(&r, "count", "work"));
+	if (!info_u64(&t, "dropped") && !info_u64(&t, "overwritten"))
+		threads_functions = t.functions;
 	tap(t.sched[XRAYFDR_SCHED_SWITCH_OUT] > 0 &&
 		    t.sched[XRAYFDR_SCHED_SWITCH_IN] > 0,
 	    "8 threads on 2 CPUs: the scheduler's switches are in the log (%ld out, %ld in, %ld migrations)",
 	    t.sched[XRAYFDR_SCHED_SWITCH_OUT], t.sched[XRAYFDR_SCHED_SWITCH_IN],
 	    t.sched[XRAYFDR_SCHED_MIGRATE]);
+}
+
+static uint64_t info_u64(const struct tally *t, const char *key);
+
+/* A ring that keeps its oldest records drops the rest, and counts them. */
+static void test_discard(void)
+{
+	struct run_result r;
+	struct tally t;
+	uint64_t made;
+
+	run_child("discard",
+		  "mode=cpu discard=true buffer_size=4096 buffer_max=8", &r);
+	read_log(r.log, &t, 0, NULL, NULL);
+	check_log_basics("discard geometry", &r, &t);
+	/* every function event the scenario makes, as the complete log of
+	 * the same run in test_threads holds them (the log's events also
+	 * count the scheduler's) */
+	made = threads_functions;
+	tap(info_u64(&t, "dropped") > 0 && !info_u64(&t, "overwritten") &&
+		    t.functions + info_u64(&t, "dropped") == made,
+	    "discard geometry: kept + dropped = made (%llu + %llu of %llu), none overwritten",
+	    (unsigned long long)t.functions,
+	    (unsigned long long)info_u64(&t, "dropped"),
+	    (unsigned long long)made);
 }
 
 struct cpus_seen {
@@ -765,9 +796,10 @@ int main(int argc, char **argv)
 		const char *name;
 		void (*fn)(void);
 	} children[] = {
-		{ "threads", child_threads }, { "migrate", child_migrate },
-		{ "onoff", child_onoff },     { "pingpong", child_pingpong },
-		{ "killme", child_killme },   { "scribble", child_scribble },
+		{ "threads", child_threads },	{ "migrate", child_migrate },
+		{ "onoff", child_onoff },	{ "pingpong", child_pingpong },
+		{ "killme", child_killme },	{ "discard", child_threads },
+		{ "scribble", child_scribble },
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "child")) {
@@ -778,8 +810,9 @@ int main(int argc, char **argv)
 				children[i].fn();
 		return 0;
 	}
-	printf("1..%d\n", 5 + 6 + 5 + 5 + 9 + 2);
+	printf("1..%d\n", 5 + 4 + 6 + 5 + 5 + 9 + 2);
 	test_threads();
+	test_discard();
 	test_migrate();
 	test_onoff();
 	test_pingpong();
