@@ -9,7 +9,8 @@ SELFTEST_PROGS := test_mmap test_ioctl test_sched test_tsc test_netlink test_ret
 SELFTEST_SCRIPTS := test_ctl.sh
 # runtime_guest: the runtime itself (tests/guest), in CPU mode on the
 # module's rings.
-SELFTEST_ORDER := $(SELFTEST_PROGS) $(SELFTEST_SCRIPTS) runtime_guest test_unload
+SELFTEST_ORDER := $(SELFTEST_PROGS) $(SELFTEST_SCRIPTS) runtime_guest \
+	matrix_guest.sh test_unload
 SELFTEST_DIR := $(BUILD)/selftests
 SELFTEST_BINS := $(SELFTEST_ORDER:%=$(SELFTEST_DIR)/%)
 SELFTEST_SUPPORT := selftests/xrayfdr_test.c tools/ctl/ctl_nl.c
@@ -39,6 +40,33 @@ $(SELFTEST_DIR)/runtime_guest: tests/guest/runtime_guest.c $(LIB_A)
 		2>$@.log; rc=$$?; $(STATIC_LINK_NOISE) $@.log >&2; \
 		rm -f $@.log; exit $$rc
 
+# matrix_guest.sh runs the runtime matrix's programs (tests/runtime/progs),
+# linked statically the same way, in CPU mode; the host checks their logs.
+GUEST_MATRIX_C := recursion tailcalls threads thread_exit longjmp signals \
+	fork args events
+GUEST_MATRIX_CXX := exceptions cxx
+GUEST_MATRIX_BINS := $(GUEST_MATRIX_C:%=$(SELFTEST_DIR)/m_%) \
+	$(GUEST_MATRIX_CXX:%=$(SELFTEST_DIR)/m_%)
+GUEST_XRAY := -O2 -g -pthread -Itests/runtime/progs -Ilib/include \
+	-fxray-instrument -fxray-instruction-threshold=1 -fnoxray-link-deps
+GUEST_LINK := -static -Wl,-u,__xray_init $(LIB_A) -lelf -lz -lpthread
+
+$(SELFTEST_DIR)/m_%: tests/runtime/progs/%.c $(LIB_A)
+	$(call msg,CLANG,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(GUEST_XRAY) -o $@ $< $(GUEST_LINK) 2>$@.log; rc=$$?; \
+		$(STATIC_LINK_NOISE) $@.log >&2; rm -f $@.log; exit $$rc
+
+$(SELFTEST_DIR)/m_%: tests/runtime/progs/%.cc $(LIB_A)
+	$(call msg,CLANG++,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG)++ $(GUEST_XRAY) -o $@ $< $(GUEST_LINK) 2>$@.log; rc=$$?; \
+		$(STATIC_LINK_NOISE) $@.log >&2; rm -f $@.log; exit $$rc
+
+$(SELFTEST_DIR)/matrix_guest.sh: tests/guest/matrix_guest.sh
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+
 $(SELFTEST_DIR)/%.sh: selftests/%.sh
 	$(Q)mkdir -p $(@D)
 	$(Q)cp $< $@
@@ -66,11 +94,11 @@ $(VM_DEMO): scripts/vm/guest-demo.sh
 	$(Q)cp $< $@
 
 $(VM_INITRD): $(KMOD_KO) $(CTL_BIN) $(SELFTEST_BINS) $(VM_DEMO) \
-		scripts/vm/guest-init scripts/vm/mkinitramfs.sh
+		$(GUEST_MATRIX_BINS) scripts/vm/guest-init scripts/vm/mkinitramfs.sh
 	$(call msg,CPIO,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)EXTRA="$(VM_DEMO)" scripts/vm/mkinitramfs.sh $@ $(KMOD_KO) $(CTL_BIN) \
-		$(SELFTEST_BINS)
+	$(Q)EXTRA="$(VM_DEMO) $(GUEST_MATRIX_BINS)" scripts/vm/mkinitramfs.sh $@ \
+		$(KMOD_KO) $(CTL_BIN) $(SELFTEST_BINS)
 	$(Q)printf '%s\n' $(SELFTEST_ORDER) >$(VM_LIST)
 
 vmtest: $(VM_INITRD) $(VM_KERNEL)

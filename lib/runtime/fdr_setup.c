@@ -161,6 +161,8 @@ void rt_fdr_quiesce(void)
 
 		nanosleep(&ts, NULL);
 	}
+	if (rt.sink->finish)
+		rt.sink->finish();
 }
 
 /* The sink @o's mode asks for, where it can be had. */

@@ -39,6 +39,9 @@
 #define RT_CTL_RECYCLED 4080 /* u64: sub-buffers reused */
 #define RT_CTL_OVERWRITTEN 4088 /* u64: events in them */
 
+/* In a ring's NewBuffer record: the stretch it starts (sink_cpu.c). */
+#define RT_STRETCH_OFF 8
+
 /* In the uapi structs: the header's state, a sub-buffer's base TSC. */
 #define RT_HEADER_STATE 56
 #define RT_SUBBUF_TSC 8

@@ -92,6 +92,9 @@ struct rt_sink {
 	 * generation under which it may write (0: it may not).
 	 */
 	uint32_t (*arm)(struct rt_thread *t);
+	/* The trace is over: nothing, the kernel included, may add to what
+	 * the drain reads (may be NULL; async-signal-safe). */
+	void (*finish)(void);
 	/* fork(): the sink's locks around it; the child, process @pid,
 	 * starts generation @gen with nothing recorded. */
 	void (*fork_prepare)(void);

@@ -58,7 +58,7 @@ struct rt_ring rt_ring;
 struct run {
 	uint32_t tid;
 	uint32_t cpu;
-	uint64_t first_tsc; /* when its first record was made: the order */
+	uint32_t stretch; /* its thread's stretch: the order across CPUs */
 	uint64_t base; /* its sub-buffer's base TSC */
 	uint64_t wall_ns; /* its sub-buffer's wall-clock time */
 	const uint8_t *p;
@@ -566,6 +566,9 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 		*tsc = base;
 	pd->staged_before =
 		XRAY_FDR_COMMIT_TID(commit) != t->tid ? (uint32_t)MD : 0;
+	/* a takeover starts a stretch (a refused commit may skip a number) */
+	if (pd->staged_before)
+		t->stretch++;
 	total = pd->staged_before + need;
 	pd->close_word = NULL;
 	pd->open = NULL;
@@ -588,11 +591,13 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 		pd->close_word = (uint64_t *)&sb->used;
 		pd->close_val = used | (uint64_t)sb->flags << 32;
 		pd->open = next;
-		pd->open_hdr = (struct xray_fdr_subbuf){ .seq = seq,
-							 .tsc = *tsc,
-							 .wall_ns = wall_ns(),
-							 .cpu = cpu,
-							 .tid = t->tid };
+		pd->open_hdr =
+			(struct xray_fdr_subbuf){ .seq = seq,
+						  .tsc = *tsc,
+						  .wall_ns = wall_ns(),
+						  .cpu = cpu,
+						  .tid = t->tid,
+						  .reserved = t->stretch };
 		base = *tsc;
 		off = (nidx << cr.shift) + SUBBUF_HDR;
 		pd->staged_before = 0; /* the header names the owner */
@@ -600,11 +605,13 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	pd->dst = ring_of(cpu) + off;
 	pd->expect = commit;
 	pd->cpu = cpu;
-	if (pd->staged_before)
+	if (pd->staged_before) {
 		fdr_put_metadata(t->stage, false, cr.version,
 				 &(struct xrayfdr_metadata){
 					 .kind = XRAYFDR_MD_NEW_BUFFER,
 					 .tid = (int32_t)t->tid });
+		put32(t->stage + RT_STRETCH_OFF, t->stretch, false);
+	}
 	t->pos = t->stage + pd->staged_before;
 	t->last_tsc[0] = t->last_tsc[1] = base;
 	t->cpu = cpu;
@@ -778,6 +785,14 @@ static void cpu_fork_child(uint32_t gen, pid_t pid)
 		ring_init(c);
 }
 
+/* The module stops writing scheduler records into the rings, and no
+ * kernel write is in progress once this returns. */
+static void cpu_finish(void)
+{
+	if (cr.now.fd >= 0)
+		ioctl(cr.now.fd, XRAY_FDR_IOC_FREEZE);
+}
+
 static const char *cpu_memory(void)
 {
 	return cr.now.fd >= 0 ? "module" : "own";
@@ -811,36 +826,75 @@ static void cpu_counters(struct rt_sink_counters *c)
  * a delta does not fit, and the times made relative to the record before.
  */
 
-/* The time of a run's first record (its base if it has none). */
-static uint64_t first_time(const struct run *r)
-{
-	if (r->p[0] & XRAY_FDR_REC_EXTENDED) {
-		if (XRAY_FDR_REC_KIND(r->p[0]) > XRAY_FDR_REC_USER_KIND_MAX &&
-		    r->len >= sizeof(struct xray_fdr_sched_record))
-			return get64(
-				r->p + offsetof(struct xray_fdr_sched_record,
-						tsc),
-				false);
-		return r->base;
-	}
-	return r->base + get32(r->p + 4, false);
-}
-
+/*
+ * The drain orders a thread's runs by its stretches, not by time: the
+ * TSCs of two CPUs may disagree (a kernel that found them out of sync),
+ * while each takeover of a ring's tail numbers a new stretch of the
+ * thread (in its NewBuffer record, or in the reserved word of the
+ * sub-buffer header it opened).  Within a stretch, the order is the
+ * ring's.  A kernel record of a thread that does not own the tail goes
+ * with that thread's next stretch in the ring (it switched in and went
+ * on to write there), else with its last one.
+ */
 struct walk {
 	struct run *out;
 	size_t max, n;
 	uint32_t order;
+	/* this ring: kernel records waiting for their thread's stretch */
+	size_t pending[64];
+	unsigned int npending;
+	struct {
+		uint32_t tid, stretch;
+	} last[64]; /* the last stretch of each thread seen in this ring */
+	unsigned int nlast;
 };
 
 static void add_run(struct walk *w, const struct run *r)
 {
 	if (w->n < w->max) {
 		w->out[w->n] = *r;
-		w->out[w->n].first_tsc = first_time(r);
 		w->out[w->n].order = w->order;
 	}
 	w->n++;
 	w->order++;
+}
+
+static void saw_stretch(struct walk *w, uint32_t tid, uint32_t stretch)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nlast && w->last[i].tid != tid; i++)
+		;
+	if (i == w->nlast && w->nlast < 64)
+		w->nlast++;
+	if (i < w->nlast)
+		w->last[i].tid = tid, w->last[i].stretch = stretch;
+	/* the kernel's records of this thread that came before it */
+	for (unsigned int k = 0; k < w->npending;) {
+		struct run *r = &w->out[w->pending[k]];
+
+		if (r->tid != tid) {
+			k++;
+			continue;
+		}
+		r->stretch = stretch;
+		w->pending[k] = w->pending[--w->npending];
+	}
+}
+
+/* Kernel records still waiting at the end of a ring: their thread's last
+ * stretch in it. */
+static void settle_pending(struct walk *w)
+{
+	for (unsigned int k = 0; k < w->npending; k++) {
+		struct run *r = &w->out[w->pending[k]];
+
+		for (unsigned int i = 0; i < w->nlast; i++)
+			if (w->last[i].tid == r->tid)
+				r->stretch = w->last[i].stretch;
+	}
+	w->npending = 0;
+	w->nlast = 0;
 }
 
 /*
@@ -853,6 +907,7 @@ static void walk_ring(uint32_t cpu, struct walk *w)
 	uint64_t commit =
 		__atomic_load_n(&control(cpu)->commit, __ATOMIC_ACQUIRE);
 	uint32_t off = XRAY_FDR_COMMIT_OFFSET(commit), open;
+	uint32_t owner = 0, stretch = 0;
 	uint64_t open_seq;
 
 	if (!off || off > rt_ring.size || off % 8) {
@@ -866,8 +921,7 @@ static void walk_ring(uint32_t cpu, struct walk *w)
 		const struct xray_fdr_subbuf *sb = subbuf(cpu, idx);
 		const uint8_t *p = (const uint8_t *)sb + SUBBUF_HDR;
 		uint32_t used = k ? sb->used : off - (open << cr.shift);
-		struct run r = { .tid = sb->tid,
-				 .cpu = cpu,
+		struct run r = { .cpu = cpu,
 				 .base = sb->tsc,
 				 .wall_ns = sb->wall_ns,
 				 .p = p };
@@ -881,6 +935,16 @@ static void walk_ring(uint32_t cpu, struct walk *w)
 			cr.damaged++;
 			continue;
 		}
+		/* opened by its owner: a stretch number; by the kernel: the
+		 * owner's stretch goes on */
+		if (sb->reserved || sb->tid != owner) {
+			owner = sb->tid;
+			stretch = (uint32_t)sb->reserved;
+			if (w->out)
+				saw_stretch(w, owner, stretch);
+		}
+		r.tid = owner;
+		r.stretch = stretch;
 		for (left = used - SUBBUF_HDR; left; p += len, left -= len) {
 			unsigned int kind = XRAY_FDR_REC_KIND(p[0]);
 
@@ -897,7 +961,12 @@ static void walk_ring(uint32_t cpu, struct walk *w)
 			if (r.len)
 				add_run(w, &r);
 			if (kind == XRAYFDR_MD_NEW_BUFFER) {
-				r.tid = get32(p + MD_OFF_BODY, false);
+				owner = get32(p + MD_OFF_BODY, false);
+				stretch = get32(p + RT_STRETCH_OFF, false);
+				r.tid = owner;
+				r.stretch = stretch;
+				if (w->out)
+					saw_stretch(w, owner, stretch);
 			} else if (len >=
 				   sizeof(struct xray_fdr_sched_record)) {
 				struct run k_run = r;
@@ -909,6 +978,9 @@ static void walk_ring(uint32_t cpu, struct walk *w)
 					false);
 				k_run.p = p;
 				k_run.len = (uint32_t)len;
+				if (k_run.tid != owner && w->out &&
+				    w->n < w->max && w->npending < 64)
+					w->pending[w->npending++] = w->n;
 				add_run(w, &k_run);
 			}
 			r.p = p + len;
@@ -917,14 +989,16 @@ static void walk_ring(uint32_t cpu, struct walk *w)
 		if (r.len)
 			add_run(w, &r);
 	}
+	if (w->out)
+		settle_pending(w);
 }
 
 static bool run_before(const struct run *a, const struct run *b)
 {
 	if (a->tid != b->tid)
 		return a->tid < b->tid;
-	if (a->first_tsc != b->first_tsc)
-		return a->first_tsc < b->first_tsc;
+	if (a->stretch != b->stretch)
+		return a->stretch < b->stretch;
 	return a->order < b->order;
 }
 
@@ -945,20 +1019,31 @@ static void cpu_drain_begin(struct rt_drain *d, bool wait)
 		walk_ring(c, &w);
 	if (!w.n)
 		return;
-	size = w.n * sizeof(*cr.runs);
-	cr.runs = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (cr.runs == MAP_FAILED) {
+	/* Rings still written (xrayfdr_trace_stats() during a trace) may
+	 * have more runs by the second walk: room to spare, and walk again
+	 * in more room if even that was short. */
+	for (int tries = 0; tries < 4; tries++) {
+		size_t max = w.n + w.n / 4 + 64;
+
+		size = max * sizeof(*cr.runs);
+		cr.runs = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (cr.runs == MAP_FAILED) {
+			cr.runs = NULL;
+			return;
+		}
+		cr.runs_size = size;
+		w = (struct walk){ .out = cr.runs, .max = max };
+		cr.damaged = 0; /* counted once, by the walk kept */
+		for (uint32_t c = 0; c < rt_ring.ncpus; c++)
+			walk_ring(c, &w);
+		if (w.n <= w.max)
+			break;
+		munmap(cr.runs, cr.runs_size);
 		cr.runs = NULL;
-		return;
 	}
-	cr.runs_size = size;
-	w = (struct walk){ .out = cr.runs, .max = w.n };
-	cr.damaged = 0; /* counted once, by this second walk */
-	for (uint32_t c = 0; c < rt_ring.ncpus; c++)
-		walk_ring(c, &w);
-	if (w.n > w.max)
-		w.n = w.max; /* (a writer came back meanwhile) */
+	if (!cr.runs)
+		return;
 	/* shell sort: in place, no recursion, fine for a signal handler */
 	for (size_t gap = w.n / 2; gap; gap /= 2)
 		for (size_t i = gap; i < w.n; i++) {
@@ -1188,6 +1273,7 @@ const struct rt_sink rt_cpu_sink = {
 	.fork_prepare = cpu_fork_nothing,
 	.fork_parent = cpu_fork_nothing,
 	.fork_child = cpu_fork_child,
+	.finish = cpu_finish,
 	.counters = cpu_counters,
 	.memory = cpu_memory,
 	.drain_begin = cpu_drain_begin,

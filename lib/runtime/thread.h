@@ -95,8 +95,10 @@ struct rt_thread {
 	uint64_t last_entry_tsc;
 	/* used when libc registered no rseq area */
 	struct rt_rseq_area rseq;
-	/* CPU rings: the append being prepared (sink_cpu.c) */
+	/* CPU rings: the append being prepared (sink_cpu.c), and how many
+	 * times this thread took over a ring's tail (orders its stretches) */
 	struct rt_ring_pending ring;
+	uint32_t stretch;
 	/* the records of one event, staged for the rings */
 	uint8_t stage[64] __attribute__((aligned(8)));
 };

@@ -129,6 +129,10 @@ for mode in $MODES; do
 	files=$prefix.files
 	llvm_xray=$(command -v llvm-xray || command -v llvm-xray-14 || true)
 	for f in $(guest_files "$tests.clean" "$files"); do
+		case $f in
+		*.xray | *.xray.[0-9]*) ;;
+		*) continue ;; # (a program's output)
+		esac
 		if [ -z "$llvm_xray" ]; then
 			result fail "tsc=$mode: llvm-xray not installed (make deps)"
 		elif err=$("$llvm_xray" fdr-dump -verify "$f" 2>&1 >/dev/null); then
@@ -142,6 +146,19 @@ for mode in $MODES; do
 			result fail "tsc=$mode: xrayfdr dump --verify refuses the guest's $(basename "$f"): $(echo "$err" | tail -n1)"
 		fi
 	done
+
+	# the matrix's programs the guest ran: the host checks their logs
+	if grep -q '^XRAYFDR-TEST-BEGIN matrix_guest.sh' "$tests.clean"; then
+		python3 "$(dirname "$0")/../../tests/guest/check_matrix.py" \
+			"$files" "$BUILD/selftests" >"$prefix.matrix.log" 2>&1
+		while IFS= read -r l; do
+			case $l in
+			"ok "*) result ok "tsc=$mode: ${l#ok }" ;;
+			"not ok "*) result fail "tsc=$mode: ${l#not ok }" ;;
+			*) echo "$l" ;;
+			esac
+		done <"$prefix.matrix.log"
+	fi
 
 	# when runtime_guest ran, its logs must all be there
 	if grep -q '^XRAYFDR-TEST-BEGIN runtime_guest' "$tests.clean"; then

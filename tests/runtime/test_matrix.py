@@ -650,12 +650,14 @@ def check_light_objects():
                                  "rt_bufq_sort", "rt_bufq_trylock", "rt_bufq_unlock",
                                  "rt_bufq_used", "_GLOBAL_OFFSET_TABLE_"},
                # all but clock_gettime: cpu_start (opening the module's
-               # session), fork and the drain only
+               # session, its notes), fork, the drain and dumps only
                "sink_cpu.o": {"clock_gettime", "rt", "rt_rseq_offset",
                               "fdr_decode_metadata", "get_nprocs_conf", "memcpy",
                               "mmap", "munmap", "snprintf", "sysconf", "open",
                               "close", "ioctl", "strerror", "__errno_location",
-                              "xrayfdr_sched_encode", "_GLOBAL_OFFSET_TABLE_"}}
+                              "xrayfdr_sched_encode", "dup", "readlink",
+                              "rt_objects_text", "rt_tsc_source_name", "xrayfdr_log",
+                              "_GLOBAL_OFFSET_TABLE_"}}
     objdump = which("objdump")
     for obj, ok in allowed.items():
         path = os.path.join(BUILD, "obj", "lib", "runtime", obj)

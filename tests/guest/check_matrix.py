@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The host's half of tests/guest/matrix_guest.sh.
+
+    check_matrix.py FILES_DIR SELFTEST_DIR
+
+FILES_DIR holds what the guest exported: m-NAME.out (the program's
+output: its own counts) and m-NAME.xray[.PID] (its logs, recorded in CPU
+mode on the module's rings).  For each program: the log counts every call
+the program counts (signals: up to what the log reports lost), and every
+log passes xrayfdr dump --verify and llvm-xray fdr-dump -verify.  Prints
+"ok DESCRIPTION" / "not ok DESCRIPTION" lines, with "# " diagnostics.
+"""
+import glob
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "runtime"))
+import test_matrix as tm  # noqa: E402
+
+
+SCHED_MAGIC_HEX = "58465343"  # "XFSC", <xrayfdr/fdr.h>
+
+
+def line(ok, name, diag=""):
+    print(f"{'ok' if ok else 'not ok'} {name}")
+    for d in diag.splitlines()[:20]:
+        print(f"# {d}")
+
+
+def check(files, bins, out):
+    name = os.path.basename(out)[2:-4]
+    exe = os.path.join(bins, "m_" + name)
+    logs = sorted(l for l in glob.glob(os.path.join(files, f"m-{name}.xray*"))
+                  if not l.endswith(".b64"))
+    counts = tm.program_counts(open(out, errors="replace").read())
+    if not logs or not counts:
+        line(False, f"guest matrix {name}: a log and the program's counts",
+             f"logs {logs}, counts {counts}")
+        return
+    ids = tm.symbol_ids(exe)
+    ours, other = {}, {}
+    lost = 0
+    for log in logs:
+        # the scheduler's events (payload "XFSC") are not the program's
+        events = [e for e in tm.events_of(log)
+                  if not (e["kind"] == "custom-event" and
+                          str(e.get("data", "")).startswith(SCHED_MAGIC_HEX))]
+        c, _, o, info = tm.tally(events)
+        for k, v in c.items():
+            ours[k] = ours.get(k, 0) + v
+        for k, v in o.items():
+            other[k] = other.get(k, 0) + v
+        lost += tm.info_value(info, "dropped") + tm.info_value(info, "overwritten")
+    problems, missing = [], 0
+    for (pid, sym), n in sorted(counts.items()):
+        if sym.startswith("@"):
+            kind = {"@custom": "custom-event", "@typed": "typed-event"}[sym]
+            got = other.get((pid, kind), 0)
+        elif sym not in ids:
+            problems.append(f"{sym}: no function id")
+            continue
+        else:
+            got = ours.get((pid, ids[sym], "entry"), 0)
+        if got != n and not (got < n and name == "signals"):
+            problems.append(f"pid {pid} {sym}: program {n}, log {got}")
+        missing += n - got
+    if name == "signals" and missing > lost:
+        problems.append(f"{missing} events missing, the log reports {lost} lost")
+    line(not problems, f"guest matrix {name}: the logs count every call the program counts",
+         "\n".join(problems))
+    bad = []
+    for log in logs:
+        for cmd in ([tm.XRAYFDR, "dump", "--verify", "--quiet", log],
+                    [tm.LLVM_XRAY, "fdr-dump", "-verify", log]):
+            p = tm.run(cmd)
+            if p.returncode:
+                bad.append(f"{os.path.basename(log)}: {cmd[1]}: {(p.stderr or p.stdout)[-300:]}")
+    line(not bad, f"guest matrix {name}: every log passes xrayfdr dump --verify "
+         "and llvm-xray fdr-dump -verify", "\n".join(bad))
+
+
+def main():
+    files, bins = sys.argv[1], sys.argv[2]
+    outs = sorted(glob.glob(os.path.join(files, "m-*.out")))
+    if not outs:
+        line(False, "guest matrix: the guest exported its programs' output")
+        return 1
+    for out in outs:
+        try:
+            check(files, bins, out)
+        except Exception as e:  # a harness error is a failure, said
+            line(False, f"guest matrix {os.path.basename(out)}: harness", repr(e))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
