@@ -192,12 +192,13 @@ GENERIC rt_generic_tail, 2, 0
 GENERIC rt_generic_args, 3, 1
 
 /*
- * The FDR fast path: append one function record (and for @args, the
- * CallArgument record of %rdi) to the thread's buffer, or fall back to
- * @slow with every register as it came.  @bits: the action's bits in the
- * record's first word.
+ * What the fast paths share: three registers saved in the red zone on
+ * entry; restored on the way out and before the C path; the rseq
+ * signature before the abort handler, which starts over at the _arm
+ * label each fast path has; the critical section's descriptor from the
+ * _start label to the commit (_post).
  */
-.macro FDR_FAST name, bits, args, slow
+.macro FAST_BEGIN name
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
@@ -207,6 +208,45 @@ GENERIC rt_generic_args, 3, 1
 	movq	%rax, -8(%rsp)
 	movq	%rdx, -16(%rsp)
 	movq	%rcx, -24(%rsp)
+.endm
+
+.macro FAST_END name, slow
+.L\name\()_post:
+	movq	-8(%rsp), %rax
+	movq	-16(%rsp), %rdx
+	movq	-24(%rsp), %rcx
+	ret
+	/* ud1 carrying the rseq signature right before the abort handler */
+	.byte	0x0f, 0xb9, 0x3d
+	.long	RT_RSEQ_SIG
+.L\name\()_abort:
+	jmp	.L\name\()_arm
+.L\name\()_slow:
+	movq	-8(%rsp), %rax
+	movq	-16(%rsp), %rdx
+	movq	-24(%rsp), %rcx
+	jmp	\slow
+	.cfi_endproc
+	.size	\name, . - \name
+
+	.pushsection .data.rel.ro, "aw"
+	.p2align 5
+.L\name\()_cs:
+	.long	0, 0
+	.quad	.L\name\()_start
+	.quad	.L\name\()_post - .L\name\()_start
+	.quad	.L\name\()_abort
+	.popsection
+.endm
+
+/*
+ * The FDR fast path: append one function record (and for @args, the
+ * CallArgument record of %rdi) to the thread's buffer, or fall back to
+ * @slow with every register as it came.  @bits: the action's bits in the
+ * record's first word.
+ */
+.macro FDR_FAST name, bits, args, slow
+	FAST_BEGIN \name
 	movq	rt_self@gottpoff(%rip), %r11
 .L\name\()_arm:
 	movq	rt_rseq_offset(%rip), %rcx
@@ -261,32 +301,7 @@ GENERIC rt_generic_args, 3, 1
 	addq	$8, %rcx
 	.endif
 	movq	%rcx, %fs:RT_THREAD_POS(%r11)	/* commit */
-.L\name\()_post:
-	movq	-8(%rsp), %rax
-	movq	-16(%rsp), %rdx
-	movq	-24(%rsp), %rcx
-	ret
-	/* ud1 carrying the rseq signature right before the abort handler */
-	.byte	0x0f, 0xb9, 0x3d
-	.long	RT_RSEQ_SIG
-.L\name\()_abort:
-	jmp	.L\name\()_arm
-.L\name\()_slow:
-	movq	-8(%rsp), %rax
-	movq	-16(%rsp), %rdx
-	movq	-24(%rsp), %rcx
-	jmp	\slow
-	.cfi_endproc
-	.size	\name, . - \name
-
-	.pushsection .data.rel.ro, "aw"
-	.p2align 5
-.L\name\()_cs:
-	.long	0, 0
-	.quad	.L\name\()_start
-	.quad	.L\name\()_post - .L\name\()_start
-	.quad	.L\name\()_abort
-	.popsection
+	FAST_END \name, \slow
 .endm
 
 FDR_FAST rt_tramp_entry, 0, 0, rt_generic_entry
@@ -307,15 +322,7 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
  * compare checks both.
  */
 .macro CPU_FAST name, bits, slow
-	.globl	\name
-	.hidden	\name
-	.type	\name, @function
-	.p2align 5
-\name:
-	.cfi_startproc
-	movq	%rax, -8(%rsp)
-	movq	%rdx, -16(%rsp)
-	movq	%rcx, -24(%rsp)
+	FAST_BEGIN \name
 	/* an abort comes back here: %r11 may hold the area by then */
 .L\name\()_arm:
 	movq	rt_self@gottpoff(%rip), %r11
@@ -365,32 +372,7 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
 	movq	%rax, RT_RING_CONTROL_SIZE(%r11,%rdx)
 	addq	$8, %rcx
 	movq	%rcx, (%r11)			/* commit */
-.L\name\()_post:
-	movq	-8(%rsp), %rax
-	movq	-16(%rsp), %rdx
-	movq	-24(%rsp), %rcx
-	ret
-	/* ud1 carrying the rseq signature right before the abort handler */
-	.byte	0x0f, 0xb9, 0x3d
-	.long	RT_RSEQ_SIG
-.L\name\()_abort:
-	jmp	.L\name\()_arm
-.L\name\()_slow:
-	movq	-8(%rsp), %rax
-	movq	-16(%rsp), %rdx
-	movq	-24(%rsp), %rcx
-	jmp	\slow
-	.cfi_endproc
-	.size	\name, . - \name
-
-	.pushsection .data.rel.ro, "aw"
-	.p2align 5
-.L\name\()_cs:
-	.long	0, 0
-	.quad	.L\name\()_start
-	.quad	.L\name\()_post - .L\name\()_start
-	.quad	.L\name\()_abort
-	.popsection
+	FAST_END \name, \slow
 .endm
 
 CPU_FAST rt_cpu_tramp_entry, 0, rt_generic_entry
