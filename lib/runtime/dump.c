@@ -60,7 +60,8 @@ static void note_objects(const char *notes, char *out, size_t size)
 		const char *eol = strchr(p, '\n');
 		size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
 
-		if (strncmp(p, "object=", 7) && strncmp(p, "program=", 8))
+		if (strncmp(p, "object=", 7) && strncmp(p, "program=", 8) &&
+		    strncmp(p, "build_id=", 9))
 			continue;
 		if (n + len + 1 > size)
 			break;

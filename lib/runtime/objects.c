@@ -49,6 +49,7 @@ struct rt_object {
 	uintptr_t lo, hi; /* lowest and highest sled address */
 	uintptr_t target[NKINDS]; /* trampoline or stub per sled kind */
 	bool targets_ready;
+	char build_id[2 * 40 + 1]; /* hex of its GNU build id, or "" */
 };
 
 static struct rt_object objects[MAX_OBJECTS];
@@ -125,6 +126,44 @@ static bool in_load_segment(const struct dl_phdr_info *info, uint64_t addr,
 	return false;
 }
 
+/* The GNU build id of a loaded object, from its PT_NOTE segments in
+ * memory, in hex into @out ("" if it has none). */
+static void find_build_id(const struct dl_phdr_info *info, char *out,
+			  size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	out[0] = '\0';
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *p =
+			(const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		const uint8_t *end = p + ph->p_memsz;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const void *)p;
+			const uint8_t *name = p + sizeof(*nh);
+			const uint8_t *desc = name + ((nh->n_namesz + 3) & ~3u);
+
+			if (desc + nh->n_descsz > end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID &&
+			    nh->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+			    2 * nh->n_descsz < size) {
+				for (size_t k = 0; k < nh->n_descsz; k++) {
+					out[2 * k] = hex[desc[k] >> 4];
+					out[2 * k + 1] = hex[desc[k] & 15];
+				}
+				out[2 * nh->n_descsz] = '\0';
+				return;
+			}
+			p = desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+}
+
 static int add_object(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	bool *first = ctx;
@@ -180,6 +219,7 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *ctx)
 	}
 	o->path = strdup(path);
 	o->bias = info->dlpi_addr;
+	find_build_id(info, o->build_id, sizeof(o->build_id));
 	o->lo = UINTPTR_MAX;
 	for (size_t i = 0; i < o->map.nsleds; i++) {
 		if (o->map.sleds[i].address < o->lo)
@@ -206,8 +246,11 @@ static void build_text(void)
 		if (!objects[i].path)
 			continue;
 		k = snprintf(objects_text + n, sizeof(objects_text) - n,
-			     "object=%zu %" PRId32 " 0x%" PRIxPTR " %s\n", i,
-			     first_id(i), objects[i].bias, objects[i].path);
+			     "object=%zu %" PRId32 " 0x%" PRIxPTR " %s\n%s%s%s",
+			     i, first_id(i), objects[i].bias, objects[i].path,
+			     objects[i].build_id[0] ? "build_id=" : "",
+			     objects[i].build_id,
+			     objects[i].build_id[0] ? "\n" : "");
 		if (k < 0 || (size_t)k >= sizeof(objects_text) - n) {
 			objects_text[n] = '\0';
 			break;

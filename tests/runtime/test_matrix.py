@@ -699,6 +699,13 @@ def check_static_link():
             f"static libxrayfdr (-u __xray_init), mode={mode}: the environment "
             "starts tracing and the log counts every call",
             "\n".join(bad) or rp.stderr or "no log")
+    # the info event names the program's build id (readelf's)
+    info = tally(events_of(log))[3] if os.path.exists(log) else ""
+    m = re.search(r"^object=0 .*\nbuild_id=([0-9a-f]+)$", info, re.M)
+    want = re.search(r"Build ID: ([0-9a-f]+)", run(["readelf", "-n", exe]).stdout)
+    tap(bool(m and want and m.group(1) == want.group(1)),
+        "the info event gives the program's build id after its object line",
+        f"log: {m.group(1) if m else None}, readelf: {want.group(1) if want else None}")
 
 
 def check_environment():
