@@ -615,6 +615,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	t->pos = t->stage + pd->staged_before;
 	t->last_tsc[0] = t->last_tsc[1] = base;
 	t->cpu = cpu;
+	t->area = (uint8_t *)ctl; /* (the fast path's, for this CPU) */
 	return RT_RESERVE_SAME;
 }
 
@@ -747,10 +748,16 @@ static bool cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
 	return true;
 }
 
+/* The fast path may run once reserve has given the thread its CPU's area
+ * (t->cpu, t->area) in this trace's rings. */
 static uint32_t cpu_arm(struct rt_thread *t)
 {
 	t->end = NULL;
-	return rt_ring.header && thread_can_write(t) ? cr.gen : 0;
+	return rt_ring.header && thread_can_write(t) && t->area &&
+			       t->cpu < rt_ring.ncpus &&
+			       t->area == (uint8_t *)control(t->cpu) ?
+		       cr.gen :
+		       0;
 }
 
 static void cpu_detach(struct rt_thread *t)

@@ -25,6 +25,7 @@
 #define RT_THREAD_LAST_TSC 24 /* two u64 slots, indexed by (pos & 8) */
 #define RT_THREAD_TID 40
 #define RT_THREAD_OWNER 48 /* tid << 32: the commit word's owner half */
+#define RT_THREAD_AREA 56 /* CPU mode: the area of CPU RT_THREAD_CPU */
 
 /* The kernel's struct rseq (uapi/linux/rseq.h) as far as we use it. */
 #define RT_RSEQ_CPU_ID 4
@@ -83,6 +84,7 @@ struct rt_thread {
 	uint64_t last_tsc[2];
 	uint32_t tid;
 	uint64_t owner; /* tid << 32, as the CPU rings' commit word has it */
+	uint8_t *area; /* CPU mode: the area of the ring of CPU cpu */
 
 	/* slow path only */
 	volatile uint32_t busy; /* the C path is updating this state */
@@ -111,6 +113,7 @@ _Static_assert(offsetof(struct rt_thread, last_tsc) == RT_THREAD_LAST_TSC,
 	       "last_tsc");
 _Static_assert(offsetof(struct rt_thread, tid) == RT_THREAD_TID, "tid");
 _Static_assert(offsetof(struct rt_thread, owner) == RT_THREAD_OWNER, "owner");
+_Static_assert(offsetof(struct rt_thread, area) == RT_THREAD_AREA, "area");
 _Static_assert(offsetof(struct rt_rseq_area, cpu_id) == RT_RSEQ_CPU_ID,
 	       "rseq cpu_id");
 _Static_assert(offsetof(struct rt_rseq_area, rseq_cs) == RT_RSEQ_CS, "rseq_cs");

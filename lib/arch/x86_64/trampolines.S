@@ -314,9 +314,11 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
  * record to the ring of this CPU, or fall back to @slow with every
  * register as it came.  Like FDR_FAST it saves three registers in the red
  * zone: %r11 serves first for the thread's state, then for the CPU's
- * area; the commit word, loaded before rdtsc, is loaded again after it
- * (nothing else writes it inside the critical section: the kernel writes
- * only from a context switch, which restarts us).  Subtracting the
+ * area (the thread keeps the area of the CPU it last reserved on; on
+ * another CPU it takes the C path once).  The commit word, loaded before
+ * rdtsc, is loaded again after it (nothing else writes it inside the
+ * critical section: the kernel writes only from a context switch, which
+ * restarts us).  Subtracting the
  * thread's owner half (tid << 32) leaves the ring offset if the thread
  * owns the tail, and something larger than the ring otherwise, so one
  * compare checks both.
@@ -333,15 +335,14 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
 	movl	rt_fast_gen(%rip), %eax
 	cmpl	%eax, %fs:RT_THREAD_GEN(%r11)
 	jne	.L\name\()_slow
-	movq	%fs:RT_THREAD_OWNER(%r11), %rdx
-	movl	%fs:RT_RSEQ_CPU_ID(%rcx), %r11d
-	cmpl	rt_ring+RT_RING_NCPUS(%rip), %r11d
-	jae	.L\name\()_slow
+	movl	%fs:RT_RSEQ_CPU_ID(%rcx), %eax
+	cmpl	%eax, %fs:RT_THREAD_CPU(%r11)	/* the CPU of t->area */
+	jne	.L\name\()_slow
 	movq	rt_ring+RT_RING_HEADER(%rip), %rax
 	testl	$RT_STATE_FROZEN, RT_HEADER_STATE(%rax)
 	jnz	.L\name\()_slow
-	imulq	rt_ring+RT_RING_AREA_SIZE(%rip), %r11
-	addq	rt_ring+RT_RING_AREAS(%rip), %r11	/* this CPU's area */
+	movq	%fs:RT_THREAD_OWNER(%r11), %rdx
+	movq	%fs:RT_THREAD_AREA(%r11), %r11	/* this CPU's area */
 	movq	(%r11), %rcx			/* the commit word */
 	subq	%rdx, %rcx			/* its offset, if the tail is ours */
 	cmpq	rt_ring+RT_RING_SIZE(%rip), %rcx
