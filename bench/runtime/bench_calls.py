@@ -185,6 +185,8 @@ def main():
         ("LLVM XRay basic", lambda: peer_llvm_basic(exes["xray-llvm"], d)),
         # LLVM's default threshold: every call here is shorter, all rewound
         ("xrayfdr, threshold 5 us", lambda: peer_xrayfdr(exes["xray"], d, threshold_us=5)),
+        ("xrayfdr CPU mode, threshold 5 us",
+         lambda: peer_xrayfdr(exes["xray"], d, threshold_us=5, mode="cpu")),
         ("LLVM XRay FDR, threshold 5 us",
          lambda: peer_llvm_fdr(exes["xray-llvm"], d, threshold_us=5)),
     ]

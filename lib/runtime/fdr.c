@@ -133,9 +133,7 @@ static bool ensure_space(struct rt_thread *t, size_t need, uint64_t *tsc,
 		return true;
 	case RT_RESERVE_NEW:
 		t->cpu = UINT32_MAX;
-		t->undo_enters = 0;
-		t->undo_tails = 0;
-		t->last_entry_tsc = 0;
+		rt_rewind_reset(&t->rewind);
 		return true;
 	default:
 		return false;
@@ -164,47 +162,10 @@ static bool preamble(struct rt_thread *t, uint8_t **p, uint64_t tsc,
 }
 
 /*
- * LLVM's rewinding: the exit (or tail exit) of a call shorter than the
- * threshold erases its entry record instead of writing itself, and when
- * that leaves no undoable entry, the tail calls that led to it if the
- * chain was short too.  LLVM can only erase such a pair when a NewCPUId
- * or TSCWrap came between the entry and the tail exit, and then erases
- * half of that metadata record with it; here a tail exit that needed one
- * is not undoable (record_function), and the base after an erased pair
- * is the record before it.
- */
-static void rewind_short_call(struct rt_thread *t, uint64_t tsc, uint64_t *last)
-{
-	uint64_t w;
-
-	__builtin_memcpy(&w, t->pos - FN, sizeof(w));
-	publish(t, t->pos - FN);
-	*last -= w >> 32;
-	if (--t->undo_enters) {
-		t->last_entry_tsc -= w >> 32;
-		return;
-	}
-	t->last_entry_tsc = 0;
-	while (t->undo_tails) {
-		uint64_t tail, entry, entry_tsc;
-
-		__builtin_memcpy(&tail, t->pos - FN, sizeof(tail));
-		__builtin_memcpy(&entry, t->pos - 2 * FN, sizeof(entry));
-		entry_tsc = *last - (tail >> 32);
-		if (tsc - entry_tsc >= rt.threshold_ticks) {
-			t->undo_tails = 0;
-			return;
-		}
-		t->undo_tails--;
-		publish(t, t->pos - 2 * FN);
-		*last = entry_tsc - (entry >> 32);
-	}
-}
-
-/*
  * One function event.  Only a sink that writes where other threads write
  * too (the CPU rings) can refuse a commit, and then the event is made
- * again, with a new time; nothing there is undoable (no threshold).
+ * again, with a new time; nothing there is rewound as events come (the
+ * drain applies the threshold: rt.rewind_ticks is 0).
  */
 static void record_function(struct rt_thread *t, unsigned int kind, int32_t id,
 			    uint64_t arg)
@@ -213,7 +174,7 @@ static void record_function(struct rt_thread *t, unsigned int kind, int32_t id,
 	uint64_t tsc, last;
 	uint32_t cpu;
 	uint8_t *p;
-	bool wrote, short_call;
+	bool wrote;
 
 	do {
 		tsc = arch_tsc();
@@ -225,43 +186,21 @@ static void record_function(struct rt_thread *t, unsigned int kind, int32_t id,
 		p = t->pos;
 		last = *last_slot(t);
 		wrote = preamble(t, &p, tsc, cpu, &last);
-		short_call = !wrote && t->undo_enters &&
-			     tsc - t->last_entry_tsc < rt.threshold_ticks &&
-			     kind != XRAYFDR_FUNC_ENTRY &&
-			     kind != XRAYFDR_FUNC_ENTRY_ARGS;
-		if (short_call) {
-			rewind_short_call(t, tsc, &last);
+		if (rt_rewind_short(&t->rewind, kind, wrote, tsc,
+				    rt.rewind_ticks)) {
+			p = t->pos;
+			rt_rewind_erase(&t->rewind, &p, &last, tsc,
+					rt.rewind_ticks);
+			publish(t, p);
 			t->last_tsc[0] = t->last_tsc[1] = last;
 			return;
 		}
 		put_fn(&p, kind, id, tsc - last);
-		switch (kind) {
-		case XRAYFDR_FUNC_ENTRY:
-			t->undo_enters = wrote ? 1 : t->undo_enters + 1;
-			if (wrote)
-				t->undo_tails = 0;
-			t->last_entry_tsc = tsc;
-			break;
-		case XRAYFDR_FUNC_ENTRY_ARGS:
+		if (kind == XRAYFDR_FUNC_ENTRY_ARGS)
 			put_md(&p, &(struct xrayfdr_metadata){
 					   .kind = XRAYFDR_MD_CALL_ARGUMENT,
 					   .arg = arg });
-			t->last_entry_tsc = 0;
-			t->undo_enters = 0;
-			t->undo_tails = 0;
-			break;
-		case XRAYFDR_FUNC_EXIT:
-			t->undo_enters = 0;
-			t->undo_tails = 0;
-			break;
-		case XRAYFDR_FUNC_TAIL_EXIT:
-			/* a pair is undoable only as two adjacent records */
-			t->undo_tails = t->undo_enters && !wrote ?
-						t->undo_tails + 1 :
-						0;
-			t->undo_enters = 0;
-			break;
-		}
+		rt_rewind_note(&t->rewind, kind, wrote, tsc);
 		last = tsc;
 	} while (!rt.sink->commit(t, p, NULL, 0));
 	t->last_tsc[0] = t->last_tsc[1] = last;
@@ -358,8 +297,7 @@ int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size)
 		put_md(&p, &md);
 		/* the sink copies the payload after the marker */
 	} while (!rt.sink->commit(t, p, data, size));
-	t->undo_enters = 0;
-	t->undo_tails = 0;
+	rt_rewind_reset(&t->rewind);
 	t->last_tsc[0] = t->last_tsc[1] = last;
 out:
 	end(t);

@@ -140,7 +140,7 @@ void rt_fdr_handle_typed(uint16_t type, const void *data, size_t size)
 
 void rt_fdr_update_fast(void)
 {
-	bool fast = rt.status == XRAY_LOG_INITIALIZED && !rt.threshold_ticks &&
+	bool fast = rt.status == XRAY_LOG_INITIALIZED && !rt.rewind_ticks &&
 		    rt_handler_arg0 == rt_fdr_handle_arg0 &&
 		    (!rt_handler_arg1 || rt_handler_arg1 == rt_fdr_handle_arg1);
 
@@ -176,11 +176,6 @@ static const struct rt_sink *choose_sink(const struct rt_options *o)
 	if (want == &rt_cpu_sink && !register_rseq(&rt_self)) {
 		if (o->record_mode == RT_MODE_CPU)
 			pr_warn("mode=cpu needs restartable sequences (rseq), which this system refuses; recording in thread mode\n");
-		want = &rt_thread_sink;
-	}
-	if (want == &rt_cpu_sink && o->threshold_us) {
-		if (o->record_mode == RT_MODE_CPU)
-			pr_warn("mode=cpu does not take func_duration_threshold_us yet; recording in thread mode\n");
 		want = &rt_thread_sink;
 	}
 	/* the sleds call the trampolines of the sink they were patched for */
@@ -244,6 +239,7 @@ int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
 	rt.opts = *o;
 	rt.threshold_ticks = (uint64_t)((unsigned __int128)rt.tsc.hz *
 					o->threshold_us / 1000000);
+	rt.rewind_ticks = rt.sink == &rt_thread_sink ? rt.threshold_ticks : 0;
 	rt.dropped = 0;
 	rt.pid = getpid();
 	return 0;

@@ -1069,12 +1069,14 @@ struct out {
 	uint8_t *p, *end;
 	uint64_t last; /* the time the next delta is taken from */
 	uint32_t cpu; /* UINT32_MAX: none yet in this buffer */
+	struct rt_rewind rewind; /* func_duration_threshold_us (rewind.h) */
 };
 
-/* NewCPUId or TSCWrap before a record at @tsc, if it needs one; false if
- * there is no room for it and @need more bytes. */
-static bool out_time(struct out *o, uint32_t cpu, uint64_t tsc, size_t need,
-		     bool signed_delta)
+/* NewCPUId or TSCWrap before a record at @tsc, if it needs one.  Return 1
+ * if one was written, 0 if none was needed, -1 if there is no room for
+ * it and @need more bytes. */
+static int out_time(struct out *o, uint32_t cpu, uint64_t tsc, size_t need,
+		    bool signed_delta)
 {
 	struct xrayfdr_metadata md = { .tsc = tsc };
 	int64_t sd = (int64_t)(tsc - o->last);
@@ -1086,15 +1088,15 @@ static bool out_time(struct out *o, uint32_t cpu, uint64_t tsc, size_t need,
 				  tsc < o->last || tsc - o->last > UINT32_MAX) {
 		md.kind = XRAYFDR_MD_TSC_WRAP;
 	} else {
-		return (size_t)(o->end - o->p) >= need;
+		return (size_t)(o->end - o->p) >= need ? 0 : -1;
 	}
 	if ((size_t)(o->end - o->p) < MD + need)
-		return false;
+		return -1;
 	fdr_put_metadata(o->p, false, cr.version, &md);
 	o->p += MD;
 	o->cpu = cpu;
 	o->last = tsc;
-	return true;
+	return 1;
 }
 
 /* A custom event of @size bytes at @tsc into @o; false if it does not
@@ -1108,9 +1110,10 @@ static bool out_custom(struct out *o, uint32_t cpu, uint64_t tsc,
 				       .tsc = tsc };
 	bool delta = cr.version >= 5;
 
-	if (!out_time(o, cpu, delta || o->cpu != cpu ? tsc : o->last, MD + size,
-		      delta))
+	if (out_time(o, cpu, delta || o->cpu != cpu ? tsc : o->last, MD + size,
+		     delta) < 0)
 		return false;
+	rt_rewind_reset(&o->rewind);
 	if (delta) {
 		md.tsc_delta = (int32_t)(tsc - o->last);
 		o->last = tsc;
@@ -1172,17 +1175,30 @@ static bool out_record(struct out *o, const struct run *r, const uint8_t *p,
 					    MD :
 					    0);
 
+		unsigned int fkind = fdr_function_kind(word, false);
+		int wrote;
+
 		tsc = r->base + get32(p + 4, false);
-		if (!out_time(o, r->cpu, tsc, need, false))
+		wrote = out_time(o, r->cpu, tsc, need, false);
+		if (wrote < 0)
 			return false;
-		fdr_put_function(o->p, false, fdr_function_kind(word, false),
+		/* LLVM's duration threshold, applied here in CPU mode */
+		if (rt_rewind_short(&o->rewind, fkind, wrote, tsc,
+				    rt.threshold_ticks)) {
+			rt_rewind_erase(&o->rewind, &o->p, &o->last, tsc,
+					rt.threshold_ticks);
+			return true;
+		}
+		fdr_put_function(o->p, false, fkind,
 				 fdr_function_id(word, false),
 				 (uint32_t)(tsc - o->last));
 		o->p += FN;
 		o->last = tsc;
+		rt_rewind_note(&o->rewind, fkind, wrote, tsc);
 		return true;
 	}
 	kind = XRAY_FDR_REC_KIND(p[0]);
+	rt_rewind_reset(&o->rewind); /* nothing before any other record */
 	if (kind == XRAYFDR_MD_CALL_ARGUMENT) {
 		if (o->cpu == UINT32_MAX)
 			return true; /* no entry before it here: damage */
@@ -1201,12 +1217,12 @@ static bool out_record(struct out *o, const struct run *r, const uint8_t *p,
 	len = (size_t)md.event_size;
 	if (kind == XRAYFDR_MD_TYPED_EVENT_MARKER || cr.version >= 5) {
 		tsc = r->base + (uint32_t)md.tsc_delta;
-		if (!out_time(o, r->cpu, tsc, MD + len, true))
+		if (out_time(o, r->cpu, tsc, MD + len, true) < 0)
 			return false;
 		md.tsc_delta = (int32_t)(tsc - o->last);
 		o->last = tsc;
-	} else if (!out_time(o, r->cpu, o->cpu == r->cpu ? o->last : md.tsc,
-			     MD + len, false)) {
+	} else if (out_time(o, r->cpu, o->cpu == r->cpu ? o->last : md.tsc,
+			    MD + len, false) < 0) {
 		return false;
 	}
 	fdr_put_metadata(o->p, false, cr.version, &md);
@@ -1225,11 +1241,13 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 			 .end = cr.scratch + cr.capacity,
 			 .cpu = UINT32_MAX };
 	bool any = false, ev;
+	size_t preamble;
 
-	o.p += fdr_put_preamble(o.p, false, cr.version, (int32_t)tid,
-				first->wall_ns / 1000000000u,
-				(uint32_t)(first->wall_ns % 1000000000u / 1000),
-				cr.pid);
+	preamble = fdr_put_preamble(
+		o.p, false, cr.version, (int32_t)tid,
+		first->wall_ns / 1000000000u,
+		(uint32_t)(first->wall_ns % 1000000000u / 1000), cr.pid);
+	o.p += preamble;
 	for (; d->next < d->count && cr.runs[d->next].tid == tid;
 	     d->next++, d->offset = 0) {
 		const struct run *r = &cr.runs[d->next];
@@ -1253,7 +1271,9 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 done:
 	c->data = cr.scratch;
 	c->used = (size_t)(o.p - cr.scratch);
-	return any;
+	/* a buffer whose calls were all rewound is left out */
+	return any &&
+	       fdr_count_events_le(cr.scratch + preamble, c->used - preamble);
 }
 
 static bool cpu_drain_next(struct rt_drain *d, struct rt_chunk *c)

@@ -48,6 +48,8 @@
 
 #include <linux/xray_fdr.h>
 
+#include "rewind.h"
+
 struct rt_buf;
 
 /* The state of our own rseq registration (in rt_rseq_area.flags). */
@@ -92,9 +94,7 @@ struct rt_thread {
 	uint32_t queue_gen; /* queue generation buf belongs to */
 	uint32_t setup_done; /* thread id, exit hook and rseq area set up */
 	/* LLVM's rewinding state (func_duration_threshold_us) */
-	uint32_t undo_enters;
-	uint32_t undo_tails;
-	uint64_t last_entry_tsc;
+	struct rt_rewind rewind;
 	/* used when libc registered no rseq area */
 	struct rt_rseq_area rseq;
 	/* CPU rings: the append being prepared (sink_cpu.c), and how many
