@@ -209,7 +209,7 @@ def main():
     base = median("untraced")[0]
     ours = median("xrayfdr (record)")[0] - base
     made = 2 * CALLS_PER_ITERATION * ITERATIONS
-    print(f"{'peer':30} {'ns/call':>8} {'overhead':>9} {'spread':>8} "
+    print(f"{'peer':34} {'ns/call':>8} {'overhead':>9} {'spread':>8} "
           f"{'kept/made events':>20} {'bytes/event':>11} {'vs xrayfdr':>10}")
     for name, _ in peers:
         ns, kept, size = median(name)
@@ -218,7 +218,7 @@ def main():
         kept_s = f"{kept}/{made}" if kept is not None else "-"
         bpe = f"{size / kept:.1f}" if kept else "-"
         ratio = f"{over / ours:.2f}x" if name not in ("untraced",) and ours > 0 else "-"
-        print(f"{name:30} {ns:8.2f} {over:9.2f} {spread:8.2f} {kept_s:>20} {bpe:>11} {ratio:>10}")
+        print(f"{name:34} {ns:8.2f} {over:9.2f} {spread:8.2f} {kept_s:>20} {bpe:>11} {ratio:>10}")
     print(f"ns/call: median round, per traced call (entry + exit); overhead: "
           f"minus untraced; spread: max - min over rounds; load after: {load()}")
     print(f"vs xrayfdr: overhead / xrayfdr (record)'s overhead "
