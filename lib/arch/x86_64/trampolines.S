@@ -193,10 +193,12 @@ GENERIC rt_generic_args, 3, 1
 
 /*
  * What the fast paths share: three registers saved in the red zone on
- * entry; restored on the way out and before the C path; the rseq
- * signature before the abort handler, which starts over at the _arm
- * label each fast path has; the critical section's descriptor from the
- * _start label to the commit (_post).
+ * entry; arming the critical section; the checks that the fast path may
+ * write (the generation) and that the thread is still on the CPU it
+ * wrote on; the registers restored on the way out and before the C path;
+ * the rseq signature before the abort handler, which starts over from
+ * the arming; the critical section's descriptor from _start to the
+ * commit (_post).
  */
 .macro FAST_BEGIN name
 	.globl	\name
@@ -208,6 +210,20 @@ GENERIC rt_generic_args, 3, 1
 	movq	%rax, -8(%rsp)
 	movq	%rdx, -16(%rsp)
 	movq	%rcx, -24(%rsp)
+	/* an abort comes back here (CPU_FAST reuses %r11 for the area) */
+.L\name\()_arm:
+	movq	rt_self@gottpoff(%rip), %r11
+	movq	rt_rseq_offset(%rip), %rcx
+	leaq	.L\name\()_cs(%rip), %rax
+	movq	%rax, %fs:RT_RSEQ_CS(%rcx)
+.L\name\()_start:
+	movl	rt_fast_gen(%rip), %eax
+	cmpl	%eax, %fs:RT_THREAD_GEN(%r11)
+	jne	.L\name\()_slow
+	/* thread mode: the CPU of the buffer's records; CPU mode: of t->area */
+	movl	%fs:RT_RSEQ_CPU_ID(%rcx), %eax
+	cmpl	%eax, %fs:RT_THREAD_CPU(%r11)
+	jne	.L\name\()_slow
 .endm
 
 .macro FAST_END name, slow
@@ -247,18 +263,6 @@ GENERIC rt_generic_args, 3, 1
  */
 .macro FDR_FAST name, bits, args, slow
 	FAST_BEGIN \name
-	movq	rt_self@gottpoff(%rip), %r11
-.L\name\()_arm:
-	movq	rt_rseq_offset(%rip), %rcx
-	leaq	.L\name\()_cs(%rip), %rax
-	movq	%rax, %fs:RT_RSEQ_CS(%rcx)
-.L\name\()_start:
-	movl	rt_fast_gen(%rip), %eax
-	cmpl	%eax, %fs:RT_THREAD_GEN(%r11)
-	jne	.L\name\()_slow
-	movl	%fs:RT_RSEQ_CPU_ID(%rcx), %eax
-	cmpl	%eax, %fs:RT_THREAD_CPU(%r11)
-	jne	.L\name\()_slow
 	movq	%fs:RT_THREAD_POS(%r11), %rcx
 	.if \args
 	leaq	16(%rcx), %rax
@@ -325,19 +329,6 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
  */
 .macro CPU_FAST name, bits, slow
 	FAST_BEGIN \name
-	/* an abort comes back here: %r11 may hold the area by then */
-.L\name\()_arm:
-	movq	rt_self@gottpoff(%rip), %r11
-	movq	rt_rseq_offset(%rip), %rcx
-	leaq	.L\name\()_cs(%rip), %rax
-	movq	%rax, %fs:RT_RSEQ_CS(%rcx)
-.L\name\()_start:
-	movl	rt_fast_gen(%rip), %eax
-	cmpl	%eax, %fs:RT_THREAD_GEN(%r11)
-	jne	.L\name\()_slow
-	movl	%fs:RT_RSEQ_CPU_ID(%rcx), %eax
-	cmpl	%eax, %fs:RT_THREAD_CPU(%r11)	/* the CPU of t->area */
-	jne	.L\name\()_slow
 	movq	rt_ring+RT_RING_HEADER(%rip), %rax
 	testl	$RT_STATE_FROZEN, RT_HEADER_STATE(%rax)
 	jnz	.L\name\()_slow
