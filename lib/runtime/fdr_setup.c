@@ -206,7 +206,9 @@ static int start_sink(const struct rt_sink *want, const struct rt_options *o,
 	}
 	if (!ret)
 		rt.sink = want;
-	if (!ret && o->keep && want != &rt_cpu_sink)
+	/* (thread mode, or rings in process memory) */
+	if (!ret && o->keep &&
+	    !(want->memory && !strcmp(want->memory(), "module")))
 		pr_warn("keep=true needs the kernel module's rings (CPU mode); a killed process leaves no log\n");
 	return ret;
 }

@@ -523,8 +523,6 @@ static int cpu_start(const struct rt_options *o, size_t capacity, uint32_t gen,
 	if (o->keep && cr.now.fd >= 0)
 		pr_warn("session %u is kept if this process dies: xrayfdr-ctl dump %u -o FILE writes its log\n",
 			cr.now.session_id, cr.now.session_id);
-	else if (o->keep)
-		pr_warn("keep=true needs the kernel module's rings; a killed process leaves no log\n");
 	return 0;
 }
 

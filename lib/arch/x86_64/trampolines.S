@@ -256,6 +256,24 @@ GENERIC rt_generic_args, 3, 1
 .endm
 
 /*
+ * The function record of sled id %r10d with action @bits and the time
+ * delta in %rax, into %rax (clobbers %rdx); a delta that does not fit 32
+ * bits takes the C path.
+ */
+.macro RECORD_WORD name, bits
+	movq	%rax, %rdx
+	shrq	$32, %rdx
+	jnz	.L\name\()_slow
+	movl	%r10d, %edx
+	shll	$RT_FUNC_ID_SHIFT, %edx
+	.if \bits
+	orl	$\bits, %edx
+	.endif
+	shlq	$32, %rax
+	orq	%rdx, %rax
+.endm
+
+/*
  * The FDR fast path: append one function record (and for @args, the
  * CallArgument record of %rdi) to the thread's buffer, or fall back to
  * @slow with every register as it came.  @bits: the action's bits in the
@@ -281,16 +299,7 @@ GENERIC rt_generic_args, 3, 1
 	movq	%rax, %fs:RT_THREAD_LAST_TSC(%r11,%rdx)
 	xorl	$8, %edx
 	subq	%fs:RT_THREAD_LAST_TSC(%r11,%rdx), %rax
-	movq	%rax, %rdx
-	shrq	$32, %rdx
-	jnz	.L\name\()_slow		/* needs a TSCWrap */
-	movl	%r10d, %edx
-	shll	$RT_FUNC_ID_SHIFT, %edx
-	.if \bits
-	orl	$\bits, %edx
-	.endif
-	shlq	$32, %rax
-	orq	%rdx, %rax
+	RECORD_WORD \name, \bits	/* (a delta too large: TSCWrap) */
 	movq	%rax, (%rcx)
 	.if \args
 	movq	%rdi, %rax
@@ -349,16 +358,7 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
 	shlq	$32, %rdx
 	orq	%rdx, %rax
 	subq	RT_SUBBUF_TSC(%rcx), %rax	/* since the sub-buffer's base */
-	movq	%rax, %rdx
-	shrq	$32, %rdx
-	jnz	.L\name\()_slow		/* a new sub-buffer, or behind */
-	movl	%r10d, %edx
-	shll	$RT_FUNC_ID_SHIFT, %edx
-	.if \bits
-	orl	$\bits, %edx
-	.endif
-	shlq	$32, %rax
-	orq	%rdx, %rax
+	RECORD_WORD \name, \bits	/* (too large: a new sub-buffer) */
 	movq	(%r11), %rcx
 	movl	%ecx, %edx
 	movq	%rax, RT_RING_CONTROL_SIZE(%r11,%rdx)
