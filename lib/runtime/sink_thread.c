@@ -169,7 +169,11 @@ static bool thread_drain_next(struct rt_drain *d, struct rt_chunk *c)
 
 		c->data = b->data;
 		c->used = rt_bufq_used(&q, b);
-		if (c->used)
+		/* A buffer is published with its preamble before its first
+		 * record is: one read then (a fatal signal's flush while its
+		 * thread is in the C path) has no record yet, and a log
+		 * buffer without its NewCPUId is not valid. */
+		if (c->used > fdr_preamble_size(version))
 			return true;
 	}
 	return false;
