@@ -328,20 +328,28 @@ static int xfdr_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-/* start, stop, freeze, keep and drop: a session, then one action on it. */
+/*
+ * start, stop, freeze, keep and drop: a session, then one action on it.
+ * info->attrs has room for this command's policy only: read
+ * XRAY_FDR_A_SESSION_KEEP (beyond the other commands' maxattr) for
+ * session-keep alone.
+ */
 static int xfdr_nl_session_act(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *keep = info->attrs[XRAY_FDR_A_SESSION_KEEP];
+	u8 cmd = info->genlhdr->cmd;
 	struct xfdr_session *s;
+	bool keep = false;
 	int err;
 
-	if (info->genlhdr->cmd == XRAY_FDR_CMD_SESSION_KEEP &&
-	    GENL_REQ_ATTR_CHECK(info, XRAY_FDR_A_SESSION_KEEP))
-		return -EINVAL;
+	if (cmd == XRAY_FDR_CMD_SESSION_KEEP) {
+		if (GENL_REQ_ATTR_CHECK(info, XRAY_FDR_A_SESSION_KEEP))
+			return -EINVAL;
+		keep = nla_get_u8(info->attrs[XRAY_FDR_A_SESSION_KEEP]);
+	}
 	s = xfdr_nl_session(skb, info);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	switch (info->genlhdr->cmd) {
+	switch (cmd) {
 	case XRAY_FDR_CMD_SESSION_START:
 		err = xfdr_session_start(s);
 		break;
@@ -352,7 +360,7 @@ static int xfdr_nl_session_act(struct sk_buff *skb, struct genl_info *info)
 		err = xfdr_session_freeze(s);
 		break;
 	case XRAY_FDR_CMD_SESSION_KEEP:
-		err = xfdr_session_keep(s, nla_get_u8(keep));
+		err = xfdr_session_keep(s, keep);
 		break;
 	default:
 		err = xfdr_session_drop(s);

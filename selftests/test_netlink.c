@@ -208,6 +208,110 @@ TEST_F(nl, session_commands_reject_bad_attributes)
 	}
 }
 
+/*
+ * Each command's policy, as the attribute audit sees it: what a request may
+ * carry.  Attribute numbers of the three enums overlap, so every number is
+ * tried against every command.
+ */
+struct cmd_policy {
+	int cmd;
+	const char *name;
+	uint32_t accepts; /* bit n: attribute n */
+};
+
+static const struct cmd_policy policies[] = {
+	{ XRAY_FDR_CMD_STATUS_GET, "status-get", 0 },
+	{ XRAY_FDR_CMD_SESSION_GET, "session-get", 1u << XRAY_FDR_A_SESSION_ID },
+	{ XRAY_FDR_CMD_CONFIG_SET, "config-set",
+	  1u << XRAY_FDR_A_CONFIG_MAX_SESSION_KB |
+		  1u << XRAY_FDR_A_CONFIG_MAX_TOTAL_KB |
+		  1u << XRAY_FDR_A_CONFIG_MAX_SESSIONS |
+		  1u << XRAY_FDR_A_CONFIG_MAX_RETAINED |
+		  1u << XRAY_FDR_A_CONFIG_SCHED_RECORDS },
+	{ XRAY_FDR_CMD_SESSION_START, "session-start",
+	  1u << XRAY_FDR_A_SESSION_ID },
+	{ XRAY_FDR_CMD_SESSION_STOP, "session-stop",
+	  1u << XRAY_FDR_A_SESSION_ID },
+	{ XRAY_FDR_CMD_SESSION_FREEZE, "session-freeze",
+	  1u << XRAY_FDR_A_SESSION_ID },
+	{ XRAY_FDR_CMD_SESSION_KEEP, "session-keep",
+	  1u << XRAY_FDR_A_SESSION_ID | 1u << XRAY_FDR_A_SESSION_KEEP },
+	{ XRAY_FDR_CMD_SESSION_DROP, "session-drop",
+	  1u << XRAY_FDR_A_SESSION_ID },
+};
+
+/*
+ * A handler must never look at an attribute its command's policy does not
+ * have (the kernel sizes info->attrs by that policy): every command,
+ * alone and with a valid session id, refuses each foreign attribute, and
+ * nothing happens to the session.  Run under KASAN, this is also the test
+ * that a handler reads within its own policy.
+ */
+TEST_F(nl, every_command_refuses_attributes_outside_its_policy)
+{
+	int max = XRAY_FDR_A_SESSION_MAX;
+	uint32_t id = self->s.info.session_id, v = 1;
+	struct nl_msg *msg;
+	unsigned int i;
+	int a, err;
+
+	if (XRAY_FDR_A_STATUS_MAX > max)
+		max = XRAY_FDR_A_STATUS_MAX;
+	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
+		const struct cmd_policy *p = &policies[i];
+		bool session = p->accepts & (1u << XRAY_FDR_A_SESSION_ID) &&
+			       p->cmd != XRAY_FDR_CMD_CONFIG_SET;
+
+		for (a = 1; a <= max + 2; a++) {
+			if (p->accepts & (1u << a))
+				continue;
+			msg = ctl_nl_msg(&self->nl, p->cmd, 0);
+			ASSERT_NE(NULL, msg);
+			if (session)
+				nla_put_u32(msg, XRAY_FDR_A_SESSION_ID, id);
+			if (p->cmd == XRAY_FDR_CMD_SESSION_KEEP)
+				nla_put_u8(msg, XRAY_FDR_A_SESSION_KEEP, 1);
+			nla_put(msg, a, sizeof(v), &v);
+			err = ctl_nl_call(&self->nl, msg, 0, NULL, NULL);
+			if (err != -EINVAL)
+				TH_LOG("%s with attribute %d: %d", p->name, a,
+				       err);
+			EXPECT_EQ(-EINVAL, err);
+			/* and alone, the request the KASAN report was about */
+			err = request(&self->nl, p->cmd, a, &v, sizeof(v));
+			EXPECT_EQ(-EINVAL, err);
+		}
+	}
+	/* none of them acted */
+	EXPECT_EQ(XRAY_FDR_STATE_CONFIGURED, self->s.hdr->state);
+	EXPECT_EQ(0, self->s.hdr->state & XRAY_FDR_STATE_KEEP);
+}
+
+/*
+ * The requests of the out-of-bounds report: every session command with its
+ * session id and nothing else is served (and, under KASAN, read within
+ * bounds).
+ */
+TEST_F(nl, session_commands_with_only_an_id_are_served)
+{
+	uint32_t id = self->s.info.session_id;
+
+	EXPECT_EQ(0, ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_START,
+					id, -1));
+	EXPECT_EQ(0, ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_STOP,
+					id, -1));
+	EXPECT_EQ(0, ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_FREEZE,
+					id, -1));
+	/* drop is for retained sessions: this one is still open */
+	EXPECT_EQ(-EBUSY, ctl_nl_session_cmd(&self->nl,
+					     XRAY_FDR_CMD_SESSION_DROP, id,
+					     -1));
+	EXPECT_EQ(-EINVAL, ctl_nl_session_cmd(&self->nl,
+					      XRAY_FDR_CMD_SESSION_KEEP, id,
+					      -1));
+	EXPECT_TRUE(self->s.hdr->state & XRAY_FDR_STATE_FROZEN);
+}
+
 TEST_F(nl, keep_checks_its_flag)
 {
 	uint32_t id = self->s.info.session_id;
