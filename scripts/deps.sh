@@ -11,6 +11,7 @@ PACKAGES="
 	libelf-dev libdw-dev libnl-3-dev libnl-genl-3-dev
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	busybox-static cpio kmod xz-utils
+	flex bison bc libssl-dev
 	uftrace chromium hyperfine
 "
 

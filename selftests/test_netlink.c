@@ -221,7 +221,8 @@ struct cmd_policy {
 
 static const struct cmd_policy policies[] = {
 	{ XRAY_FDR_CMD_STATUS_GET, "status-get", 0 },
-	{ XRAY_FDR_CMD_SESSION_GET, "session-get", 1u << XRAY_FDR_A_SESSION_ID },
+	{ XRAY_FDR_CMD_SESSION_GET, "session-get",
+	  1u << XRAY_FDR_A_SESSION_ID },
 	{ XRAY_FDR_CMD_CONFIG_SET, "config-set",
 	  1u << XRAY_FDR_A_CONFIG_MAX_SESSION_KB |
 		  1u << XRAY_FDR_A_CONFIG_MAX_TOTAL_KB |
@@ -303,12 +304,12 @@ TEST_F(nl, session_commands_with_only_an_id_are_served)
 	EXPECT_EQ(0, ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_FREEZE,
 					id, -1));
 	/* drop is for retained sessions: this one is still open */
-	EXPECT_EQ(-EBUSY, ctl_nl_session_cmd(&self->nl,
-					     XRAY_FDR_CMD_SESSION_DROP, id,
-					     -1));
-	EXPECT_EQ(-EINVAL, ctl_nl_session_cmd(&self->nl,
-					      XRAY_FDR_CMD_SESSION_KEEP, id,
-					      -1));
+	EXPECT_EQ(-EBUSY,
+		  ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_DROP, id,
+				     -1));
+	EXPECT_EQ(-EINVAL,
+		  ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_KEEP, id,
+				     -1));
 	EXPECT_TRUE(self->s.hdr->state & XRAY_FDR_STATE_FROZEN);
 }
 
