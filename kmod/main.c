@@ -31,10 +31,15 @@ struct xfdr_config xfdr_config = {
 	.max_subbuf_size = 1U << 20,
 	.max_subbufs = 1024,
 	.max_threads = 1024,
+	.max_user_sessions = 16,
+	.max_user_kb = 96 * 1024,
+	.max_user_retained = 3,
+	.admin_reserve_sessions = 4,
+	.admin_reserve_kb = 32 * 1024,
 	.sched_records = true,
 };
 
-/* Initial values; netlink config-set changes the first four later. */
+/* Initial values; netlink config-set changes all but three later. */
 module_param_named(max_session_kb, xfdr_config.max_session_kb, uint, 0444);
 MODULE_PARM_DESC(max_session_kb, "Memory cap of one session in KiB (65536)");
 module_param_named(max_total_kb, xfdr_config.max_total_kb, uint, 0444);
@@ -49,6 +54,24 @@ module_param_named(max_subbufs, xfdr_config.max_subbufs, uint, 0444);
 MODULE_PARM_DESC(max_subbufs, "Most sub-buffers per ring (1024)");
 module_param_named(max_threads, xfdr_config.max_threads, uint, 0444);
 MODULE_PARM_DESC(max_threads, "Threads a session tracks for migrations (1024)");
+module_param_named(max_user_sessions, xfdr_config.max_user_sessions, uint,
+		   0444);
+MODULE_PARM_DESC(max_user_sessions,
+		 "Most open plus retained sessions of one user (16)");
+module_param_named(max_user_kb, xfdr_config.max_user_kb, uint, 0444);
+MODULE_PARM_DESC(max_user_kb,
+		 "Memory cap of one user's sessions in KiB (98304)");
+module_param_named(max_user_retained, xfdr_config.max_user_retained, uint,
+		   0444);
+MODULE_PARM_DESC(max_user_retained,
+		 "Most sessions of one user marked keep (3)");
+module_param_named(admin_reserve_sessions, xfdr_config.admin_reserve_sessions,
+		   uint, 0444);
+MODULE_PARM_DESC(admin_reserve_sessions,
+		 "Sessions of max_sessions only CAP_SYS_ADMIN may open (4)");
+module_param_named(admin_reserve_kb, xfdr_config.admin_reserve_kb, uint, 0444);
+MODULE_PARM_DESC(admin_reserve_kb,
+		 "KiB of max_total_kb only CAP_SYS_ADMIN may use (32768)");
 
 atomic64_t xfdr_bytes_mapped = ATOMIC64_INIT(0);
 
@@ -83,7 +106,7 @@ static int xfdr_open(struct inode *inode, struct file *file)
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
-	s = xfdr_session_create();
+	s = xfdr_session_create(file->f_mode & FMODE_WRITE);
 	if (IS_ERR(s)) {
 		kfree(f);
 		return PTR_ERR(s);
@@ -235,9 +258,12 @@ static long xfdr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	}
 
-	/* The rest change the session: not through a read-only view. */
+	/* The rest change the session: not through a read-only view... */
 	if (readonly)
 		return -EPERM;
+	/* ...nor through a file opened read-only */
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
 	switch (XFDR_IOC_BASE(cmd)) {
 	case XFDR_IOC_BASE(XRAY_FDR_IOC_SET_GEOMETRY):
 		err = xfdr_copy_struct(&geom, sizeof(geom),
@@ -306,7 +332,8 @@ static int xfdr_mmap(struct file *file, struct vm_area_struct *vma)
 	bool readonly;
 	int err;
 
-	if (!(vma->vm_flags & VM_SHARED))
+	/* VM_MAYSHARE: a read-only file's shared mappings lack VM_SHARED */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;

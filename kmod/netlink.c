@@ -42,8 +42,17 @@ static struct netlink_range_validation xfdr_total_kb_range = {
 	.max = 67108864,
 };
 
+static struct netlink_range_validation xfdr_user_kb_range = {
+	.min = 64,
+	.max = 67108864,
+};
+
+static struct netlink_range_validation xfdr_reserve_kb_range = {
+	.max = 67108864,
+};
+
 static const struct nla_policy
-	xfdr_config_set_nl_policy[XRAY_FDR_A_CONFIG_SCHED_RECORDS + 1] = {
+	xfdr_config_set_nl_policy[XRAY_FDR_A_CONFIG_ADMIN_RESERVE_KB + 1] = {
 		[XRAY_FDR_A_CONFIG_MAX_SESSION_KB] =
 			NLA_POLICY_FULL_RANGE(NLA_U32, &xfdr_session_kb_range),
 		[XRAY_FDR_A_CONFIG_MAX_TOTAL_KB] =
@@ -53,7 +62,34 @@ static const struct nla_policy
 		[XRAY_FDR_A_CONFIG_MAX_RETAINED] =
 			NLA_POLICY_MAX(NLA_U32, 1024),
 		[XRAY_FDR_A_CONFIG_SCHED_RECORDS] = NLA_POLICY_MAX(NLA_U8, 1),
+		[XRAY_FDR_A_CONFIG_MAX_USER_SESSIONS] =
+			NLA_POLICY_RANGE(NLA_U32, 1, 4096),
+		[XRAY_FDR_A_CONFIG_MAX_USER_KB] =
+			NLA_POLICY_FULL_RANGE(NLA_U32, &xfdr_user_kb_range),
+		[XRAY_FDR_A_CONFIG_MAX_USER_RETAINED] =
+			NLA_POLICY_MAX(NLA_U32, 1024),
+		[XRAY_FDR_A_CONFIG_ADMIN_RESERVE_SESSIONS] =
+			NLA_POLICY_MAX(NLA_U32, 4096),
+		[XRAY_FDR_A_CONFIG_ADMIN_RESERVE_KB] =
+			NLA_POLICY_FULL_RANGE(NLA_U32, &xfdr_reserve_kb_range),
 	};
+
+/* The u32 limits: config-set writes them, status reports them. */
+static const struct {
+	int attr;
+	u32 *value;
+} xfdr_nl_limits[] = {
+	{ XRAY_FDR_A_CONFIG_MAX_SESSION_KB, &xfdr_config.max_session_kb },
+	{ XRAY_FDR_A_CONFIG_MAX_TOTAL_KB, &xfdr_config.max_total_kb },
+	{ XRAY_FDR_A_CONFIG_MAX_SESSIONS, &xfdr_config.max_sessions },
+	{ XRAY_FDR_A_CONFIG_MAX_RETAINED, &xfdr_config.max_retained },
+	{ XRAY_FDR_A_CONFIG_MAX_USER_SESSIONS, &xfdr_config.max_user_sessions },
+	{ XRAY_FDR_A_CONFIG_MAX_USER_KB, &xfdr_config.max_user_kb },
+	{ XRAY_FDR_A_CONFIG_MAX_USER_RETAINED, &xfdr_config.max_user_retained },
+	{ XRAY_FDR_A_CONFIG_ADMIN_RESERVE_SESSIONS,
+	  &xfdr_config.admin_reserve_sessions },
+	{ XRAY_FDR_A_CONFIG_ADMIN_RESERVE_KB, &xfdr_config.admin_reserve_kb },
+};
 
 static const struct nla_policy
 	xfdr_session_start_nl_policy[XRAY_FDR_A_SESSION_ID + 1] = {
@@ -86,28 +122,55 @@ static struct genl_family xfdr_family;
 static int xfdr_nl_put_config(struct sk_buff *msg)
 {
 	struct nlattr *nest;
+	unsigned int i;
 
 	nest = nla_nest_start(msg, XRAY_FDR_A_STATUS_CONFIG);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(msg, XRAY_FDR_A_CONFIG_MAX_SESSION_KB,
-			xfdr_config.max_session_kb) ||
-	    nla_put_u32(msg, XRAY_FDR_A_CONFIG_MAX_TOTAL_KB,
-			xfdr_config.max_total_kb) ||
-	    nla_put_u32(msg, XRAY_FDR_A_CONFIG_MAX_SESSIONS,
-			xfdr_config.max_sessions) ||
-	    nla_put_u32(msg, XRAY_FDR_A_CONFIG_MAX_RETAINED,
-			xfdr_config.max_retained) ||
-	    nla_put_u8(msg, XRAY_FDR_A_CONFIG_SCHED_RECORDS,
-		       xfdr_config.sched_records)) {
-		nla_nest_cancel(msg, nest);
-		return -EMSGSIZE;
+	for (i = 0; i < ARRAY_SIZE(xfdr_nl_limits); i++) {
+		if (nla_put_u32(msg, xfdr_nl_limits[i].attr,
+				*xfdr_nl_limits[i].value))
+			goto err_cancel;
 	}
+	if (nla_put_u8(msg, XRAY_FDR_A_CONFIG_SCHED_RECORDS,
+		       xfdr_config.sched_records))
+		goto err_cancel;
 	nla_nest_end(msg, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
+}
+
+/* Every user's use for an admin, else the caller's own; xfdr_lock held. */
+static int xfdr_nl_put_users(struct sk_buff *msg, bool admin)
+{
+	struct user_namespace *ns = current_user_ns();
+	struct xfdr_user *u;
+	struct nlattr *nest;
+
+	list_for_each_entry(u, &xfdr_users, node) {
+		if (!admin && !uid_eq(u->uid, current_euid()))
+			continue;
+		nest = nla_nest_start(msg, XRAY_FDR_A_STATUS_USER);
+		if (!nest)
+			return -EMSGSIZE;
+		if (nla_put_u32(msg, XRAY_FDR_A_USER_UID,
+				from_kuid_munged(ns, u->uid)) ||
+		    nla_put_u32(msg, XRAY_FDR_A_USER_SESSIONS, u->sessions) ||
+		    nla_put_u32(msg, XRAY_FDR_A_USER_RETAINED, u->kept) ||
+		    nla_put_u64_64bit(msg, XRAY_FDR_A_USER_BYTES, u->bytes,
+				      XRAY_FDR_A_USER_PAD)) {
+			nla_nest_cancel(msg, nest);
+			return -EMSGSIZE;
+		}
+		nla_nest_end(msg, nest);
+	}
 	return 0;
 }
 
-static int xfdr_nl_put_status(struct sk_buff *msg)
+static int xfdr_nl_put_status(struct sk_buff *msg, bool admin)
 {
 	struct xfdr_counts c;
 	int err = -EMSGSIZE;
@@ -136,7 +199,7 @@ static int xfdr_nl_put_status(struct sk_buff *msg)
 			      XRAY_FDR_A_STATUS_PAD) ||
 	    nla_put_u32(msg, XRAY_FDR_A_STATUS_TSC_FLAGS, xfdr_tsc_flags()))
 		goto out_unlock;
-	err = xfdr_nl_put_config(msg);
+	err = xfdr_nl_put_config(msg) ?: xfdr_nl_put_users(msg, admin);
 out_unlock:
 	mutex_unlock(&xfdr_lock);
 	return err;
@@ -177,13 +240,22 @@ static int xfdr_nl_put_session(struct sk_buff *msg, struct xfdr_session *s,
 	return 0;
 }
 
+/*
+ * A page holds the status and ~80 users; with more (max_sessions can be
+ * 4096, one user each) the reply is built again in a larger buffer.
+ */
+#define XFDR_NL_STATUS_MAX_SIZE (4096 * 64 + NLMSG_GOODSIZE)
+
 static int xfdr_nl_status_get(struct sk_buff *skb, struct genl_info *info)
 {
+	bool admin = netlink_capable(skb, CAP_SYS_ADMIN);
+	size_t size = NLMSG_GOODSIZE;
 	struct sk_buff *msg;
 	void *hdr;
 	int err;
 
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+again:
+	msg = genlmsg_new(size, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &xfdr_family, 0,
@@ -192,7 +264,12 @@ static int xfdr_nl_status_get(struct sk_buff *skb, struct genl_info *info)
 		err = -EMSGSIZE;
 		goto err_free;
 	}
-	err = xfdr_nl_put_status(msg);
+	err = xfdr_nl_put_status(msg, admin);
+	if (err == -EMSGSIZE && size < XFDR_NL_STATUS_MAX_SIZE) {
+		nlmsg_free(msg);
+		size = min_t(size_t, size * 4, XFDR_NL_STATUS_MAX_SIZE);
+		goto again;
+	}
 	if (err)
 		goto err_free;
 	genlmsg_end(msg, hdr);
@@ -302,6 +379,7 @@ static int xfdr_nl_session_dump(struct sk_buff *skb,
 static int xfdr_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
+	unsigned int i;
 
 	/* GENL_ADMIN_PERM checked CAP_NET_ADMIN; limits need more. */
 	if (!netlink_capable(skb, CAP_SYS_ADMIN)) {
@@ -309,18 +387,11 @@ static int xfdr_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 		return -EPERM;
 	}
 	mutex_lock(&xfdr_lock);
-	if (a[XRAY_FDR_A_CONFIG_MAX_SESSION_KB])
-		xfdr_config.max_session_kb =
-			nla_get_u32(a[XRAY_FDR_A_CONFIG_MAX_SESSION_KB]);
-	if (a[XRAY_FDR_A_CONFIG_MAX_TOTAL_KB])
-		xfdr_config.max_total_kb =
-			nla_get_u32(a[XRAY_FDR_A_CONFIG_MAX_TOTAL_KB]);
-	if (a[XRAY_FDR_A_CONFIG_MAX_SESSIONS])
-		xfdr_config.max_sessions =
-			nla_get_u32(a[XRAY_FDR_A_CONFIG_MAX_SESSIONS]);
-	if (a[XRAY_FDR_A_CONFIG_MAX_RETAINED])
-		xfdr_config.max_retained =
-			nla_get_u32(a[XRAY_FDR_A_CONFIG_MAX_RETAINED]);
+	for (i = 0; i < ARRAY_SIZE(xfdr_nl_limits); i++) {
+		if (a[xfdr_nl_limits[i].attr])
+			*xfdr_nl_limits[i].value =
+				nla_get_u32(a[xfdr_nl_limits[i].attr]);
+	}
 	if (a[XRAY_FDR_A_CONFIG_SCHED_RECORDS])
 		WRITE_ONCE(xfdr_config.sched_records,
 			   nla_get_u8(a[XRAY_FDR_A_CONFIG_SCHED_RECORDS]));
@@ -349,6 +420,11 @@ static int xfdr_nl_session_act(struct sk_buff *skb, struct genl_info *info)
 	s = xfdr_nl_session(skb, info);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
+	if (!s->writable) {
+		NL_SET_ERR_MSG(info->extack, "session was opened read-only");
+		err = -EBADF;
+		goto out_put;
+	}
 	switch (cmd) {
 	case XRAY_FDR_CMD_SESSION_START:
 		err = xfdr_session_start(s);
@@ -366,6 +442,7 @@ static int xfdr_nl_session_act(struct sk_buff *skb, struct genl_info *info)
 		err = xfdr_session_drop(s);
 		break;
 	}
+out_put:
 	xfdr_session_put(s);
 	return err;
 }

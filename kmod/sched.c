@@ -335,16 +335,31 @@ int xfdr_sched_attach(struct xfdr_session *s)
 
 /**
  * xfdr_sched_detach() - stop recording @s
- * @s: a recording session; xfdr_lock held
+ * @s: a recording session; xfdr_lock and @s->lock held
  *
- * Returns once no probe can still be writing into its rings.
+ * New probes no longer find @s; those already running may still write
+ * into its rings until xfdr_sched_wait() returns, which the caller calls
+ * after dropping xfdr_lock and before releasing @s->lock.
  */
 void xfdr_sched_detach(struct xfdr_session *s)
 {
 	lockdep_assert_held(&xfdr_lock);
+	lockdep_assert_held(&s->lock);
 	hash_del_rcu(&s->mm_node);
 	WRITE_ONCE(xfdr_nr_recording, xfdr_nr_recording - 1);
-	/* Probes run with preemption off: this waits for them. */
+}
+
+/**
+ * xfdr_sched_wait() - wait for the probes that may still see a detached
+ * session
+ *
+ * Probes run with preemption off: a grace period waits for them.  Never
+ * called under xfdr_lock, which would make every other user wait too.
+ */
+void xfdr_sched_wait(void)
+{
+	lockdep_assert_not_held(&xfdr_lock);
+	might_sleep();
 	synchronize_rcu();
 }
 

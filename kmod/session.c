@@ -2,8 +2,9 @@
 /*
  * Sessions: creation at open(), geometry and ring memory, the recording
  * states (start, stop, freeze), keep, retain and drop, and lookup by id for
- * ioctl and netlink.  Every change happens under xfdr_lock; the header
- * page mirrors the state for the mapping process.
+ * ioctl and netlink.  Every change happens under the session's lock, with
+ * xfdr_lock taken briefly inside it (xfdr.h); the header page mirrors the
+ * state for the mapping process.
  *
  * A session is "listed" (found by id, shown by netlink) from open until its
  * owner file goes away, or, if it was kept, until it is dropped.
@@ -21,15 +22,15 @@
 #include <linux/slab.h>
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
-#include <linux/topology.h>
 #include <linux/vmalloc.h>
 #include <asm/msr.h>
 
 #include "xfdr.h"
 
-/* Serialises every change of a session's state, the lists and the totals. */
+/* Guards the lists, the totals and each write of a session's state. */
 DEFINE_MUTEX(xfdr_lock);
 LIST_HEAD(xfdr_sessions);
+LIST_HEAD(xfdr_users);
 struct xfdr_totals xfdr_totals;
 static DEFINE_IDR(xfdr_ids);
 
@@ -50,6 +51,73 @@ static struct xfdr_session_priv *xfdr_priv(struct xfdr_session *s)
 	return container_of(s, struct xfdr_session_priv, s);
 }
 
+/* The entry of @uid, made from @spare if there is none; xfdr_lock held. */
+static struct xfdr_user *xfdr_user_get(kuid_t uid, struct xfdr_user **spare)
+{
+	struct xfdr_user *u;
+
+	lockdep_assert_held(&xfdr_lock);
+	list_for_each_entry(u, &xfdr_users, node) {
+		if (uid_eq(u->uid, uid)) {
+			u->refs++;
+			return u;
+		}
+	}
+	u = *spare;
+	*spare = NULL;
+	u->uid = uid;
+	u->refs = 1;
+	list_add_tail(&u->node, &xfdr_users);
+	return u;
+}
+
+static void xfdr_user_put(struct xfdr_user *u)
+{
+	lockdep_assert_held(&xfdr_lock);
+	if (--u->refs)
+		return;
+	WARN_ON_ONCE(u->sessions || u->kept || u->bytes);
+	list_del(&u->node);
+	kfree(u);
+}
+
+/*
+ * May @s take @sessions more sessions and @bytes more memory, and mark
+ * @kept more sessions keep?  The global caps hold for everyone; the
+ * reserves and the per-user limits for the unprivileged.  xfdr_lock held.
+ *
+ * Return: 0, or the errno the caller reports.
+ */
+static int xfdr_session_may_take(const struct xfdr_session *s, u32 sessions,
+				 u64 bytes, u32 kept)
+{
+	const struct xfdr_config *c = &xfdr_config;
+	u32 open = xfdr_totals.sessions + xfdr_totals.retained;
+	u64 total_bytes = xfdr_totals.bytes_allocated;
+	const struct xfdr_user *u = s->user;
+
+	lockdep_assert_held(&xfdr_lock);
+	if (open + sessions > c->max_sessions)
+		return -EMFILE;
+	if (total_bytes + bytes > (u64)c->max_total_kb * 1024)
+		return -ENOSPC;
+	if (xfdr_totals.keep + kept > c->max_retained)
+		return -ENOSPC;
+	if (s->privileged)
+		return 0;
+	if (sessions &&
+	    open + sessions + c->admin_reserve_sessions > c->max_sessions)
+		return -EMFILE;
+	if (bytes && total_bytes + bytes + (u64)c->admin_reserve_kb * 1024 >
+			     (u64)c->max_total_kb * 1024)
+		return -ENOSPC;
+	if (u->sessions + sessions > c->max_user_sessions ||
+	    u->bytes + bytes > (u64)c->max_user_kb * 1024 ||
+	    u->kept + kept > c->max_user_retained)
+		return -EDQUOT;
+	return 0;
+}
+
 static void xfdr_session_publish(struct xfdr_session *s)
 {
 	lockdep_assert_held(&xfdr_lock);
@@ -57,8 +125,17 @@ static void xfdr_session_publish(struct xfdr_session *s)
 		WRITE_ONCE(s->header->state, s->state);
 }
 
-struct xfdr_session *xfdr_session_create(void)
+/**
+ * xfdr_session_create() - a new session for the calling process
+ * @writable: its file was opened for writing (else it can only be read)
+ *
+ * Return: the session with the owner reference; -EMFILE at max_sessions
+ * (less the admin reserve for the unprivileged), -EDQUOT at the user's
+ * max_user_sessions, -EINVAL for a task without an mm, -ENOMEM.
+ */
+struct xfdr_session *xfdr_session_create(bool writable)
 {
+	struct xfdr_user *spare;
 	struct xfdr_session_priv *p;
 	struct xfdr_session *s;
 	int id, err;
@@ -68,8 +145,14 @@ struct xfdr_session *xfdr_session_create(void)
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return ERR_PTR(-ENOMEM);
+	spare = kzalloc(sizeof(*spare), GFP_KERNEL);
+	if (!spare) {
+		kfree(p);
+		return ERR_PTR(-ENOMEM);
+	}
 	s = &p->s;
 	kref_init(&s->ref);
+	mutex_init(&s->lock);
 	INIT_LIST_HEAD(&s->node);
 	INIT_HLIST_NODE(&s->mm_node);
 	mmgrab(current->mm);
@@ -77,51 +160,75 @@ struct xfdr_session *xfdr_session_create(void)
 	s->owner = get_pid(task_tgid(current));
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	s->owner_uid = current_euid();
+	s->privileged = ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
+	s->writable = writable;
 	get_task_comm(s->comm, current);
 	p->owner_vpid = task_tgid_vnr(current);
 	p->owner_vuid = from_kuid_munged(current_user_ns(), s->owner_uid);
 
 	mutex_lock(&xfdr_lock);
-	if (xfdr_totals.sessions + xfdr_totals.retained >=
-	    xfdr_config.max_sessions) {
-		err = -EMFILE;
-		goto err_unlock;
-	}
+	s->user = xfdr_user_get(s->owner_uid, &spare);
+	err = xfdr_session_may_take(s, 1, 0, 0);
+	if (err)
+		goto err_user;
 	id = idr_alloc_cyclic(&xfdr_ids, s, 1, INT_MAX, GFP_KERNEL);
 	if (id < 0) {
 		err = id;
-		goto err_unlock;
+		goto err_user;
 	}
 	s->id = id;
 	p->listed = true;
 	list_add_tail(&s->node, &xfdr_sessions);
 	xfdr_totals.sessions++;
+	s->user->sessions++;
 	mutex_unlock(&xfdr_lock);
+	kfree(spare);
 	return s;
 
-err_unlock:
+err_user:
+	xfdr_user_put(s->user);
 	mutex_unlock(&xfdr_lock);
+	kfree(spare);
 	put_pid_ns(s->pid_ns);
 	put_pid(s->owner);
 	mmdrop(s->mm);
+	mutex_destroy(&s->lock);
 	kfree(p);
 	return ERR_PTR(err);
 }
 
-static void xfdr_session_free_rings(struct xfdr_session *s)
+/* The memory a geometry allocates, before it belongs to a session. */
+struct xfdr_rings {
+	struct xray_fdr_header *header;
+	struct xfdr_cpu *cpus;
+	struct xfdr_thread *threads;
+};
+
+static void xfdr_rings_free(struct xfdr_rings *r)
 {
 	unsigned int cpu;
 
-	if (s->cpus) {
+	if (r->cpus) {
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-			vfree(s->cpus[cpu].area);
-		kfree(s->cpus);
-		s->cpus = NULL;
+			vfree(r->cpus[cpu].area);
+		kfree(r->cpus);
 	}
-	kvfree(s->threads);
-	s->threads = NULL;
-	vfree(s->header);
+	kvfree(r->threads);
+	vfree(r->header);
+}
+
+static void xfdr_session_free_rings(struct xfdr_session *s)
+{
+	struct xfdr_rings r = {
+		.header = s->header,
+		.cpus = s->cpus,
+		.threads = s->threads,
+	};
+
+	xfdr_rings_free(&r);
 	s->header = NULL;
+	s->cpus = NULL;
+	s->threads = NULL;
 }
 
 /* kref release: called with xfdr_lock held, returns with it released. */
@@ -132,9 +239,13 @@ static void xfdr_session_release(struct kref *ref) __releases(&xfdr_lock)
 	WARN_ON_ONCE(s->state & XRAY_FDR_STATE_ENABLED);
 	idr_remove(&xfdr_ids, s->id);
 	list_del(&s->node);
-	if (s->state & XRAY_FDR_STATE_KEEP)
+	if (s->state & XRAY_FDR_STATE_KEEP) {
 		xfdr_totals.keep--;
+		s->user->kept--;
+	}
 	xfdr_totals.bytes_allocated -= s->bytes;
+	s->user->bytes -= s->bytes;
+	xfdr_user_put(s->user);
 	mutex_unlock(&xfdr_lock);
 
 	xfdr_session_free_rings(s);
@@ -142,6 +253,7 @@ static void xfdr_session_release(struct kref *ref) __releases(&xfdr_lock)
 	put_pid(s->owner);
 	if (s->mm)
 		mmdrop(s->mm);
+	mutex_destroy(&s->lock);
 	kfree(xfdr_priv(s));
 }
 
@@ -222,26 +334,31 @@ static void xfdr_session_fill_header(struct xfdr_session *s)
 	h->created_tsc = rdtsc_ordered();
 }
 
-static int xfdr_session_alloc_rings(struct xfdr_session *s, u32 threads)
+/*
+ * No lock held: this can take long for large rings.  Everything is charged
+ * to the caller's memory cgroup (the process setting the geometry), where
+ * it stays, like tmpfs pages, after that process is gone.  6.1 exports no
+ * accounted vmalloc that takes a node, so the rings lose their placement
+ * on their CPU's node: accounting matters more than NUMA here.
+ */
+static int xfdr_rings_alloc(struct xfdr_rings *r, u64 area_size, u32 threads)
 {
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_ZERO;
 	unsigned int cpu;
-	int node;
 
-	s->header = vzalloc(PAGE_SIZE);
-	if (!s->header)
+	r->header = __vmalloc(PAGE_SIZE, gfp);
+	if (!r->header)
 		return -ENOMEM;
-	s->cpus = kcalloc(nr_cpu_ids, sizeof(*s->cpus), GFP_KERNEL);
-	if (!s->cpus)
+	r->cpus = kcalloc(nr_cpu_ids, sizeof(*r->cpus), GFP_KERNEL_ACCOUNT);
+	if (!r->cpus)
 		return -ENOMEM;
-	/* A ring is written on its own CPU: keep it on that CPU's node. */
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		node = cpu_possible(cpu) ? cpu_to_node(cpu) : NUMA_NO_NODE;
-		s->cpus[cpu].area = vzalloc_node(s->area_size, node);
-		if (!s->cpus[cpu].area)
+		r->cpus[cpu].area = __vmalloc(area_size, gfp);
+		if (!r->cpus[cpu].area)
 			return -ENOMEM;
 	}
-	s->threads = kvcalloc(threads, sizeof(*s->threads), GFP_KERNEL);
-	if (!s->threads)
+	r->threads = kvcalloc(threads, sizeof(*r->threads), GFP_KERNEL_ACCOUNT);
+	if (!r->threads)
 		return -ENOMEM;
 	return 0;
 }
@@ -252,12 +369,15 @@ static int xfdr_session_alloc_rings(struct xfdr_session *s, u32 threads)
  * @geom: the requested shape
  *
  * Return: 0; -EINVAL for a shape outside the limits, -EFBIG above the
- * per-session cap, -ENOSPC above the global cap, -EBUSY if already set,
+ * per-session cap, -ENOSPC above the global cap (less the admin reserve
+ * for the unprivileged), -EDQUOT above the user's cap, -EBUSY if already
+ * set,
  * -ENOMEM.
  */
 int xfdr_session_configure(struct xfdr_session *s,
 			   const struct xray_fdr_geometry *geom)
 {
+	struct xfdr_rings r = {};
 	u64 ring, area, bytes;
 	unsigned int cpu;
 	u32 threads;
@@ -266,6 +386,7 @@ int xfdr_session_configure(struct xfdr_session *s,
 	if (geom->flags & ~XRAY_FDR_GEOM_DISCARD)
 		return -EINVAL;
 
+	mutex_lock(&s->lock);
 	mutex_lock(&xfdr_lock);
 	if (s->state & XRAY_FDR_STATE_CONFIGURED) {
 		err = -EBUSY;
@@ -292,12 +413,24 @@ int xfdr_session_configure(struct xfdr_session *s,
 		err = -EFBIG;
 		goto out_unlock;
 	}
-	if (xfdr_totals.bytes_allocated + bytes >
-	    (u64)xfdr_config.max_total_kb * 1024) {
-		err = -ENOSPC;
+	err = xfdr_session_may_take(s, 0, bytes, 0);
+	if (err)
 		goto out_unlock;
-	}
 
+	/* Charged now, so that the caps hold while the rings are allocated. */
+	xfdr_totals.bytes_allocated += bytes;
+	s->user->bytes += bytes;
+	mutex_unlock(&xfdr_lock);
+
+	err = xfdr_rings_alloc(&r, area, threads);
+	mutex_lock(&xfdr_lock);
+	if (err) {
+		xfdr_totals.bytes_allocated -= bytes;
+		s->user->bytes -= bytes;
+		mutex_unlock(&xfdr_lock);
+		xfdr_rings_free(&r);
+		goto out;
+	}
 	s->geom_flags = geom->flags;
 	s->subbuf_size = geom->subbuf_size;
 	s->subbuf_shift = ilog2(geom->subbuf_size);
@@ -305,34 +438,33 @@ int xfdr_session_configure(struct xfdr_session *s,
 	s->ring_size = ring;
 	s->area_size = area;
 	s->thread_mask = threads - 1;
-	err = xfdr_session_alloc_rings(s, threads);
-	if (err)
-		goto err_free;
-
+	s->header = r.header;
+	s->cpus = r.cpus;
+	s->threads = r.threads;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		xfdr_ring_init(s, cpu);
 	s->bytes = bytes;
-	xfdr_totals.bytes_allocated += bytes;
 	s->state |= XRAY_FDR_STATE_CONFIGURED;
 	xfdr_session_fill_header(s);
-	mutex_unlock(&xfdr_lock);
-	return 0;
-
-err_free:
-	xfdr_session_free_rings(s);
 out_unlock:
 	mutex_unlock(&xfdr_lock);
+out:
+	mutex_unlock(&s->lock);
 	return err;
 }
 
-/* Stop the scheduler records of @s; xfdr_lock held. */
-static void xfdr_session_stop_locked(struct xfdr_session *s)
+/*
+ * Stop the scheduler records of @s; @s->lock and xfdr_lock held.  Returns
+ * true if the caller must xfdr_sched_wait() once xfdr_lock is dropped.
+ */
+static bool xfdr_session_stop_locked(struct xfdr_session *s)
 {
 	if (!(s->state & XRAY_FDR_STATE_ENABLED))
-		return;
+		return false;
 	xfdr_sched_detach(s);
 	s->state &= ~XRAY_FDR_STATE_ENABLED;
 	xfdr_session_publish(s);
+	return true;
 }
 
 /**
@@ -347,6 +479,7 @@ int xfdr_session_start(struct xfdr_session *s)
 {
 	int err = 0;
 
+	mutex_lock(&s->lock);
 	mutex_lock(&xfdr_lock);
 	if (!xfdr_priv(s)->listed)
 		err = -ENOENT;
@@ -363,6 +496,7 @@ int xfdr_session_start(struct xfdr_session *s)
 		xfdr_netlink_notify(s, XRAY_FDR_EVENT_STARTED);
 	}
 	mutex_unlock(&xfdr_lock);
+	mutex_unlock(&s->lock);
 	return err;
 }
 
@@ -374,16 +508,21 @@ int xfdr_session_start(struct xfdr_session *s)
  */
 int xfdr_session_stop(struct xfdr_session *s)
 {
+	bool wait = false;
 	int err = 0;
 
+	mutex_lock(&s->lock);
 	mutex_lock(&xfdr_lock);
 	if (!xfdr_priv(s)->listed) {
 		err = -ENOENT;
 	} else if (s->state & XRAY_FDR_STATE_ENABLED) {
-		xfdr_session_stop_locked(s);
+		wait = xfdr_session_stop_locked(s);
 		xfdr_netlink_notify(s, XRAY_FDR_EVENT_STOPPED);
 	}
 	mutex_unlock(&xfdr_lock);
+	if (wait)
+		xfdr_sched_wait();
+	mutex_unlock(&s->lock);
 	return err;
 }
 
@@ -400,18 +539,26 @@ int xfdr_session_freeze(struct xfdr_session *s)
 {
 	int err = 0;
 
+	mutex_lock(&s->lock);
 	mutex_lock(&xfdr_lock);
-	if (!xfdr_priv(s)->listed) {
+	if (!xfdr_priv(s)->listed)
 		err = -ENOENT;
-	} else if (!(s->state & XRAY_FDR_STATE_CONFIGURED)) {
+	else if (!(s->state & XRAY_FDR_STATE_CONFIGURED))
 		err = -ENODATA;
-	} else if (!(s->state & XRAY_FDR_STATE_FROZEN)) {
-		xfdr_session_stop_locked(s);
-		s->state |= XRAY_FDR_STATE_FROZEN;
-		xfdr_session_publish(s);
-		xfdr_netlink_notify(s, XRAY_FDR_EVENT_FROZEN);
+	if (err || (s->state & XRAY_FDR_STATE_FROZEN))
+		goto out_unlock;
+	if (xfdr_session_stop_locked(s)) {
+		/* no kernel record may follow FROZEN: wait, without xfdr_lock */
+		mutex_unlock(&xfdr_lock);
+		xfdr_sched_wait();
+		mutex_lock(&xfdr_lock);
 	}
+	s->state |= XRAY_FDR_STATE_FROZEN;
+	xfdr_session_publish(s);
+	xfdr_netlink_notify(s, XRAY_FDR_EVENT_FROZEN);
+out_unlock:
 	mutex_unlock(&xfdr_lock);
+	mutex_unlock(&s->lock);
 	return err;
 }
 
@@ -421,13 +568,15 @@ int xfdr_session_freeze(struct xfdr_session *s)
  * @keep: the new setting
  *
  * Return: 0; -ENOENT if no longer listed, -ESRCH if already retained,
- * -ENOSPC if max_retained sessions are already marked keep.
+ * -ENOSPC if max_retained sessions are already marked keep, -EDQUOT if
+ * max_user_retained of the user's are.
  */
 int xfdr_session_keep(struct xfdr_session *s, bool keep)
 {
 	bool kept;
 	int err = 0;
 
+	mutex_lock(&s->lock);
 	mutex_lock(&xfdr_lock);
 	kept = s->state & XRAY_FDR_STATE_KEEP;
 	if (!xfdr_priv(s)->listed) {
@@ -435,18 +584,20 @@ int xfdr_session_keep(struct xfdr_session *s, bool keep)
 	} else if (s->state & XRAY_FDR_STATE_RETAINED) {
 		err = -ESRCH;
 	} else if (keep && !kept) {
-		if (xfdr_totals.keep >= xfdr_config.max_retained) {
-			err = -ENOSPC;
-		} else {
+		err = xfdr_session_may_take(s, 0, 0, 1);
+		if (!err) {
 			xfdr_totals.keep++;
+			s->user->kept++;
 			s->state |= XRAY_FDR_STATE_KEEP;
 		}
 	} else if (!keep && kept) {
 		xfdr_totals.keep--;
+		s->user->kept--;
 		s->state &= ~XRAY_FDR_STATE_KEEP;
 	}
 	xfdr_session_publish(s);
 	mutex_unlock(&xfdr_lock);
+	mutex_unlock(&s->lock);
 	return err;
 }
 
@@ -456,6 +607,8 @@ static void xfdr_session_unretain_locked(struct xfdr_session *s)
 	s->state &= ~(XRAY_FDR_STATE_RETAINED | XRAY_FDR_STATE_KEEP);
 	xfdr_totals.retained--;
 	xfdr_totals.keep--;
+	s->user->kept--;
+	s->user->sessions--;
 	xfdr_priv(s)->listed = false;
 	xfdr_session_publish(s);
 }
@@ -473,6 +626,7 @@ int xfdr_session_drop(struct xfdr_session *s)
 {
 	int err = 0;
 
+	mutex_lock(&s->lock);
 	mutex_lock(&xfdr_lock);
 	if (!xfdr_priv(s)->listed) {
 		err = -ENOENT;
@@ -483,6 +637,7 @@ int xfdr_session_drop(struct xfdr_session *s)
 		xfdr_netlink_notify(s, XRAY_FDR_EVENT_DROPPED);
 	}
 	mutex_unlock(&xfdr_lock);
+	mutex_unlock(&s->lock);
 	if (!err)
 		xfdr_session_put(s);
 	return err;
@@ -498,23 +653,33 @@ int xfdr_session_drop(struct xfdr_session *s)
  */
 void xfdr_session_owner_gone(struct xfdr_session *s)
 {
+	bool retain;
+
+	mutex_lock(&s->lock);
 	mutex_lock(&xfdr_lock);
-	xfdr_session_stop_locked(s);
+	if (xfdr_session_stop_locked(s)) {
+		mutex_unlock(&xfdr_lock);
+		xfdr_sched_wait();
+		mutex_lock(&xfdr_lock);
+	}
 	xfdr_totals.sessions--;
-	if ((s->state & XRAY_FDR_STATE_KEEP) &&
-	    (s->state & XRAY_FDR_STATE_CONFIGURED)) {
+	retain = (s->state & XRAY_FDR_STATE_KEEP) &&
+		 (s->state & XRAY_FDR_STATE_CONFIGURED);
+	if (retain) {
 		s->state |= XRAY_FDR_STATE_RETAINED | XRAY_FDR_STATE_FROZEN;
 		xfdr_totals.retained++;
 		mmdrop(s->mm);
 		s->mm = NULL;
 		xfdr_session_publish(s);
 		xfdr_netlink_notify(s, XRAY_FDR_EVENT_RETAINED);
-		mutex_unlock(&xfdr_lock);
-		return;
+	} else {
+		xfdr_priv(s)->listed = false;
+		s->user->sessions--;
 	}
-	xfdr_priv(s)->listed = false;
 	mutex_unlock(&xfdr_lock);
-	xfdr_session_put(s);
+	mutex_unlock(&s->lock);
+	if (!retain)
+		xfdr_session_put(s);
 }
 
 /**

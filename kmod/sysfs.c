@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * /sys/kernel/xrayfdr/: statistics and TSC facts, one value per file, plus
- * "stats", every value in one read.  All read-only; the names and formats
- * are an ABI (Documentation/ABI/testing/sysfs-kernel-xrayfdr), and the
- * runtime reads tsc_khz, constant_tsc, nonstop_tsc and tsc_reliable.
+ * "stats", every value in one read, and "users", what each user's sessions
+ * hold (root only: it names other users).  All read-only; the names and
+ * formats are an ABI (Documentation/ABI/testing/sysfs-kernel-xrayfdr), and
+ * the runtime reads tsc_khz, constant_tsc, nonstop_tsc and tsc_reliable.
  */
 #include <linux/kobject.h>
 #include <linux/sysfs.h>
@@ -99,6 +100,23 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return len;
 }
 
+/* One line per user with sessions: uid, sessions, retained, bytes. */
+static ssize_t users_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	struct xfdr_user *u;
+	int len = 0;
+
+	mutex_lock(&xfdr_lock);
+	list_for_each_entry(u, &xfdr_users, node) {
+		len += sysfs_emit_at(buf, len, "%u %u %u %llu\n",
+				     from_kuid(&init_user_ns, u->uid),
+				     u->sessions, u->kept, u->bytes);
+	}
+	mutex_unlock(&xfdr_lock);
+	return len;
+}
+
 #define XFDR_VALUE_ATTR(_name)                           \
 	static struct kobj_attribute xfdr_attr_##_name = \
 		__ATTR(_name, 0444, xfdr_value_show, NULL)
@@ -118,16 +136,26 @@ XFDR_VALUE_ATTR(tsc_reliable);
 XFDR_VALUE_ATTR(tsc_clocksource);
 XFDR_VALUE_ATTR(tsc_known_freq);
 static struct kobj_attribute xfdr_attr_stats = __ATTR_RO(stats);
+static struct kobj_attribute xfdr_attr_users = __ATTR_RO_MODE(users, 0400);
 
 static struct attribute *xfdr_attrs[] = {
-	&xfdr_attr_stats.attr,		&xfdr_attr_abi_version.attr,
-	&xfdr_attr_sessions.attr,	&xfdr_attr_sessions_retained.attr,
-	&xfdr_attr_switch_records.attr, &xfdr_attr_migration_records.attr,
-	&xfdr_attr_records_lost.attr,	&xfdr_attr_bytes_allocated.attr,
-	&xfdr_attr_bytes_mapped.attr,	&xfdr_attr_tsc_khz.attr,
-	&xfdr_attr_constant_tsc.attr,	&xfdr_attr_nonstop_tsc.attr,
-	&xfdr_attr_tsc_reliable.attr,	&xfdr_attr_tsc_clocksource.attr,
-	&xfdr_attr_tsc_known_freq.attr, NULL,
+	&xfdr_attr_stats.attr,
+	&xfdr_attr_abi_version.attr,
+	&xfdr_attr_sessions.attr,
+	&xfdr_attr_sessions_retained.attr,
+	&xfdr_attr_switch_records.attr,
+	&xfdr_attr_migration_records.attr,
+	&xfdr_attr_records_lost.attr,
+	&xfdr_attr_bytes_allocated.attr,
+	&xfdr_attr_bytes_mapped.attr,
+	&xfdr_attr_tsc_khz.attr,
+	&xfdr_attr_constant_tsc.attr,
+	&xfdr_attr_nonstop_tsc.attr,
+	&xfdr_attr_tsc_reliable.attr,
+	&xfdr_attr_tsc_clocksource.attr,
+	&xfdr_attr_tsc_known_freq.attr,
+	&xfdr_attr_users.attr,
+	NULL,
 };
 
 static const struct attribute_group xfdr_attr_group = {

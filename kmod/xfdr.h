@@ -8,8 +8,14 @@
  * page and a ring).  Sessions are reference counted: the opening file holds
  * the owner reference, attached read-only views hold one each, and a
  * session marked keep turns the owner reference into the retained one when
- * the opening file goes away.  xfdr_lock serialises every change of state;
- * the scheduler probe reads recording sessions under RCU only.
+ * the opening file goes away.
+ *
+ * Locking: a session's own @lock serialises its changes of state and is
+ * the only lock held across long waits (ring allocation, the RCU grace
+ * period that stopping needs), so one user's stop never delays another's
+ * open.  xfdr_lock, taken inside it and only briefly, guards the lists,
+ * the totals, the limits and every write of a session's state.  The
+ * scheduler probe reads recording sessions under RCU only.
  */
 #ifndef _XFDR_H
 #define _XFDR_H
@@ -44,8 +50,15 @@ struct sk_buff;
  * @max_subbuf_size: largest sub-buffer a geometry may ask for
  * @max_subbufs: most sub-buffers per ring
  * @max_threads: thread-table slots per session (rounded up to a power of 2)
+ * @max_user_sessions: most sessions of one user, open and retained together
+ * @max_user_kb: memory cap of one user's sessions
+ * @max_user_retained: most sessions of one user marked keep
+ * @admin_reserve_sessions: of @max_sessions, what only CAP_SYS_ADMIN may use
+ * @admin_reserve_kb: of @max_total_kb, what only CAP_SYS_ADMIN may use
  * @sched_records: scheduler records allowed at all
  *
+ * The per-user limits and the reserves do not apply to sessions opened
+ * with CAP_SYS_ADMIN.
  * Changed under xfdr_lock; the probe reads @sched_records with READ_ONCE().
  */
 struct xfdr_config {
@@ -56,11 +69,38 @@ struct xfdr_config {
 	u32 max_subbuf_size;
 	u32 max_subbufs;
 	u32 max_threads;
+	u32 max_user_sessions;
+	u32 max_user_kb;
+	u32 max_user_retained;
+	u32 admin_reserve_sessions;
+	u32 admin_reserve_kb;
 	bool sched_records;
 };
 
 extern struct xfdr_config xfdr_config;
 extern struct mutex xfdr_lock;
+
+/**
+ * struct xfdr_user - what the sessions of one user hold
+ * @node: on xfdr_users
+ * @uid: the effective uid their openers had
+ * @refs: sessions pointing here; freed with the last
+ * @sessions: listed sessions (open and retained)
+ * @kept: sessions marked keep (retained ones included)
+ * @bytes: memory of its sessions until each is freed
+ *
+ * Under xfdr_lock.
+ */
+struct xfdr_user {
+	struct list_head node;
+	kuid_t uid;
+	u32 refs;
+	u32 sessions;
+	u32 kept;
+	u64 bytes;
+};
+
+extern struct list_head xfdr_users;
 
 /**
  * struct xfdr_cpu - one CPU of a session, kernel side
@@ -99,6 +139,7 @@ struct xfdr_thread {
 /**
  * struct xfdr_session - one open of /dev/xrayfdr
  * @ref: owner file, attached views, netlink requests in flight
+ * @lock: serialises this session's changes of state (outside xfdr_lock)
  * @id: id for netlink and XRAY_FDR_IOC_ATTACH
  * @state: XRAY_FDR_STATE_* (never READONLY, which belongs to a file)
  * @node: on xfdr_sessions
@@ -107,6 +148,9 @@ struct xfdr_thread {
  * @owner: the opener's thread-group pid
  * @pid_ns: the opener's pid namespace, for the ids in records
  * @owner_uid: effective uid of the opener
+ * @user: what @owner_uid's sessions hold, charged for this one
+ * @privileged: the opener had CAP_SYS_ADMIN: no per-user limit, reserves
+ * @writable: opened for writing, which every change of state needs
  * @comm: the opener's command name
  * @geom_flags: XRAY_FDR_GEOM_*
  * @subbuf_size: bytes per sub-buffer (a power of two)
@@ -122,6 +166,7 @@ struct xfdr_thread {
  */
 struct xfdr_session {
 	struct kref ref;
+	struct mutex lock; /* this session's changes of state */
 	u32 id;
 	u32 state;
 	struct list_head node;
@@ -130,6 +175,9 @@ struct xfdr_session {
 	struct pid *owner;
 	struct pid_namespace *pid_ns;
 	kuid_t owner_uid;
+	struct xfdr_user *user;
+	bool privileged;
+	bool writable;
 	char comm[TASK_COMM_LEN];
 
 	u32 geom_flags;
@@ -166,7 +214,7 @@ struct xfdr_counts {
 };
 
 /* session.c */
-struct xfdr_session *xfdr_session_create(void);
+struct xfdr_session *xfdr_session_create(bool writable);
 void xfdr_session_get(struct xfdr_session *s);
 void xfdr_session_put(struct xfdr_session *s);
 struct xfdr_session *xfdr_session_find(u32 id);
@@ -196,6 +244,7 @@ int xfdr_sched_init(void);
 void xfdr_sched_exit(void);
 int xfdr_sched_attach(struct xfdr_session *s);
 void xfdr_sched_detach(struct xfdr_session *s);
+void xfdr_sched_wait(void);
 void xfdr_stats_counts(struct xfdr_counts *counts);
 
 /* tsc.c */

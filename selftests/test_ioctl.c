@@ -149,20 +149,76 @@ TEST_F(fresh, commands_in_the_wrong_state)
 	EXPECT_EQ(0, ioctl(fd, XRAY_FDR_IOC_KEEP, 0UL) ? errno : 0);
 }
 
-TEST(device_is_usable_read_only_too)
+/*
+ * A file opened read-only may only read: INFO, and attaching a view of a
+ * retained session.  Everything that changes a session needs a writable
+ * file, through ioctl and through netlink alike.
+ */
+TEST(read_only_file_may_only_read)
 {
 	struct xray_fdr_info info = { .size = sizeof(info) };
 	int fd = open(XS_DEVICE, O_RDONLY);
+	struct ctl_nl nl;
 
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(0, ioctl_errno(fd, XRAY_FDR_IOC_INFO, &info));
-	EXPECT_EQ(0, set_geometry(fd, 16, 0, 4096, 2, 0));
-	/* but shared writable mappings need a writable file */
+	EXPECT_EQ(EBADF, set_geometry(fd, 16, 0, 4096, 2, 0));
+	EXPECT_EQ(EBADF, ioctl_errno(fd, XRAY_FDR_IOC_START, NULL));
+	EXPECT_EQ(EBADF, ioctl_errno(fd, XRAY_FDR_IOC_STOP, NULL));
+	EXPECT_EQ(EBADF, ioctl_errno(fd, XRAY_FDR_IOC_FREEZE, NULL));
+	EXPECT_EQ(EBADF, ioctl(fd, XRAY_FDR_IOC_KEEP, 1UL) ? errno : 0);
+	/* netlink acts on the session, which was opened read-only */
+	ASSERT_EQ(0, ctl_nl_open(&nl));
+	EXPECT_EQ(-EBADF, ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_KEEP,
+					     info.session_id, 1));
+	EXPECT_EQ(-EBADF, ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_START,
+					     info.session_id, -1));
+	EXPECT_EQ(-EBADF, ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_STOP,
+					     info.session_id, -1));
+	ctl_nl_close(&nl);
+	/* nothing to map: it has no geometry */
 	EXPECT_EQ(MAP_FAILED,
-		  mmap(NULL, info.page_size + 2 * 4096, PROT_READ | PROT_WRITE,
-		       MAP_SHARED, fd, info.page_size));
-	EXPECT_EQ(EACCES, errno);
+		  mmap(NULL, info.page_size, PROT_READ, MAP_SHARED, fd, 0));
+	EXPECT_EQ(0, ioctl_errno(fd, XRAY_FDR_IOC_INFO, &info));
+	EXPECT_EQ(0, info.state);
 	close(fd);
+}
+
+/* ...and a read-only file may attach a retained session and map it. */
+TEST(read_only_file_may_attach_and_map_a_view)
+{
+	struct xray_fdr_attach att = { .size = sizeof(att) };
+	struct xray_fdr_info info = { .size = sizeof(info) };
+	const struct xray_fdr_header *h;
+	struct xs_session kept;
+	struct ctl_nl nl;
+	void *areas;
+	int fd;
+
+	ASSERT_EQ(0, xs_setup(&kept, 4096, 2, 0));
+	ASSERT_EQ(0, xs_ioctl(&kept, XRAY_FDR_IOC_KEEP, 1));
+	att.session_id = kept.info.session_id;
+	xs_close(&kept);
+
+	fd = open(XS_DEVICE, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl_errno(fd, XRAY_FDR_IOC_ATTACH, &att));
+	EXPECT_EQ(0, ioctl_errno(fd, XRAY_FDR_IOC_INFO, &info));
+	EXPECT_TRUE(info.state & XRAY_FDR_STATE_READONLY);
+	h = mmap(NULL, info.page_size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, h);
+	areas = mmap(NULL, h->area_size * h->nr_cpus, PROT_READ, MAP_SHARED, fd,
+		     h->area_offset);
+	EXPECT_NE(MAP_FAILED, areas);
+	if (areas != MAP_FAILED)
+		munmap(areas, h->area_size * h->nr_cpus);
+	munmap((void *)h, info.page_size);
+	close(fd);
+
+	ASSERT_EQ(0, ctl_nl_open(&nl));
+	EXPECT_EQ(0, ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_DROP,
+					att.session_id, -1));
+	ctl_nl_close(&nl);
 }
 
 TEST_HARNESS_MAIN

@@ -289,7 +289,8 @@ static int module_rings(struct rings *r, const struct rt_options *o,
 	geom.subbuf_count = count > info.max_subbufs ? info.max_subbufs : count;
 	what = "XRAY_FDR_IOC_SET_GEOMETRY";
 	while ((ret = ioctl(r->fd, XRAY_FDR_IOC_SET_GEOMETRY, &geom)) &&
-	       (errno == EFBIG || errno == ENOSPC || errno == ENOMEM) &&
+	       (errno == EFBIG || errno == ENOSPC || errno == EDQUOT ||
+		errno == ENOMEM) &&
 	       geom.subbuf_count > 2)
 		geom.subbuf_count /= 2;
 	if (ret)

@@ -65,10 +65,15 @@ struct nl_msg *ctl_nl_msg(const struct ctl_nl *nl, int cmd, int flags)
 	return msg;
 }
 
+/* A reply handler that also sees the message, for repeated attributes. */
+typedef int (*ctl_msg_reply_fn)(void *ctx, struct nlmsghdr *nlh,
+				struct nlattr **attrs);
+
 struct ctl_call {
 	struct ctl_nl *nl;
 	int maxattr;
 	ctl_nl_reply_fn fn;
+	ctl_msg_reply_fn msg_fn;
 	void *ctx;
 	int err;
 	bool done;
@@ -76,15 +81,16 @@ struct ctl_call {
 
 static int ctl_on_valid(struct nl_msg *msg, void *p)
 {
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct ctl_call *c = p;
 	struct nlattr *attrs[64];
 
-	if (!c->fn)
+	if (!c->fn && !c->msg_fn)
 		return NL_OK;
 	memset(attrs, 0, sizeof(attrs));
 	if (c->maxattr >= 64 ||
-	    genlmsg_parse(nlmsg_hdr(msg), 0, attrs, c->maxattr, NULL) < 0 ||
-	    c->fn(c->ctx, attrs)) {
+	    genlmsg_parse(nlh, 0, attrs, c->maxattr, NULL) < 0 ||
+	    (c->fn ? c->fn(c->ctx, attrs) : c->msg_fn(c->ctx, nlh, attrs))) {
 		c->err = -EBADMSG;
 		return NL_SKIP;
 	}
@@ -134,13 +140,14 @@ static int ctl_on_done(struct nl_msg *msg, void *p)
 	return NL_STOP;
 }
 
-int ctl_nl_call(struct ctl_nl *nl, struct nl_msg *msg, int maxattr,
-		ctl_nl_reply_fn fn, void *ctx)
+static int ctl_call(struct ctl_nl *nl, struct nl_msg *msg, int maxattr,
+		    ctl_nl_reply_fn fn, ctl_msg_reply_fn msg_fn, void *ctx)
 {
 	struct ctl_call c = {
 		.nl = nl,
 		.maxattr = maxattr,
 		.fn = fn,
+		.msg_fn = msg_fn,
 		.ctx = ctx,
 	};
 	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
@@ -167,6 +174,12 @@ int ctl_nl_call(struct ctl_nl *nl, struct nl_msg *msg, int maxattr,
 	if (!c.done)
 		return -EIO;
 	return c.err ? c.err : decode_err;
+}
+
+int ctl_nl_call(struct ctl_nl *nl, struct nl_msg *msg, int maxattr,
+		ctl_nl_reply_fn fn, void *ctx)
+{
+	return ctl_call(nl, msg, maxattr, fn, NULL, ctx);
 }
 
 /* A request naming session @id, with a keep attribute if @keep >= 0;
@@ -228,7 +241,16 @@ static int ctl_decode_config(struct nlattr *nest, struct ctl_config *c)
 	    get_u32(a, XRAY_FDR_A_CONFIG_MAX_TOTAL_KB, &c->max_total_kb) ||
 	    get_u32(a, XRAY_FDR_A_CONFIG_MAX_SESSIONS, &c->max_sessions) ||
 	    get_u32(a, XRAY_FDR_A_CONFIG_MAX_RETAINED, &c->max_retained) ||
-	    get_u8(a, XRAY_FDR_A_CONFIG_SCHED_RECORDS, &c->sched_records))
+	    get_u8(a, XRAY_FDR_A_CONFIG_SCHED_RECORDS, &c->sched_records) ||
+	    get_u32(a, XRAY_FDR_A_CONFIG_MAX_USER_SESSIONS,
+		    &c->max_user_sessions) ||
+	    get_u32(a, XRAY_FDR_A_CONFIG_MAX_USER_KB, &c->max_user_kb) ||
+	    get_u32(a, XRAY_FDR_A_CONFIG_MAX_USER_RETAINED,
+		    &c->max_user_retained) ||
+	    get_u32(a, XRAY_FDR_A_CONFIG_ADMIN_RESERVE_SESSIONS,
+		    &c->admin_reserve_sessions) ||
+	    get_u32(a, XRAY_FDR_A_CONFIG_ADMIN_RESERVE_KB,
+		    &c->admin_reserve_kb))
 		return -EBADMSG;
 	return 0;
 }
@@ -252,6 +274,55 @@ int ctl_decode_status(struct nlattr **a, struct ctl_status *st)
 	    get_u32(a, XRAY_FDR_A_STATUS_TSC_FLAGS, &st->tsc_flags))
 		return -EBADMSG;
 	return ctl_decode_config(a[XRAY_FDR_A_STATUS_CONFIG], &st->config);
+}
+
+static int ctl_decode_user(struct nlattr *nest, struct ctl_user *u)
+{
+	struct nlattr *a[XRAY_FDR_A_USER_MAX + 1];
+
+	if (nla_parse_nested(a, XRAY_FDR_A_USER_MAX, nest, NULL) ||
+	    get_u32(a, XRAY_FDR_A_USER_UID, &u->uid) ||
+	    get_u32(a, XRAY_FDR_A_USER_SESSIONS, &u->sessions) ||
+	    get_u32(a, XRAY_FDR_A_USER_RETAINED, &u->retained) ||
+	    get_u64(a, XRAY_FDR_A_USER_BYTES, &u->bytes))
+		return -EBADMSG;
+	return 0;
+}
+
+int ctl_decode_users(struct nlattr *head, int len, struct ctl_status *st)
+{
+	struct nlattr *nla;
+	struct ctl_user u;
+	int rem;
+
+	st->nr_users = 0;
+	st->users_omitted = 0;
+	/* nla_ok() checks each header and length against what is left */
+	for (nla = head, rem = len; nla_ok(nla, rem);
+	     nla = nla_next(nla, &rem)) {
+		if (nla_type(nla) != XRAY_FDR_A_STATUS_USER)
+			continue;
+		/* those past the array too: a malformed one fails the reply */
+		if (ctl_decode_user(nla, &u))
+			return -EBADMSG;
+		if (st->nr_users < CTL_MAX_USERS)
+			st->users[st->nr_users++] = u;
+		else
+			st->users_omitted++;
+	}
+	return 0;
+}
+
+/* The scalars from the parsed table, the users from the whole stream. */
+static int ctl_decode_status_msg(struct nlmsghdr *nlh, struct nlattr **attrs,
+				 struct ctl_status *st)
+{
+	struct genlmsghdr *gnlh = nlmsg_data(nlh);
+
+	if (ctl_decode_status(attrs, st))
+		return -EBADMSG;
+	return ctl_decode_users(genlmsg_attrdata(gnlh, 0),
+				genlmsg_attrlen(gnlh, 0), st);
 }
 
 int ctl_decode_session(struct nlattr **a, struct ctl_session *s)
@@ -284,9 +355,10 @@ int ctl_decode_session(struct nlattr **a, struct ctl_session *s)
 	return 0;
 }
 
-static int ctl_status_reply(void *ctx, struct nlattr **attrs)
+static int ctl_status_reply(void *ctx, struct nlmsghdr *nlh,
+			    struct nlattr **attrs)
 {
-	return ctl_decode_status(attrs, ctx);
+	return ctl_decode_status_msg(nlh, attrs, ctx);
 }
 
 int ctl_get_status(struct ctl_nl *nl, struct ctl_status *st)
@@ -296,8 +368,8 @@ int ctl_get_status(struct ctl_nl *nl, struct ctl_status *st)
 	memset(st, 0, sizeof(*st));
 	if (!msg)
 		return -ENOMEM;
-	return ctl_nl_call(nl, msg, XRAY_FDR_A_STATUS_MAX, ctl_status_reply,
-			   st);
+	return ctl_call(nl, msg, XRAY_FDR_A_STATUS_MAX, NULL, ctl_status_reply,
+			st);
 }
 
 static int ctl_session_reply(void *ctx, struct nlattr **attrs)
@@ -331,6 +403,7 @@ int ctl_decode_message(const void *buf, size_t len, int cmd, void *out)
 	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, attrs, maxattr, NULL) < 0)
 		return -EBADMSG;
 	if (cmd == XRAY_FDR_CMD_STATUS_GET)
-		return ctl_decode_status(attrs, out);
+		return ctl_decode_status_msg((struct nlmsghdr *)nlh, attrs,
+					     out);
 	return ctl_decode_session(attrs, out);
 }

@@ -59,7 +59,27 @@ struct ctl_config {
 	uint32_t max_sessions;
 	uint32_t max_retained;
 	uint8_t sched_records;
+	/* the per-user limits and the reserves bind the unprivileged only */
+	uint32_t max_user_sessions;
+	uint32_t max_user_kb;
+	uint32_t max_user_retained;
+	uint32_t admin_reserve_sessions;
+	uint32_t admin_reserve_kb;
 };
+
+/* One user's use: an XRAY_FDR_A_STATUS_USER nest. */
+struct ctl_user {
+	uint32_t uid;
+	uint32_t sessions; /* open plus retained */
+	uint32_t retained; /* marked keep, retained ones included */
+	uint64_t bytes;
+};
+
+/*
+ * Users a status holds.  The kernel's reply is one page, room for about
+ * 80; entries past this many are counted in users_omitted, not kept.
+ */
+#define CTL_MAX_USERS 128
 
 struct ctl_status {
 	uint32_t abi_version;
@@ -74,6 +94,10 @@ struct ctl_status {
 	uint64_t tsc_khz;
 	uint32_t tsc_flags;
 	struct ctl_config config;
+	/* every user with sessions for CAP_SYS_ADMIN, else the caller's own */
+	uint32_t nr_users;
+	uint32_t users_omitted; /* entries beyond CTL_MAX_USERS */
+	struct ctl_user users[CTL_MAX_USERS];
 };
 
 struct ctl_session {
@@ -96,9 +120,13 @@ struct ctl_session {
 /*
  * Decode a status-get reply / a session reply or notification from its
  * attributes.  Returns 0, or -EBADMSG naming nothing: a missing or
- * wrong-sized attribute.
+ * wrong-sized attribute.  A parsed table keeps only the last of repeated
+ * attributes, so ctl_decode_status() leaves the users empty:
+ * ctl_decode_users() reads them from the reply's whole attribute stream
+ * (@head, @len bytes), which ctl_get_status() does too.
  */
 int ctl_decode_status(struct nlattr **attrs, struct ctl_status *st);
+int ctl_decode_users(struct nlattr *head, int len, struct ctl_status *st);
 int ctl_decode_session(struct nlattr **attrs, struct ctl_session *s);
 
 /* status-get, decoded; 0 or -errno. */

@@ -3,8 +3,10 @@
  * libFuzzer target for the decoding of the module's netlink replies
  * (ctl_decode_message()): any bytes, as a status reply and as a session
  * reply.  Beyond "no crash": a decoded command name is always a
- * terminated string.  Built with -DCTL_FUZZ_SEEDS it is instead the
- * program that writes the seed corpus: one valid reply of each kind.
+ * terminated string, and a status never holds more users than its array
+ * (the rest are counted).  Built with -DCTL_FUZZ_SEEDS it is instead the
+ * program that writes the seed corpus: valid replies of each kind, the
+ * status ones with no, a few and too many users.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
-	ctl_decode_message(copy, size, XRAY_FDR_CMD_STATUS_GET, &st);
+	if (ctl_decode_message(copy, size, XRAY_FDR_CMD_STATUS_GET, &st) == 0 &&
+	    st.nr_users > CTL_MAX_USERS)
+		abort();
 	if (ctl_decode_message(copy, size, XRAY_FDR_CMD_SESSION_GET, &s) == 0 &&
 	    !memchr(s.comm, 0, sizeof(s.comm)))
 		abort();
@@ -53,14 +57,15 @@ static int save(struct nl_msg *msg, const char *dir, const char *name)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* A status-get reply with @users user nests, every other one padded. */
+static struct nl_msg *status_msg(int users)
 {
-	struct nl_msg *st = nlmsg_alloc(), *se = nlmsg_alloc();
+	struct nl_msg *st = nlmsg_alloc_size(65536);
 	struct nlattr *nest;
-	int a;
+	int a, u;
 
-	if (argc != 2 || !st || !se)
-		return 2;
+	if (!st)
+		exit(2);
 	genlmsg_put(st, 0, 1, 20, 0, 0, XRAY_FDR_CMD_STATUS_GET, 1);
 	for (a = XRAY_FDR_A_STATUS_ABI_VERSION; a < XRAY_FDR_A_STATUS_CONFIG;
 	     a++)
@@ -70,12 +75,34 @@ int main(int argc, char **argv)
 		else
 			nla_put_u32(st, a, a);
 	nest = nla_nest_start(st, XRAY_FDR_A_STATUS_CONFIG);
-	for (a = XRAY_FDR_A_CONFIG_MAX_SESSION_KB;
-	     a < XRAY_FDR_A_CONFIG_SCHED_RECORDS; a++)
-		nla_put_u32(st, a, 64 * a);
-	nla_put_u8(st, XRAY_FDR_A_CONFIG_SCHED_RECORDS, 1);
+	for (a = XRAY_FDR_A_CONFIG_MAX_SESSION_KB; a <= XRAY_FDR_A_CONFIG_MAX;
+	     a++)
+		if (a == XRAY_FDR_A_CONFIG_SCHED_RECORDS)
+			nla_put_u8(st, a, 1);
+		else
+			nla_put_u32(st, a, 64 * a);
 	nla_nest_end(st, nest);
+	for (u = 0; u < users; u++) {
+		nest = nla_nest_start(st, XRAY_FDR_A_STATUS_USER);
+		nla_put_u32(st, XRAY_FDR_A_USER_UID, 1000 + u);
+		nla_put_u32(st, XRAY_FDR_A_USER_SESSIONS, 1 + u % 16);
+		nla_put_u32(st, XRAY_FDR_A_USER_RETAINED, u % 4);
+		/* as nla_put_u64_64bit() aligns the u64 where it must */
+		if (u % 2)
+			nla_put(st, XRAY_FDR_A_USER_PAD, 0, NULL);
+		nla_put_u64(st, XRAY_FDR_A_USER_BYTES, 69632ULL * u);
+		nla_nest_end(st, nest);
+	}
+	return st;
+}
 
+int main(int argc, char **argv)
+{
+	struct nl_msg *se = nlmsg_alloc();
+	int a;
+
+	if (argc != 2 || !se)
+		return 2;
 	genlmsg_put(se, 0, 1, 20, 0, 0, XRAY_FDR_CMD_SESSION_GET, 1);
 	for (a = XRAY_FDR_A_SESSION_ID; a <= XRAY_FDR_A_SESSION_EVENT; a++)
 		if (a == XRAY_FDR_A_SESSION_KEEP)
@@ -87,6 +114,10 @@ int main(int argc, char **argv)
 			nla_put_u64(se, a, 4096 * a);
 		else
 			nla_put_u32(se, a, a);
-	return save(st, argv[1], "status") || save(se, argv[1], "session");
+	return save(status_msg(0), argv[1], "status") ||
+	       save(status_msg(3), argv[1], "status-users") ||
+	       save(status_msg(CTL_MAX_USERS + 2), argv[1],
+		    "status-users-omitted") ||
+	       save(se, argv[1], "session");
 }
 #endif

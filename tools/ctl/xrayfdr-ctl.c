@@ -33,7 +33,9 @@ static void usage(FILE *out)
 		"process exited (the crash recorder).\n"
 		"\n"
 		"Commands:\n"
-		"  status          module status: sessions, records, memory, TSC facts, limits\n"
+		"  status          module status: sessions, records, memory, TSC facts, the\n"
+		"                  limits, and what each user's sessions hold (every user's\n"
+		"                  with CAP_SYS_ADMIN, else only yours)\n"
 		"  list            the sessions you may see (all of them with CAP_SYS_ADMIN),\n"
 		"                  retained ones included\n"
 		"  start ID        start writing scheduler records into session ID's rings\n"
@@ -48,9 +50,34 @@ static void usage(FILE *out)
 		"                  (a process traced in CPU mode with keep=true, e.g.\n"
 		"                  xrayfdr record --keep), then drop it if asked; the\n"
 		"                  owner or CAP_SYS_ADMIN may\n"
-		"  config [--max-session-kb N] [--max-total-kb N] [--max-sessions N]\n"
-		"         [--max-retained N] [--sched-records on|off]\n"
-		"                  show the global limits, or change them (CAP_SYS_ADMIN)\n"
+		"  config [OPTION...]\n"
+		"                  show the limits, or change those given (CAP_SYS_ADMIN)\n"
+		"\n"
+		"Options of config, which change the limit they name (N is decimal):\n"
+		"  --max-session-kb N        memory of one session, all CPUs, in KiB\n"
+		"                            (64..16777216)\n"
+		"  --max-total-kb N          memory of all sessions, in KiB (64..67108864)\n"
+		"  --max-sessions N          sessions, open and retained (1..4096)\n"
+		"  --max-retained N          sessions marked keep (0..1024)\n"
+		"  --max-user-sessions N     sessions of one user, open and retained\n"
+		"                            (1..4096)\n"
+		"  --max-user-kb N           memory of one user's sessions, in KiB\n"
+		"                            (64..67108864)\n"
+		"  --max-user-retained N     sessions of one user marked keep (0..1024)\n"
+		"  --admin-reserve-sessions N\n"
+		"                            of --max-sessions, how many only CAP_SYS_ADMIN\n"
+		"                            may open (0..4096)\n"
+		"  --admin-reserve-kb N      of --max-total-kb, how much only CAP_SYS_ADMIN\n"
+		"                            may use, in KiB (0..67108864)\n"
+		"  --sched-records on|off    allow scheduler records in every session\n"
+		"\n"
+		"The per-user limits and the reserves bind only the sessions opened\n"
+		"without CAP_SYS_ADMIN.  A session counts against the user that opened\n"
+		"it until it is closed, or dropped if it was retained; its memory until\n"
+		"it is freed.  Past a per-user limit, opening /dev/xrayfdr, setting the\n"
+		"rings' geometry or marking keep fails with EDQUOT; reaching into a\n"
+		"reserve, with EMFILE (sessions) or ENOSPC (memory).  Lowering a limit\n"
+		"frees nothing: it holds for what is asked next.\n"
 		"\n"
 		"Options:\n"
 		"  --json          print one JSON object instead of text\n"
@@ -128,6 +155,13 @@ static int refused(const char *cmd, const struct ctl_nl *nl, uint32_t id,
 	case -ENOSPC:
 		why = "too many sessions are kept already (see max-retained in 'xrayfdr-ctl config')";
 		break;
+	case -EDQUOT:
+		why = "the session's user has reached a per-user limit (see max-user-retained in 'xrayfdr-ctl config')";
+		break;
+	case -EMSGSIZE:
+		/* status-get grows its answer up to a bound, a nest per user */
+		why = "the module's answer did not fit in one message: more users hold sessions than it can list (/sys/kernel/xrayfdr/users has them all)";
+		break;
 	case -EBADMSG:
 		why = "the module's answer could not be decoded (xrayfdr-ctl and xray_fdr.ko versions differ?)";
 		break;
@@ -195,15 +229,60 @@ static void state_text(uint32_t state, char *buf, size_t len)
 static void print_config(const struct ctl_config *c)
 {
 	if (json) {
-		printf("{\"max_session_kb\":%u,\"max_total_kb\":%u,\"max_sessions\":%u,\"max_retained\":%u,\"sched_records\":%s}",
+		printf("{\"max_session_kb\":%u,\"max_total_kb\":%u,\"max_sessions\":%u,\"max_retained\":%u,"
+		       "\"max_user_sessions\":%u,\"max_user_kb\":%u,\"max_user_retained\":%u,"
+		       "\"admin_reserve_sessions\":%u,\"admin_reserve_kb\":%u,\"sched_records\":%s}",
 		       c->max_session_kb, c->max_total_kb, c->max_sessions,
-		       c->max_retained, json_bool(c->sched_records));
+		       c->max_retained, c->max_user_sessions, c->max_user_kb,
+		       c->max_user_retained, c->admin_reserve_sessions,
+		       c->admin_reserve_kb, json_bool(c->sched_records));
 		return;
 	}
 	printf("limits      %u KiB per session, %u KiB in all, %u sessions, %u kept\n"
+	       "per user    %u KiB, %u sessions, %u kept (CAP_SYS_ADMIN exempt)\n"
+	       "reserve     %u KiB, %u sessions for CAP_SYS_ADMIN only\n"
 	       "scheduler   records %s\n",
 	       c->max_session_kb, c->max_total_kb, c->max_sessions,
-	       c->max_retained, c->sched_records ? "on" : "off");
+	       c->max_retained, c->max_user_kb, c->max_user_sessions,
+	       c->max_user_retained, c->admin_reserve_kb,
+	       c->admin_reserve_sessions, c->sched_records ? "on" : "off");
+}
+
+/* What each user's sessions hold: a table, or the JSON members "users" and
+ * "users_omitted". */
+static void print_users(const struct ctl_status *st)
+{
+	uint32_t i;
+
+	if (json) {
+		printf("\"users\":[");
+		for (i = 0; i < st->nr_users; i++)
+			printf("%s{\"uid\":%u,\"sessions\":%u,\"retained\":%u,\"bytes\":%llu}",
+			       i ? "," : "", st->users[i].uid,
+			       st->users[i].sessions, st->users[i].retained,
+			       (unsigned long long)st->users[i].bytes);
+		printf("],\"users_omitted\":%u", st->users_omitted);
+		return;
+	}
+	if (!st->nr_users) {
+		/* the kernel shows the unprivileged their own entry only */
+		printf("users       %s\n",
+		       st->sessions + st->sessions_retained ?
+			       "none of yours with sessions (CAP_SYS_ADMIN sees every user's)" :
+			       "none with sessions");
+		return;
+	}
+	printf("users       %-10s %8s %6s %12s\n", "UID", "SESSIONS", "KEPT",
+	       "MEMORY");
+	for (i = 0; i < st->nr_users; i++)
+		printf("            %-10u %8u %6u %8llu KiB\n",
+		       st->users[i].uid, st->users[i].sessions,
+		       st->users[i].retained,
+		       (unsigned long long)(st->users[i].bytes / 1024 +
+					    !!(st->users[i].bytes % 1024)));
+	if (st->users_omitted)
+		printf("            and %u more users, not shown\n",
+		       st->users_omitted);
 }
 
 static int cmd_status(int argc, char **argv)
@@ -244,6 +323,8 @@ static int cmd_status(int argc, char **argv)
 		       json_bool(f & XRAY_FDR_TSC_CLOCKSOURCE),
 		       json_bool(f & XRAY_FDR_TSC_KNOWN_FREQ));
 		print_config(&st.config);
+		putchar(',');
+		print_users(&st);
 		printf("}\n");
 		return EXIT_OK;
 	}
@@ -265,6 +346,7 @@ static int cmd_status(int argc, char **argv)
 	       yes_no(f & XRAY_FDR_TSC_CLOCKSOURCE),
 	       yes_no(f & XRAY_FDR_TSC_KNOWN_FREQ));
 	print_config(&st.config);
+	print_users(&st);
 	return EXIT_OK;
 }
 
@@ -494,6 +576,16 @@ static int cmd_config(int argc, char **argv)
 		  XRAY_FDR_A_CONFIG_MAX_SESSIONS },
 		{ "max-retained", required_argument, NULL,
 		  XRAY_FDR_A_CONFIG_MAX_RETAINED },
+		{ "max-user-sessions", required_argument, NULL,
+		  XRAY_FDR_A_CONFIG_MAX_USER_SESSIONS },
+		{ "max-user-kb", required_argument, NULL,
+		  XRAY_FDR_A_CONFIG_MAX_USER_KB },
+		{ "max-user-retained", required_argument, NULL,
+		  XRAY_FDR_A_CONFIG_MAX_USER_RETAINED },
+		{ "admin-reserve-sessions", required_argument, NULL,
+		  XRAY_FDR_A_CONFIG_ADMIN_RESERVE_SESSIONS },
+		{ "admin-reserve-kb", required_argument, NULL,
+		  XRAY_FDR_A_CONFIG_ADMIN_RESERVE_KB },
 		{ "sched-records", required_argument, NULL,
 		  XRAY_FDR_A_CONFIG_SCHED_RECORDS },
 		{ "help", no_argument, NULL, 'h' },

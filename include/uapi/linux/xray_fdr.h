@@ -379,6 +379,11 @@ enum {
 	XRAY_FDR_A_STATUS_TSC_KHZ, /* u64 */
 	XRAY_FDR_A_STATUS_TSC_FLAGS, /* u32: XRAY_FDR_TSC_* */
 	XRAY_FDR_A_STATUS_CONFIG, /* nest: XRAY_FDR_A_CONFIG_* */
+	/*
+	 * nest, one per user holding sessions: XRAY_FDR_A_USER_*; every user
+	 * for CAP_SYS_ADMIN, else the caller's own (if it has any)
+	 */
+	XRAY_FDR_A_STATUS_USER,
 
 	__XRAY_FDR_A_STATUS_MAX,
 	XRAY_FDR_A_STATUS_MAX = (__XRAY_FDR_A_STATUS_MAX - 1)
@@ -392,9 +397,33 @@ enum {
 	XRAY_FDR_A_CONFIG_MAX_SESSIONS, /* u32: open plus retained sessions */
 	XRAY_FDR_A_CONFIG_MAX_RETAINED, /* u32: sessions marked keep */
 	XRAY_FDR_A_CONFIG_SCHED_RECORDS, /* u8: 0 turns scheduler records off */
+	/* Per-user limits; CAP_SYS_ADMIN is not held to them. */
+	XRAY_FDR_A_CONFIG_MAX_USER_SESSIONS, /* u32: open plus retained */
+	XRAY_FDR_A_CONFIG_MAX_USER_KB, /* u32: memory of a user's sessions */
+	XRAY_FDR_A_CONFIG_MAX_USER_RETAINED, /* u32: sessions marked keep */
+	/* What only CAP_SYS_ADMIN may use of the global caps. */
+	XRAY_FDR_A_CONFIG_ADMIN_RESERVE_SESSIONS, /* u32 */
+	XRAY_FDR_A_CONFIG_ADMIN_RESERVE_KB, /* u32 */
 
 	__XRAY_FDR_A_CONFIG_MAX,
 	XRAY_FDR_A_CONFIG_MAX = (__XRAY_FDR_A_CONFIG_MAX - 1)
+};
+
+/*
+ * One user's use, nested in XRAY_FDR_A_STATUS_USER.  A session counts
+ * against the user that opened it until it is dropped (kept ones too);
+ * its memory until it is freed.
+ */
+enum {
+	XRAY_FDR_A_USER_UNSPEC,
+	XRAY_FDR_A_USER_PAD,
+	XRAY_FDR_A_USER_UID, /* u32, in the reader's user namespace */
+	XRAY_FDR_A_USER_SESSIONS, /* u32: open plus retained */
+	XRAY_FDR_A_USER_RETAINED, /* u32: marked keep (retained included) */
+	XRAY_FDR_A_USER_BYTES, /* u64: memory of its sessions */
+
+	__XRAY_FDR_A_USER_MAX,
+	XRAY_FDR_A_USER_MAX = (__XRAY_FDR_A_USER_MAX - 1)
 };
 
 /* Session events, in XRAY_FDR_A_SESSION_EVENT of notifications. */
