@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -89,6 +90,101 @@ TEST(unload_drops_retained_sessions_and_reload_works)
 		ASSERT_EQ(0, xs_sysfs_u64("bytes_allocated", &allocated));
 		EXPECT_EQ(0, allocated);
 	}
+	EXPECT_EQ(-EEXIST, load());
+}
+
+/* What the pressure processes and the test share. */
+struct pressure {
+	int pause; /* asked to let go of the device */
+	int paused; /* how many have */
+};
+
+/*
+ * Open, configure, map, start and close, and ask netlink for the status,
+ * ignoring the errors of a module that comes and goes, until killed; let
+ * go of everything while asked to.
+ */
+static void pressure(struct pressure *p)
+{
+	struct ctl_status st;
+	struct xs_session s;
+	struct ctl_nl nl;
+
+	for (;;) {
+		if (__atomic_load_n(&p->pause, __ATOMIC_ACQUIRE)) {
+			__atomic_add_fetch(&p->paused, 1, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&p->pause, __ATOMIC_ACQUIRE))
+				usleep(200);
+			__atomic_sub_fetch(&p->paused, 1, __ATOMIC_RELEASE);
+		}
+		if (xs_setup(&s, 4096, 2, 0) == 0) {
+			xs_ioctl(&s, XRAY_FDR_IOC_START, 0);
+			xs_close(&s);
+		}
+		if (ctl_nl_open(&nl) == 0) {
+			ctl_get_status(&nl, &st);
+			ctl_nl_close(&nl);
+		}
+	}
+}
+
+FIXTURE(pressured){};
+FIXTURE_SETUP(pressured)
+{
+}
+FIXTURE_TEARDOWN(pressured)
+{
+}
+
+/*
+ * rmmod and insmod in a loop while other processes hammer the device and
+ * the netlink family: an unload either waits for its users (EWOULDBLOCK)
+ * or goes through while they keep trying, and the load races their
+ * open()s and requests.  The users let go on request, so that every round
+ * unloads for sure rather than when the timing allows.
+ */
+TEST_F_TIMEOUT(pressured, unload_and_reload_while_in_use, 120)
+{
+	enum { USERS = 3, ROUNDS = 10 };
+	struct pressure *p;
+	pid_t pid[USERS];
+	int i, round, refused = 0, err;
+
+	p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	for (i = 0; i < USERS; i++) {
+		pid[i] = fork();
+		if (pid[i] == 0) {
+			pressure(p);
+			_exit(0);
+		}
+		ASSERT_LT(0, pid[i]);
+	}
+	for (round = 0; round < ROUNDS; round++) {
+		usleep(3000);
+		/* once while in use: refused or done, nothing else */
+		err = unload();
+		if (err == -EWOULDBLOCK) {
+			refused++;
+			__atomic_store_n(&p->pause, 1, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&p->paused, __ATOMIC_ACQUIRE) <
+			       USERS)
+				usleep(500);
+			err = unload();
+			__atomic_store_n(&p->pause, 0, __ATOMIC_RELEASE);
+		}
+		ASSERT_EQ(0, err);
+		/* the users hammer a missing module, then its loading */
+		usleep(3000);
+		ASSERT_EQ(0, load());
+	}
+	for (i = 0; i < USERS; i++) {
+		kill(pid[i], SIGKILL);
+		waitpid(pid[i], NULL, 0);
+	}
+	munmap(p, sizeof(*p));
+	TH_LOG("%d reloads, %d unloads refused while in use", ROUNDS, refused);
 	EXPECT_EQ(-EEXIST, load());
 }
 
