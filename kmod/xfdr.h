@@ -108,14 +108,24 @@ extern struct list_head xfdr_users;
  * @switch_records: switch-out and switch-in records written
  * @migration_records: migration records written
  * @records_lost: kernel records dropped
+ * @user_events_overwritten: user events in the sub-buffers the kernel took
+ *	over (their counts, see struct xray_fdr_subbuf)
+ * @own_seq: sequence number of the open sub-buffer, if only the kernel
+ *	has written it since it opened it
+ * @own_off: the commit offset the kernel's last record there left; 0 when
+ *	the open sub-buffer is not known to hold kernel records only
  *
- * The counters are only written by the probe on this CPU, interrupts off.
+ * Only written by the probe on this CPU, interrupts off, and by
+ * xfdr_ring_init() before the session first records.
  */
 struct xfdr_cpu {
 	void *area;
 	u64 switch_records;
 	u64 migration_records;
 	u64 records_lost;
+	u64 user_events_overwritten;
+	u64 own_seq;
+	u32 own_off;
 } ____cacheline_aligned_in_smp;
 
 /* Thread-table slot keys besides a pid. */

@@ -5,7 +5,7 @@
 
 # Run in this order; test_unload last (it reloads the module).
 SELFTEST_PROGS := test_mmap test_ioctl test_sched test_tsc test_netlink test_retain \
-	test_users test_hostile test_stress
+	test_users test_hostile test_takeover test_stress
 SELFTEST_SCRIPTS := test_ctl.sh
 # runtime_guest: the runtime itself (tests/guest), in CPU mode on the
 # module's rings.

@@ -416,7 +416,8 @@ int xs_write(const struct xs_session *s, const void *rec, uint32_t len,
 				cpu | (uint64_t)tid << 32,
 			};
 			st[n++] = (struct xs_store){ (__u64 *)&next->used, 0 };
-			st[n++] = (struct xs_store){ &next->reserved, 0 };
+			st[n++] = (struct xs_store){ (__u64 *)&next->user_data,
+						     0 };
 			off = idx * size + XS_SUBBUF_HDR;
 		}
 		words = (__u64 *)(xs_ring(s, cpu) + off);

@@ -37,7 +37,9 @@
 #define RT_NOTES_END 4080
 #define RT_NOTES_MAX 16384
 #define RT_CTL_RECYCLED 4080 /* u64: sub-buffers reused */
-#define RT_CTL_OVERWRITTEN 4088 /* u64: events in them */
+/* u64: events in them; those of the kernel's takeovers are in
+ * user_events_overwritten of struct xray_fdr_control */
+#define RT_CTL_OVERWRITTEN 4088
 
 /* In a ring's NewBuffer record: the stretch it starts (sink_cpu.c). */
 #define RT_STRETCH_OFF 8
@@ -99,6 +101,11 @@ _Static_assert(sizeof(struct xray_fdr_control) <= RT_NOTES_OFFSET, "notes");
 _Static_assert(offsetof(struct xray_fdr_subbuf, flags) ==
 		       offsetof(struct xray_fdr_subbuf, used) + 4,
 	       "used and flags share a word");
+/* a sub-buffer's count is stored with one word (sink_cpu.c) */
+_Static_assert(offsetof(struct xray_fdr_subbuf, user_data) % 8 == 0 &&
+		       offsetof(struct xray_fdr_subbuf, user_events) ==
+			       offsetof(struct xray_fdr_subbuf, user_data) + 4,
+	       "user_data and user_events share a word");
 
 #endif /* __ASSEMBLER__ */
 #endif

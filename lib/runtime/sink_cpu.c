@@ -172,6 +172,26 @@ static uint64_t count_events(const uint8_t *p, size_t n)
 	return events;
 }
 
+/*
+ * The user events of sub-buffer @sb of CPU @cpu's ring, which should hold
+ * sequence number @seq and end at @used (its own word if 0), for its
+ * header's user_events: 0 if it is not that sub-buffer or makes no sense.
+ */
+static uint32_t subbuf_events(const struct xray_fdr_subbuf *sb, uint64_t seq,
+			      uint32_t used)
+{
+	uint64_t n;
+
+	if (sb->seq != seq)
+		return 0;
+	if (!used)
+		used = sb->used;
+	if (used < SUBBUF_HDR || used > cr.subbuf_size)
+		return 0;
+	n = count_events((const uint8_t *)sb + SUBBUF_HDR, used - SUBBUF_HDR);
+	return n < XRAY_FDR_SUBBUF_COUNTED ? XRAY_FDR_SUBBUF_COUNTED | n : 0;
+}
+
 /* An empty ring: sub-buffer 0 open, no owner, nothing committed. */
 static void ring_init(uint32_t cpu)
 {
@@ -533,6 +553,52 @@ static bool thread_can_write(const struct rt_thread *t)
 	return t->tid && (!rt.own_rseq || t->rseq.flags == RT_RSEQ_REGISTERED);
 }
 
+/*
+ * An append that opens sub-buffer @nidx with sequence number @seq, closing
+ * the one at @idx filled to @used: the user events it destroys, and the
+ * count the kernel needs before it may take over the sub-buffer after it
+ * (kernel-module.rst, "The commit protocol").  That one is the oldest
+ * once this commits, and final: with two sub-buffers, the one this
+ * closes.  The count goes into its header in the same commit, so it is
+ * stored only while this thread is on @cpu and nothing moved there: the
+ * kernel may reopen that sub-buffer as soon as either changes.
+ *
+ * The events destroyed are the count in @nidx's header when it has one
+ * (this writer's, or the kernel's 0 for a sub-buffer it alone wrote),
+ * else counted here.
+ */
+static void reuse_and_precount(struct rt_ring_pending *pd, uint32_t cpu,
+			       uint32_t idx, uint32_t used, uint64_t seq,
+			       uint32_t nidx)
+{
+	const struct xray_fdr_subbuf *next = subbuf(cpu, nidx);
+	uint32_t aidx = nidx + 1 == cr.subbuf_count ? 0 : nidx + 1;
+	struct xray_fdr_subbuf *after = subbuf(cpu, aidx);
+	uint64_t old = seq - cr.subbuf_count;
+	uint32_t v = next->user_events;
+
+	if (seq >= cr.subbuf_count)
+		pd->reused_events =
+			next->seq == old && (v & XRAY_FDR_SUBBUF_COUNTED) ?
+				v & ~XRAY_FDR_SUBBUF_COUNTED :
+				subbuf_events(next, old, 0) &
+					~XRAY_FDR_SUBBUF_COUNTED;
+	/* the kernel takes a virgin one freely; in discard mode it takes
+	 * only what the reader consumed */
+	if (seq + 1 < cr.subbuf_count || cr.discard)
+		return;
+	/* counted already (the open one's count may be stale) */
+	v = after->user_events;
+	if (aidx != idx && after->seq == old + 1 &&
+	    (v & XRAY_FDR_SUBBUF_COUNTED))
+		return;
+	v = subbuf_events(after, old + 1, aidx == idx ? used : 0);
+	if (!v)
+		return;
+	pd->count_word = (uint64_t *)&after->user_data;
+	pd->count_val = after->user_data | (uint64_t)v << 32;
+}
+
 static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 				       uint64_t *tsc, uint32_t cpu)
 {
@@ -572,6 +638,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	pd->close_word = NULL;
 	pd->open = NULL;
 	pd->reused_events = 0;
+	pd->count_word = NULL;
 	if (used + total > cr.subbuf_size || *tsc - base > UINT32_MAX) {
 		if (SUBBUF_HDR + need > cr.subbuf_size)
 			return RT_RESERVE_NONE;
@@ -581,12 +648,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 			return RT_RESERVE_NONE;
 		nidx = idx + 1 == cr.subbuf_count ? 0 : idx + 1;
 		next = subbuf(cpu, nidx);
-		if (seq >= cr.subbuf_count &&
-		    next->seq == seq - cr.subbuf_count &&
-		    next->used >= SUBBUF_HDR && next->used <= cr.subbuf_size)
-			pd->reused_events =
-				count_events((const uint8_t *)next + SUBBUF_HDR,
-					     next->used - SUBBUF_HDR);
+		reuse_and_precount(pd, cpu, idx, used, seq, nidx);
 		pd->close_word = (uint64_t *)&sb->used;
 		pd->close_val = used | (uint64_t)sb->flags << 32;
 		pd->open = next;
@@ -596,7 +658,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 						  .wall_ns = wall_ns(),
 						  .cpu = cpu,
 						  .tid = t->tid,
-						  .reserved = t->stretch };
+						  .user_data = t->stretch };
 		base = *tsc;
 		off = (nidx << cr.shift) + SUBBUF_HDR;
 		pd->staged_before = 0; /* the header names the owner */
@@ -707,7 +769,7 @@ static bool cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
 	const uint8_t *src = payload;
 	size_t staged = (size_t)(end - t->stage), rem = size % 8;
 	uint64_t tail = 0, val;
-	struct seg seg[5];
+	struct seg seg[6];
 	size_t n = 0;
 	uint32_t off;
 
@@ -721,6 +783,8 @@ static bool cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
 					 sizeof(pd->open_hdr) / 8 };
 	if (pd->close_word)
 		seg[n++] = (struct seg){ pd->close_word, &pd->close_val, 1 };
+	if (pd->count_word)
+		seg[n++] = (struct seg){ pd->count_word, &pd->count_val, 1 };
 	seg[n++] = (struct seg){ (uint64_t *)pd->dst,
 				 (const uint64_t *)t->stage, staged / 8 };
 	if (size >= 8)
@@ -814,9 +878,13 @@ static void cpu_counters(struct rt_sink_counters *c)
 		const uint8_t *ctl = (const uint8_t *)control(cpu);
 
 		c->kernel_lost += control(cpu)->records_lost;
-		c->overwritten += __atomic_load_n(
-			(const uint64_t *)(ctl + RT_CTL_OVERWRITTEN),
-			__ATOMIC_RELAXED);
+		/* the user writer's count, and the kernel's of its takeovers */
+		c->overwritten +=
+			__atomic_load_n(
+				(const uint64_t *)(ctl + RT_CTL_OVERWRITTEN),
+				__ATOMIC_RELAXED) +
+			__atomic_load_n(&control(cpu)->user_events_overwritten,
+					__ATOMIC_RELAXED);
 		c->recycled += __atomic_load_n(
 			(const uint64_t *)(ctl + RT_CTL_RECYCLED),
 			__ATOMIC_RELAXED);
@@ -836,7 +904,7 @@ static void cpu_counters(struct rt_sink_counters *c)
  * The drain orders a thread's runs by its stretches, not by time: the
  * TSCs of two CPUs may disagree (a kernel that found them out of sync),
  * while each takeover of a ring's tail numbers a new stretch of the
- * thread (in its NewBuffer record, or in the reserved word of the
+ * thread (in its NewBuffer record, or in the user_data word of the
  * sub-buffer header it opened).  Within a stretch, the order is the
  * ring's.  A kernel record of a thread that does not own the tail goes
  * with that thread's next stretch in the ring (it switched in and went
@@ -943,9 +1011,9 @@ static void walk_ring(uint32_t cpu, struct walk *w)
 		}
 		/* opened by its owner: a stretch number; by the kernel: the
 		 * owner's stretch goes on */
-		if (sb->reserved || sb->tid != owner) {
+		if (sb->user_data || sb->tid != owner) {
 			owner = sb->tid;
-			stretch = (uint32_t)sb->reserved;
+			stretch = sb->user_data;
 			if (w->out)
 				saw_stretch(w, owner, stretch);
 		}

@@ -73,6 +73,10 @@ struct rt_ring_pending {
 	struct xray_fdr_subbuf *open; /* the sub-buffer this append opens */
 	struct xray_fdr_subbuf open_hdr;
 	uint64_t reused_events; /* events of the sub-buffer it reuses */
+	/* the header word (user_data, user_events) of the sub-buffer the
+	 * ring reuses after the one it opens: its count for the kernel */
+	uint64_t *count_word;
+	uint64_t count_val;
 	uint32_t cpu;
 	uint32_t staged_before; /* bytes staged before t->pos */
 };

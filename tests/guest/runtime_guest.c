@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,6 +32,8 @@
 
 #include <xrayfdr/fdr.h>
 #include <xrayfdr/xray.h>
+
+#include "../../include/uapi/linux/xray_fdr.h"
 
 #define TRACED __attribute__((xray_always_instrument, noinline))
 
@@ -105,13 +109,20 @@ TRACED __attribute__((xray_log_args(1))) static void numbered(long i)
 	sink += i;
 }
 
-/* Calls numbered() forever, saying after each which one returned last. */
+/*
+ * Calls numbered() forever, saying after each which one returned last,
+ * and sleeps now and then, so that the kernel writes switch records into
+ * the rings the calls fill (and must move on from a full sub-buffer now
+ * and then).
+ */
 static void child_killme(void)
 {
 	FILE *f = fopen("/tmp/last", "w");
 
 	for (long i = 1;; i++) {
 		numbered(i);
+		if (i % 32 == 0)
+			usleep(1);
 		if (f) {
 			rewind(f);
 			fprintf(f, "%ld\n", i);
@@ -705,13 +716,51 @@ static void see_args(const struct xrayfdr_event *ev, void *ctx)
 		m->max = (long)ev->args[0];
 }
 
+/*
+ * The user events the kernel overwrote in kept session @id, the sum of
+ * its CPUs' user_events_overwritten; -1 if it cannot be read.
+ */
+static long long kernel_overwritten(long id)
+{
+	struct xray_fdr_attach at = { .size = sizeof(at),
+				      .session_id = (uint32_t)id };
+	const struct xray_fdr_header *h;
+	long long sum = -1;
+	size_t len = 0;
+	uint8_t *areas;
+	int fd = open("/dev/" XRAY_FDR_DEVICE_NAME, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	h = ioctl(fd, XRAY_FDR_IOC_ATTACH, &at) ?
+		    MAP_FAILED :
+		    mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	if (h != MAP_FAILED) {
+		len = h->area_size * h->nr_cpus;
+		areas = mmap(NULL, len, PROT_READ, MAP_SHARED, fd,
+			     (off_t)h->area_offset);
+		if (areas != MAP_FAILED) {
+			sum = 0;
+			for (uint32_t c = 0; c < h->nr_cpus; c++)
+				sum += ((const struct xray_fdr_control
+						 *)(areas + c * h->area_size))
+					       ->user_events_overwritten;
+			munmap(areas, len);
+		}
+		munmap((void *)h, 4096);
+	}
+	close(fd);
+	return sum;
+}
+
 /* SIGKILL, then the kept rings dumped: the last calls are there. */
 static void test_killed(void)
 {
 	struct max_arg m = { 0 };
 	struct run_result r = { 0 };
 	char args[128];
-	long id, last = -1;
+	long id, last = -1, sched;
+	uint64_t user;
 	struct tally t;
 	pid_t pid;
 
@@ -757,6 +806,21 @@ static void test_killed(void)
 	    (unsigned long long)info_u64(&t, "events"),
 	    (unsigned long long)info_u64(&t, "overwritten"),
 	    (unsigned long long)info_u64(&t, "dropped"), last);
+	/*
+	 * Exactly: the events kept include the kernel's scheduler events,
+	 * which the child did not make; without them, the child made two per
+	 * call and only a few more: those of main() and what it called before
+	 * the loop, and of the call the kill cut short.  Far fewer than a
+	 * sub-buffer's (about 250) counted twice or not at all.
+	 */
+	sched = t.sched[0] + t.sched[1] + t.sched[2] + t.sched[3];
+	user = info_u64(&t, "events") - sched + info_u64(&t, "overwritten") +
+	       info_u64(&t, "dropped");
+	tap(user >= 2 * (uint64_t)last && user <= 2 * (uint64_t)last + 32,
+	    "SIGKILL: the user events kept, overwritten and dropped are those made, none counted twice (%lld more than 2 per call; %ld scheduler events kept; the kernel overwrote %lld, lost %llu records)",
+	    (long long)(user - 2 * (uint64_t)last), sched,
+	    kernel_overwritten(id),
+	    (unsigned long long)info_u64(&t, "kernel_lost"));
 	export_log(r.log);
 	snprintf(args, sizeof(args), "dump %ld -o /tmp/again.xray --drop", id);
 	tap(ctl_as(0, args) == 0,
@@ -810,7 +874,7 @@ int main(int argc, char **argv)
 				children[i].fn();
 		return 0;
 	}
-	printf("1..%d\n", 5 + 4 + 6 + 5 + 5 + 9 + 2);
+	printf("1..%d\n", 5 + 4 + 6 + 5 + 5 + 10 + 2);
 	test_threads();
 	test_discard();
 	test_migrate();

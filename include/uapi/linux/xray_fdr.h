@@ -231,8 +231,13 @@ struct xray_fdr_header {
  * @switch_records: switch-out and switch-in records the kernel wrote here
  * @migration_records: migration records the kernel wrote here
  * @records_lost: kernel records dropped (ring full in discard mode, corrupt
- *	commit word, thread table full)
+ *	commit word, thread table full, or, in overwrite mode, the oldest
+ *	sub-buffer's user events not counted: see struct xray_fdr_subbuf)
  * @user_records_lost: for the user writer's own drop count
+ * @user_events_overwritten: the user writer's events in the sub-buffers
+ *	the kernel took over in overwrite mode (the sum of their
+ *	@user_events counts); those the user writer overwrites itself are
+ *	its own to count
  * @reserved: zero
  *
  * All of it is writable by the mapping process; the kernel keeps its own
@@ -248,7 +253,8 @@ struct xray_fdr_control {
 	__u64 migration_records;
 	__u64 records_lost;
 	__u64 user_records_lost;
-	__u64 reserved[2];
+	__u64 user_events_overwritten;
+	__u64 reserved;
 };
 
 /**
@@ -263,11 +269,28 @@ struct xray_fdr_control {
  *	record, written when a writer moves on to the next sub-buffer; not
  *	meaningful for the open sub-buffer (read the commit word instead)
  * @flags: XRAY_FDR_SUBBUF_*
- * @reserved: zero
+ * @user_data: the user writer's own word for a sub-buffer it opens; 0 when
+ *	the kernel opens one
+ * @user_events: %XRAY_FDR_SUBBUF_COUNTED | the number of events the user
+ *	writer recorded in this sub-buffer (as that writer counts them), once
+ *	it is closed and someone knows it; 0: not counted.  Whoever opens a
+ *	sub-buffer writes 0.
  *
  * A sub-buffer is self-describing: a reader can start at any surviving
  * one, knowing its CPU, its thread and its absolute time.  Records follow
  * the header.
+ *
+ * In overwrite mode the kernel cannot count the user writer's events it
+ * would destroy (their encoding is the writer's), so it takes over the
+ * oldest sub-buffer only if @user_events says how many there are and
+ * @seq is the one it expects; otherwise it drops its own record (counted
+ * in records_lost) and leaves the ring alone.  It adds the count to
+ * user_events_overwritten of struct xray_fdr_control.  The kernel marks
+ * a sub-buffer that only it wrote %XRAY_FDR_SUBBUF_COUNTED (0 events)
+ * when it moves on from it, and clears @user_events of any other it
+ * closes; a user writer counts the others before the kernel may need
+ * them, within its commits (Documentation/kernel-module.rst, "The commit
+ * protocol").
  */
 struct xray_fdr_subbuf {
 	__u64 seq;
@@ -277,10 +300,13 @@ struct xray_fdr_subbuf {
 	__u32 tid;
 	__u32 used;
 	__u32 flags;
-	__u64 reserved;
+	__u32 user_data;
+	__u32 user_events;
 };
 
 #define XRAY_FDR_SUBBUF_KERNEL (1U << 0) /* opened by the kernel */
+/* In @user_events: the rest of the word is the count. */
+#define XRAY_FDR_SUBBUF_COUNTED (1U << 31)
 
 /*
  * Records.  Every record is a multiple of 8 bytes, 8-byte aligned, and
