@@ -70,6 +70,7 @@ include tests/Build.mk
 include kmod/Build.mk
 include tools/ctl/Build.mk
 include selftests/Build.mk
+include scripts/vm/Build.mk
 include tests/runtime/Build.mk
 include bench/runtime/Build.mk
 

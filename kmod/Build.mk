@@ -22,7 +22,7 @@ $(KMOD_KO): $(KMOD_SRCS) include/uapi/linux/xray_fdr.h
 		exit 1; fi
 	$(Q)mkdir -p $(KMOD_DIR)
 	$(Q)for f in $(KMOD_SRCS); do ln -sf $(CURDIR)/$$f $(KMOD_DIR)/; done
-	$(Q)$(MAKE) -s -C $(KDIR) M=$(CURDIR)/$(KMOD_DIR) \
+	$(Q)$(MAKE) -s -C $(KDIR) M=$(abspath $(KMOD_DIR)) \
 		CONFIG_XRAY_FDR=m XRAYFDR_UAPI=$(CURDIR)/include/uapi \
 		XRAYFDR_WERROR=1 W=1 modules 2>$(KMOD_DIR)/build.log; \
 		rc=$$?; grep -v '^Skipping BTF generation' $(KMOD_DIR)/build.log >&2; \
@@ -30,7 +30,7 @@ $(KMOD_KO): $(KMOD_SRCS) include/uapi/linux/xray_fdr.h
 
 # Into /lib/modules/$(KVER)/updates, or under INSTALL_MOD_PATH.
 kmod-install: $(KMOD_KO)
-	$(Q)$(MAKE) -s -C $(KDIR) M=$(CURDIR)/$(KMOD_DIR) \
+	$(Q)$(MAKE) -s -C $(KDIR) M=$(abspath $(KMOD_DIR)) \
 		CONFIG_XRAY_FDR=m XRAYFDR_UAPI=$(CURDIR)/include/uapi \
 		CONFIG_MODULE_SIG_ALL= INSTALL_MOD_DIR=updates modules_install
 

@@ -93,13 +93,20 @@ $(VM_DEMO): scripts/vm/guest-demo.sh
 	$(Q)mkdir -p $(@D)
 	$(Q)cp $< $@
 
-$(VM_INITRD): $(KMOD_KO) $(CTL_BIN) $(SELFTEST_BINS) $(VM_DEMO) \
-		$(GUEST_MATRIX_BINS) scripts/vm/guest-init scripts/vm/mkinitramfs.sh
+# A guest's initramfs and selftest list, with the module $(1): Debian's
+# kernel's here, the debug kernel's in scripts/vm/Build.mk.
+VM_INITRD_DEPS := $(CTL_BIN) $(SELFTEST_BINS) $(VM_DEMO) $(GUEST_MATRIX_BINS) \
+	scripts/vm/guest-init scripts/vm/mkinitramfs.sh
+define vm_initrd
 	$(call msg,CPIO,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)EXTRA="$(VM_DEMO) $(GUEST_MATRIX_BINS)" scripts/vm/mkinitramfs.sh $@ \
-		$(KMOD_KO) $(CTL_BIN) $(SELFTEST_BINS)
-	$(Q)printf '%s\n' $(SELFTEST_ORDER) >$(VM_LIST)
+		$(1) $(CTL_BIN) $(SELFTEST_BINS)
+	$(Q)printf '%s\n' $(SELFTEST_ORDER) >$(@D)/selftests.list
+endef
+
+$(VM_INITRD): $(KMOD_KO) $(VM_INITRD_DEPS)
+	$(call vm_initrd,$(KMOD_KO))
 
 vmtest: $(VM_INITRD) $(VM_KERNEL)
 	$(Q)BUILD=$(BUILD) tests/run-tests.sh vm/selftests:scripts/vm/vmtest.sh

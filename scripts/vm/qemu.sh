@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Booting the test guest, sourced by vmtest.sh and vmdemo.sh.  Expects
-# KERNEL, INITRD, MEM, SMP and VM (the build's vm directory) to be set.
+# KERNEL, INITRD, MEM, SMP and VM (the guest's directory: $BUILD/vm, or
+# $BUILD/vm-debug for the debug kernel) to be set.
 qemu() { # accel-args log-prefix append timeout
 	local accel=$1 prefix=$2 append=$3 limit=$4 pid waited=0
 	rm -f "$prefix.console.log" "$prefix.tests.log" "$prefix.cpus.log" \
@@ -34,8 +35,11 @@ qemu() { # accel-args log-prefix append timeout
 # named from System.map (shifted by the guest's KASLR offset, which the
 # guest printed) or from the module's symbols the guest listed.
 cpu_state() { # monitor-socket
-	python3 - "$1" "/boot/System.map-$(basename "$(readlink -f "$KERNEL")" | sed 's/^vmlinuz-//')" \
-		"${1%.mon}.tests.log" <<'PY'
+	local map
+	map=/boot/System.map-$(basename "$(readlink -f "$KERNEL")" | sed 's/^vmlinuz-//')
+	# a kernel built here (the debug one) has its map beside it
+	[ -e "$VM/System.map" ] && map=$VM/System.map
+	python3 - "$1" "$map" "${1%.mon}.tests.log" <<'PY'
 import re, socket, sys, time
 mon, sysmap, tests = sys.argv[1:4]
 s = socket.socket(socket.AF_UNIX)
@@ -97,6 +101,7 @@ PY
 
 # KVM only if it can boot this kernel here: some hosts expose a /dev/kvm
 # that hangs in the decompressor.  The verdict is kept for the build tree.
+# VM_TCG_THREAD=single: both vCPUs in one host thread (vmtest-debug.sh).
 accel_args() {
 	local mode=${VM_ACCEL:-auto}
 	if [ "$mode" = auto ]; then
@@ -118,7 +123,7 @@ accel_args() {
 	if [ "$mode" = kvm ]; then
 		echo "-accel kvm -cpu host"
 	else
-		echo "-accel tcg -cpu max"
+		echo "-accel tcg${VM_TCG_THREAD:+,thread=$VM_TCG_THREAD} -cpu max"
 	fi
 }
 

@@ -14,11 +14,19 @@
 # Environment: BUILD (build), VM_MODES ("default reliable": without and
 # with tsc=reliable), VM_TIMEOUT (seconds per boot, 420), VM_ACCEL (auto:
 # KVM only if a quick probe boots, else TCG; or tcg, kvm), VM_SMP (2),
-# VM_MEM (1G), VM_ONLY ("test_sched,test_tsc": run only those selftests).  Files: $BUILD/vm/{vmlinuz,initramfs.cpio.gz,selftests.list};
-# logs in $BUILD/vm/<mode>.console.log and <mode>.tests.log.
+# VM_MEM (1G), VM_ONLY ("test_sched,test_tsc": run only those selftests).
+# For another guest kernel (vmtest-debug.sh): VM_DIR (the guest's files,
+# $BUILD/vm), VM_LABEL (prefixes each result), VM_APPEND (more kernel
+# parameters), VM_TEST_TIMEOUT (seconds per selftest in the guest, 180),
+# VM_REQUIRE (a line the kernel log must have, e.g. proof that KASAN is
+# on), VM_BAD_EXTRA (more kernel log lines that fail the boot, an ERE),
+# VM_TCG_THREAD (single: one host thread for both vCPUs, qemu.sh).
+# Files: $VM_DIR/{vmlinuz,initramfs.cpio.gz,selftests.list}, and
+# System.map if the kernel has a real one; logs in
+# $VM_DIR/<mode>.console.log and <mode>.tests.log.
 set -u
 BUILD=${BUILD:-build}
-VM=$BUILD/vm
+VM=${VM_DIR:-$BUILD/vm}
 MODES=${VM_MODES:-default reliable}
 TIMEOUT=${VM_TIMEOUT:-420}
 SMP=${VM_SMP:-2}
@@ -27,6 +35,7 @@ KERNEL=$VM/vmlinuz
 INITRD=$VM/initramfs.cpio.gz
 LIST=$VM/selftests.list
 BAD='BUG:|WARNING:|Oops|general protection fault|Kernel panic|Call Trace:|RIP:|UBSAN:|soft lockup|hung task|kernel BUG|detected stalls'
+[ -n "${VM_BAD_EXTRA:-}" ] && BAD="$BAD|$VM_BAD_EXTRA"
 
 n=0
 result() { # status description
@@ -54,9 +63,11 @@ ACCEL=$(accel_args)
 echo "# accelerator: $ACCEL; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 for mode in $MODES; do
-	append="console=ttyS0 panic=-1 oops=panic loglevel=7 xrayfdr.timeout=180"
+	append="console=ttyS0 panic=-1 oops=panic loglevel=7 xrayfdr.timeout=${VM_TEST_TIMEOUT:-180}"
 	[ "$mode" = reliable ] && append="$append tsc=reliable"
+	[ -n "${VM_APPEND:-}" ] && append="$append $VM_APPEND"
 	[ -n "${VM_ONLY:-}" ] && append="$append xrayfdr.only=$VM_ONLY"
+	tag="${VM_LABEL:+$VM_LABEL }tsc=$mode"
 	prefix=$VM/$mode
 	start=$(date +%s.%N)
 	qemu "$ACCEL" "$prefix" "$append" "$TIMEOUT"
@@ -69,22 +80,22 @@ for mode in $MODES; do
 	booted=$(sed -n 's/^XRAYFDR-VM-BEGIN uptime=//p' "$tests.clean")
 	ended=$(sed -n 's/^XRAYFDR-VM-END uptime=//p' "$tests.clean")
 	if [ -n "$ended" ]; then
-		result ok "tsc=$mode: guest ran every selftest (init after ${booted}s of guest time, done at ${ended}s; ${secs}s wall)"
+		result ok "$tag: guest ran every selftest (init after ${booted}s of guest time, done at ${ended}s; ${secs}s wall)"
 	elif [ "$rc" -eq 124 ]; then
-		result fail "tsc=$mode: guest timed out after ${TIMEOUT}s (logs $prefix.*.log)"
+		result fail "$tag: guest timed out after ${TIMEOUT}s (logs $prefix.*.log)"
 		grep '^RIP ' "$prefix.cpus.log" 2>/dev/null | sed 's/^/# /'
 	else
-		result fail "tsc=$mode: guest stopped before its end marker, qemu status $rc (logs $prefix.*.log)"
+		result fail "$tag: guest stopped before its end marker, qemu status $rc (logs $prefix.*.log)"
 	fi
 	if grep -q '^XRAYFDR-INSMOD ok' "$tests.clean"; then
-		result ok "tsc=$mode: insmod xray_fdr.ko"
+		result ok "$tag: insmod xray_fdr.ko"
 	else
-		result fail "tsc=$mode: insmod xray_fdr.ko"
+		result fail "$tag: insmod xray_fdr.ko"
 	fi
 
 	for t in $(if [ -n "${VM_ONLY:-}" ]; then echo "$VM_ONLY" | tr , ' '; else cat "$LIST"; fi); do
 		# One selftest's TAP: its results, plan, totals and exit status.
-		awk -v t="$t" -v mode="tsc=$mode" -v start="$n" '
+		awk -v t="$t" -v mode="$tag" -v start="$n" '
 			$0 == "XRAYFDR-TEST-BEGIN " t { on = 1; next }
 			on && index($0, "XRAYFDR-TEST-END " t " ") == 1 {
 				on = 0; ended = 1
@@ -134,16 +145,16 @@ for mode in $MODES; do
 		*) continue ;; # (a program's output)
 		esac
 		if [ -z "$llvm_xray" ]; then
-			result fail "tsc=$mode: llvm-xray not installed (make deps)"
+			result fail "$tag: llvm-xray not installed (make deps)"
 		elif err=$("$llvm_xray" fdr-dump -verify "$f" 2>&1 >/dev/null); then
-			result ok "tsc=$mode: llvm-xray fdr-dump -verify accepts the guest's $(basename "$f")"
+			result ok "$tag: llvm-xray fdr-dump -verify accepts the guest's $(basename "$f")"
 		else
-			result fail "tsc=$mode: llvm-xray fdr-dump -verify refuses the guest's $(basename "$f"): $(echo "$err" | tail -n1)"
+			result fail "$tag: llvm-xray fdr-dump -verify refuses the guest's $(basename "$f"): $(echo "$err" | tail -n1)"
 		fi
 		if err=$("$BUILD/bin/xrayfdr" dump --verify --quiet "$f" 2>&1 >/dev/null); then
-			result ok "tsc=$mode: xrayfdr dump --verify accepts the guest's $(basename "$f")"
+			result ok "$tag: xrayfdr dump --verify accepts the guest's $(basename "$f")"
 		else
-			result fail "tsc=$mode: xrayfdr dump --verify refuses the guest's $(basename "$f"): $(echo "$err" | tail -n1)"
+			result fail "$tag: xrayfdr dump --verify refuses the guest's $(basename "$f"): $(echo "$err" | tail -n1)"
 		fi
 	done
 
@@ -153,8 +164,8 @@ for mode in $MODES; do
 			"$files" "$BUILD/selftests" >"$prefix.matrix.log" 2>&1
 		while IFS= read -r l; do
 			case $l in
-			"ok "*) result ok "tsc=$mode: ${l#ok }" ;;
-			"not ok "*) result fail "tsc=$mode: ${l#not ok }" ;;
+			"ok "*) result ok "$tag: ${l#ok }" ;;
+			"not ok "*) result fail "$tag: ${l#not ok }" ;;
 			*) echo "$l" ;;
 			esac
 		done <"$prefix.matrix.log"
@@ -167,9 +178,9 @@ for mode in $MODES; do
 			[ -s "$files/$f.xray" ] || missing="$missing $f.xray"
 		done
 		if [ -z "$missing" ]; then
-			result ok "tsc=$mode: runtime_guest exported all its logs"
+			result ok "$tag: runtime_guest exported all its logs"
 		else
-			result fail "tsc=$mode: runtime_guest's logs missing or not decodable:$missing"
+			result fail "$tag: runtime_guest's logs missing or not decodable:$missing"
 		fi
 	fi
 
@@ -177,9 +188,9 @@ for mode in $MODES; do
 	if [ -s "$files/killed.xray" ]; then
 		if "$BUILD/bin/xrayfdr" account -m "$BUILD/selftests/runtime_guest" \
 			"$files/killed.xray" 2>/dev/null | grep -q ' numbered$'; then
-			result ok "tsc=$mode: xrayfdr account -m names the functions of the killed process's dump"
+			result ok "$tag: xrayfdr account -m names the functions of the killed process's dump"
 		else
-			result fail "tsc=$mode: xrayfdr account -m names the functions of the killed process's dump"
+			result fail "$tag: xrayfdr account -m names the functions of the killed process's dump"
 		fi
 	fi
 
@@ -191,9 +202,9 @@ for mode in $MODES; do
 				/ sleeper$/ { s = ($11 < 0.005 && $12 >= 0.045) }
 				/ spinner$/ { p = ($11 >= 0.045 && $12 < 0.005) }
 				END { exit !(s && p) }'; then
-			result ok "tsc=$mode: xrayfdr account: a 50 ms sleep is off-CPU, a 50 ms spin on-CPU"
+			result ok "$tag: xrayfdr account: a 50 ms sleep is off-CPU, a 50 ms spin on-CPU"
 		else
-			result fail "tsc=$mode: xrayfdr account: a 50 ms sleep is off-CPU, a 50 ms spin on-CPU"
+			result fail "$tag: xrayfdr account: a 50 ms sleep is off-CPU, a 50 ms spin on-CPU"
 			echo "$out" | sed 's/^/# /'
 		fi
 	fi
@@ -206,17 +217,24 @@ import json, sys
 for i, line in enumerate(sys.stdin, 1):
     json.loads(line)
 print(i)' 2>&1); then
-			result ok "tsc=$mode: $err xrayfdr-ctl --json answers are valid JSON"
+			result ok "$tag: $err xrayfdr-ctl --json answers are valid JSON"
 		else
-			result fail "tsc=$mode: an xrayfdr-ctl --json answer is not JSON: $(echo "$err" | tail -n1)"
+			result fail "$tag: an xrayfdr-ctl --json answer is not JSON: $(echo "$err" | tail -n1)"
 		fi
 	fi
 
+	if [ -n "${VM_REQUIRE:-}" ]; then
+		if grep -qaF "$VM_REQUIRE" "$console" 2>/dev/null; then
+			result ok "$tag: kernel log says \"$VM_REQUIRE\""
+		else
+			result fail "$tag: kernel log lacks \"$VM_REQUIRE\" ($console)"
+		fi
+	fi
 	bad=$(grep -aE "$BAD" "$console" 2>/dev/null | head -n 20)
 	if [ -z "$bad" ]; then
-		result ok "tsc=$mode: kernel log has no BUG/WARNING/Oops/panic lines"
+		result ok "$tag: kernel log has no BUG/WARNING/Oops/panic lines"
 	else
-		result fail "tsc=$mode: kernel log has BUG/WARNING/Oops/panic lines ($console)"
+		result fail "$tag: kernel log has BUG/WARNING/Oops/panic lines ($console)"
 		sed 's/^/# /' <<<"$bad"
 	fi
 done
