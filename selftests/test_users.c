@@ -293,6 +293,26 @@ static void parse_report(const char *line, struct report *r)
 	}
 }
 
+/*
+ * Run hog(@h) as nobody and wait for its report, logged and parsed into
+ * @r.  Returns the child's pid (it holds its sessions until killed).
+ */
+static pid_t start_hog(struct hog *h, struct report *r)
+{
+	char line[512];
+	pid_t pid;
+	int rd;
+
+	pid = spawn_as(NOBODY, hog, h, &rd);
+	if (pid < 0)
+		return pid;
+	read_report(rd, line, sizeof(line));
+	close(rd);
+	ksft_print_msg("nobody: %s\n", line);
+	parse_report(line, r);
+	return pid;
+}
+
 static int open_and_configure(void *arg, int fd)
 {
 	const struct hog *h = arg;
@@ -315,7 +335,6 @@ TEST_F(users, one_user_cannot_take_what_another_needs)
 	uint64_t one = session_bytes(&self->probe, h.sb, h.count);
 	struct xs_session mine;
 	struct report r;
-	char line[512];
 	struct use u;
 	pid_t pid;
 	int rd;
@@ -326,11 +345,8 @@ TEST_F(users, one_user_cannot_take_what_another_needs)
 	/* room for one big session, not two */
 	ASSERT_EQ(0, set_limit(&self->nl, XRAY_FDR_A_CONFIG_MAX_USER_KB,
 			       (one + one / 2) / 1024));
-	pid = spawn_as(NOBODY, hog, &h, &rd);
+	pid = start_hog(&h, &r);
 	ASSERT_LT(0, pid);
-	read_report(rd, line, sizeof(line));
-	parse_report(line, &r);
-	TH_LOG("nobody: %s", line);
 	EXPECT_EQ(3, r.opened);
 	EXPECT_EQ(EDQUOT, r.open_err);
 	EXPECT_EQ(1, r.configured);
@@ -364,20 +380,16 @@ TEST_F(users, the_reserve_is_for_admins_only)
 	uint64_t one = session_bytes(&self->probe, 65536, 4);
 	struct xs_session mine[5];
 	struct report r;
-	char line[512];
 	pid_t pid;
-	int i, rd;
+	int i;
 
 	/* six more sessions in all, four of them reserved */
 	ASSERT_EQ(0, set_limit(&self->nl, XRAY_FDR_A_CONFIG_MAX_SESSIONS,
 			       open + 6));
 	ASSERT_EQ(0, set_limit(&self->nl,
 			       XRAY_FDR_A_CONFIG_ADMIN_RESERVE_SESSIONS, 4));
-	pid = spawn_as(NOBODY, hog, &h, &rd);
+	pid = start_hog(&h, &r);
 	ASSERT_LT(0, pid);
-	read_report(rd, line, sizeof(line));
-	parse_report(line, &r);
-	TH_LOG("nobody: %s", line);
 	EXPECT_EQ(2, r.opened);
 	EXPECT_EQ(EMFILE, r.open_err);
 	/* root gets the reserve, and then the global cap holds for it too */
@@ -398,11 +410,8 @@ TEST_F(users, the_reserve_is_for_admins_only)
 			       (one + 1023) / 1024));
 	h.sb = 65536;
 	h.count = 4;
-	pid = spawn_as(NOBODY, hog, &h, &rd);
+	pid = start_hog(&h, &r);
 	ASSERT_LT(0, pid);
-	read_report(rd, line, sizeof(line));
-	parse_report(line, &r);
-	TH_LOG("nobody: %s", line);
 	EXPECT_EQ(1, r.configured);
 	EXPECT_EQ(ENOSPC, r.conf_err);
 	ASSERT_EQ(0, xs_open(&mine[0]));
@@ -423,18 +432,14 @@ TEST_F(users, kept_sessions_of_a_killed_user_stay_within_its_limit)
 	};
 	uint64_t one = session_bytes(&self->probe, 4096, 2);
 	struct report r;
-	char line[512];
 	struct use u;
 	pid_t pid;
-	int i, rd;
+	int i;
 
 	ASSERT_EQ(0,
 		  set_limit(&self->nl, XRAY_FDR_A_CONFIG_MAX_USER_RETAINED, 2));
-	pid = spawn_as(NOBODY, hog, &h, &rd);
+	pid = start_hog(&h, &r);
 	ASSERT_LT(0, pid);
-	read_report(rd, line, sizeof(line));
-	parse_report(line, &r);
-	TH_LOG("nobody: %s", line);
 	EXPECT_EQ(4, r.opened);
 	EXPECT_EQ(4, r.configured);
 	EXPECT_EQ(2, r.kept);
