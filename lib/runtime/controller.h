@@ -48,7 +48,7 @@ void rt_fdr_handle_arg0(int32_t id, enum XRayEntryType kind);
 void rt_fdr_handle_arg1(int32_t id, enum XRayEntryType kind, uint64_t arg);
 void rt_fdr_handle_custom(void *data, size_t size);
 void rt_fdr_handle_typed(uint16_t type, const void *data, size_t size);
-/* Recompute rt_fast_gen after a handler or the status changed. */
+/* Recompute rt_fast_key after a handler or the status changed. */
 void rt_fdr_update_fast(void);
 /* Stop every writer (fast path off, wait for those in flight). */
 void rt_fdr_quiesce(void);

@@ -4,11 +4,14 @@
  * path does not handle.
  *
  * The fast path (trampolines.S) appends plain function records while the
- * thread has room, stays on one CPU and the delta fits 32 bits.  Everything
- * else comes here: NewCPUId on a CPU change (and at the start of a
- * buffer, whose preamble the sink writes), TSCWrap, arguments, custom and
- * typed events, and LLVM's duration threshold, which "rewinds" the records
- * of calls shorter than it.  The records go where the sink (sink.h) says.
+ * thread has room, stays on one CPU and the TSC's high half is its base's.
+ * Everything else comes here: NewCPUId on a CPU change (and at the start
+ * of a buffer, whose preamble the sink writes), TSCWrap, custom and typed
+ * events.  The records go where the sink (sink.h) says, with times
+ * relative to the thread's base (thread.h), which only a NewCPUId or
+ * TSCWrap moves here (or the sink: CPU mode's sub-buffers); the drain
+ * makes them FDR's deltas and applies LLVM's duration threshold
+ * (logbuf.h), so the fast path stays on with a threshold.
  *
  * This file is built without vector registers (-mgeneral-regs-only) and
  * calls nothing that uses them (clock_gettime and getcpu are vDSO calls,
@@ -45,7 +48,7 @@ uint32_t rt_test_cpu(void);
 __thread struct rt_thread rt_self
 	__attribute__((tls_model("initial-exec"), aligned(64)));
 /* Read by the trampolines (thread.h, arch.h). */
-uint32_t rt_fast_gen;
+uint64_t rt_fast_key;
 long rt_rseq_offset;
 void (*volatile rt_handler_arg0)(int32_t, XRayEntryType);
 void (*volatile rt_handler_arg1)(int32_t, XRayEntryType, uint64_t);
@@ -65,7 +68,9 @@ static uint32_t thread_cpu(struct rt_thread *t)
 	if (rt.own_rseq && t->rseq.flags == RT_RSEQ_NONE) {
 		int cpu = sched_getcpu();
 
+		/* as the kernel keeps them, for the fast path's compare */
 		t->rseq.cpu_id = cpu < 0 ? 0 : (uint32_t)cpu;
+		t->rseq.cpu_id_start = t->rseq.cpu_id;
 	}
 	return *(volatile uint32_t *)((char *)thread_pointer() +
 				      rt_rseq_offset + RT_RSEQ_CPU_ID);
@@ -80,7 +85,7 @@ static bool begin(struct rt_thread *t)
 	}
 	t->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->gen = 0; /* nested events come here and are dropped */
+	t->fast = RT_FAST_OFF; /* nested events come here and are dropped */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return true;
 }
@@ -90,20 +95,9 @@ static void end(struct rt_thread *t)
 	uint32_t gen = rt.sink->arm(t);
 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->gen = gen;
+	t->fast = gen ? rt_fast_word(t->cpu, gen) : RT_FAST_OFF;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->busy = 0;
-}
-
-static uint64_t *last_slot(struct rt_thread *t)
-{
-	return &t->last_tsc[((uintptr_t)t->pos >> 3) & 1];
-}
-
-/* Move the committed end of the thread's records (rewinding). */
-static void publish(struct rt_thread *t, uint8_t *pos)
-{
-	rt.sink->commit(t, pos, NULL, 0);
 }
 
 /* Records are staged at *@p, past what is committed, and committed
@@ -133,48 +127,50 @@ static bool ensure_space(struct rt_thread *t, size_t need, uint64_t *tsc,
 		return true;
 	case RT_RESERVE_NEW:
 		t->cpu = UINT32_MAX;
-		rt_rewind_reset(&t->rewind);
 		return true;
 	default:
 		return false;
 	}
 }
 
-/* NewCPUId or TSCWrap when the next record needs one (LLVM's
- * recordPreamble).  Return true if one was written. */
-static bool preamble(struct rt_thread *t, uint8_t **p, uint64_t tsc,
-		     uint32_t cpu, uint64_t *last)
+/*
+ * NewCPUId or TSCWrap when the next record needs one: a new CPU, or a time
+ * whose high half is not the base's (the fast path's condition).  The
+ * record's TSC, the new *@base, is the time with its low half cleared:
+ * then the fast path stores the TSC's low half as the time, and no CPU's
+ * TSC can be behind the base of its own records.  (CPU mode's sink keeps
+ * its base and CPU itself; neither record is written there.)
+ */
+static void preamble(struct rt_thread *t, uint8_t **p, uint64_t tsc,
+		     uint32_t cpu, uint64_t *base)
 {
-	struct xrayfdr_metadata md = { .tsc = tsc };
+	struct xrayfdr_metadata md = { .tsc = tsc & ~(uint64_t)UINT32_MAX };
 
 	if (cpu != t->cpu) {
 		md.kind = XRAYFDR_MD_NEW_CPU_ID;
 		md.cpu = (uint16_t)cpu;
 		t->cpu = cpu;
-	} else if (tsc < *last || tsc - *last > UINT32_MAX) {
+	} else if (tsc < *base || (tsc ^ *base) >> 32) {
 		md.kind = XRAYFDR_MD_TSC_WRAP;
 	} else {
-		return false;
+		return;
 	}
 	put_md(p, &md);
-	*last = tsc;
-	return true;
+	*base = md.tsc;
 }
 
 /*
  * One function event.  Only a sink that writes where other threads write
  * too (the CPU rings) can refuse a commit, and then the event is made
- * again, with a new time; nothing there is rewound as events come (the
- * drain applies the threshold: rt.rewind_ticks is 0).
+ * again, with a new time.
  */
 static void record_function(struct rt_thread *t, unsigned int kind, int32_t id,
 			    uint64_t arg)
 {
 	size_t need = MD + FN + (kind == XRAYFDR_FUNC_ENTRY_ARGS ? MD : 0);
-	uint64_t tsc, last;
+	uint64_t tsc, base;
 	uint32_t cpu;
 	uint8_t *p;
-	bool wrote;
 
 	do {
 		tsc = arch_tsc();
@@ -184,26 +180,15 @@ static void record_function(struct rt_thread *t, unsigned int kind, int32_t id,
 			return;
 		}
 		p = t->pos;
-		last = *last_slot(t);
-		wrote = preamble(t, &p, tsc, cpu, &last);
-		if (rt_rewind_short(&t->rewind, kind, wrote, tsc,
-				    rt.rewind_ticks)) {
-			p = t->pos;
-			rt_rewind_erase(&t->rewind, &p, &last, tsc,
-					rt.rewind_ticks);
-			publish(t, p);
-			t->last_tsc[0] = t->last_tsc[1] = last;
-			return;
-		}
-		put_fn(&p, kind, id, tsc - last);
+		base = t->base;
+		preamble(t, &p, tsc, cpu, &base);
+		put_fn(&p, kind, id, tsc - base);
 		if (kind == XRAYFDR_FUNC_ENTRY_ARGS)
 			put_md(&p, &(struct xrayfdr_metadata){
 					   .kind = XRAYFDR_MD_CALL_ARGUMENT,
 					   .arg = arg });
-		rt_rewind_note(&t->rewind, kind, wrote, tsc);
-		last = tsc;
 	} while (!rt.sink->commit(t, p, NULL, 0));
-	t->last_tsc[0] = t->last_tsc[1] = last;
+	t->base = base;
 }
 
 /* A thread's first event needs set-up that is not vector-free. */
@@ -250,7 +235,7 @@ int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size)
 {
 	struct rt_thread *t = &rt_self;
 	struct xrayfdr_metadata md = { .event_size = (int32_t)size };
-	uint64_t tsc, last;
+	uint64_t tsc, base;
 	uint8_t *p;
 	uint32_t cpu;
 	int ret = RT_LIGHT_DONE, problem;
@@ -277,28 +262,23 @@ int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size)
 			goto out;
 		}
 		p = t->pos;
-		last = *last_slot(t);
-		preamble(t, &p, tsc, cpu, &last);
+		base = t->base;
+		preamble(t, &p, tsc, cpu, &base);
 		if (typed) {
 			md.kind = XRAYFDR_MD_TYPED_EVENT_MARKER;
 			md.event_type = type;
-			md.tsc_delta = (int32_t)(tsc - last);
-			last = tsc;
+			md.tsc_delta = (int32_t)(tsc - base);
 		} else {
 			md.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER;
-			md.tsc =
-				tsc; /* versions 1-4: absolute, the base stays */
+			md.tsc = tsc; /* versions 1-4: absolute */
 			md.cpu = (uint16_t)cpu;
-			if (rt.opts.version >= 5) {
-				md.tsc_delta = (int32_t)(tsc - last);
-				last = tsc;
-			}
+			if (rt.opts.version >= 5)
+				md.tsc_delta = (int32_t)(tsc - base);
 		}
 		put_md(&p, &md);
 		/* the sink copies the payload after the marker */
 	} while (!rt.sink->commit(t, p, data, size));
-	rt_rewind_reset(&t->rewind);
-	t->last_tsc[0] = t->last_tsc[1] = last;
+	t->base = base;
 out:
 	end(t);
 	return ret;

@@ -52,7 +52,7 @@ static void thread_exit(void *arg)
 	struct rt_thread *t = &rt_self;
 
 	(void)arg;
-	t->gen = 0;
+	t->fast = RT_FAST_OFF;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	rt.sink->detach(t);
 	t->setup_done = 0; /* events from later destructors re-arm it */
@@ -140,17 +140,17 @@ void rt_fdr_handle_typed(uint16_t type, const void *data, size_t size)
 
 void rt_fdr_update_fast(void)
 {
-	bool fast = rt.status == XRAY_LOG_INITIALIZED && !rt.rewind_ticks &&
+	bool fast = rt.status == XRAY_LOG_INITIALIZED &&
 		    rt_handler_arg0 == rt_fdr_handle_arg0 &&
 		    (!rt_handler_arg1 || rt_handler_arg1 == rt_fdr_handle_arg1);
 
-	__atomic_store_n(&rt_fast_gen, fast ? rt.generation : 0,
+	__atomic_store_n(&rt_fast_key, fast ? (uint64_t)rt.generation << 32 : 0,
 			 __ATOMIC_SEQ_CST);
 }
 
 void rt_fdr_quiesce(void)
 {
-	__atomic_store_n(&rt_fast_gen, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&rt_fast_key, 0, __ATOMIC_SEQ_CST);
 	/* Restart every critical section in flight: after this no fast path
 	 * can still be past its check.  Without membarrier, a preempted one
 	 * restarts when it resumes anyway; give running ones a moment. */
@@ -241,7 +241,6 @@ int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
 	rt.opts = *o;
 	rt.threshold_ticks = (uint64_t)((unsigned __int128)rt.tsc.hz *
 					o->threshold_us / 1000000);
-	rt.rewind_ticks = rt.sink == &rt_thread_sink ? rt.threshold_ticks : 0;
 	rt.dropped = 0;
 	rt.pid = getpid();
 	return 0;

@@ -44,6 +44,8 @@ struct rt_chunk {
 struct rt_drain {
 	size_t next, count;
 	size_t offset; /* the sink's position inside item next */
+	uint64_t base; /* there: the base of record times (thread mode) */
+	uint32_t cpu; /* and the CPU */
 	bool locked; /* the walk holds the sink's lock */
 };
 

@@ -42,6 +42,7 @@
 #include "../fdr/codec.h"
 #include "../fdr/records.h"
 #include "../log.h"
+#include "logbuf.h"
 #include "objects.h"
 #include "ring.h"
 #include "sink.h"
@@ -639,7 +640,8 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	pd->open = NULL;
 	pd->reused_events = 0;
 	pd->count_word = NULL;
-	if (used + total > cr.subbuf_size || *tsc - base > UINT32_MAX) {
+	/* the fast path needs the TSC's high half to be the base's */
+	if (used + total > cr.subbuf_size || (*tsc ^ base) >> 32) {
 		if (SUBBUF_HDR + need > cr.subbuf_size)
 			return RT_RESERVE_NONE;
 		seq = __atomic_load_n(&sb->seq, __ATOMIC_RELAXED) + 1;
@@ -674,7 +676,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 		put32(t->stage + RT_STRETCH_OFF, t->stretch, false);
 	}
 	t->pos = t->stage + pd->staged_before;
-	t->last_tsc[0] = t->last_tsc[1] = base;
+	t->base = base;
 	t->cpu = cpu;
 	t->area = (uint8_t *)ctl; /* (the fast path's, for this CPU) */
 	return RT_RESERVE_SAME;
@@ -1132,72 +1134,13 @@ static void cpu_drain_begin(struct rt_drain *d, bool wait)
 	d->count = w.n;
 }
 
-struct out {
-	uint8_t *p, *end;
-	uint64_t last; /* the time the next delta is taken from */
-	uint32_t cpu; /* UINT32_MAX: none yet in this buffer */
-	struct rt_rewind rewind; /* func_duration_threshold_us (rewind.h) */
-};
-
-/* NewCPUId or TSCWrap before a record at @tsc, if it needs one.  Return 1
- * if one was written, 0 if none was needed, -1 if there is no room for
- * it and @need more bytes. */
-static int out_time(struct out *o, uint32_t cpu, uint64_t tsc, size_t need,
-		    bool signed_delta)
-{
-	struct xrayfdr_metadata md = { .tsc = tsc };
-	int64_t sd = (int64_t)(tsc - o->last);
-
-	if (cpu != o->cpu) {
-		md.kind = XRAYFDR_MD_NEW_CPU_ID;
-		md.cpu = (uint16_t)cpu;
-	} else if (signed_delta ? sd < INT32_MIN || sd > INT32_MAX :
-				  tsc < o->last || tsc - o->last > UINT32_MAX) {
-		md.kind = XRAYFDR_MD_TSC_WRAP;
-	} else {
-		return (size_t)(o->end - o->p) >= need ? 0 : -1;
-	}
-	if ((size_t)(o->end - o->p) < MD + need)
-		return -1;
-	fdr_put_metadata(o->p, false, cr.version, &md);
-	o->p += MD;
-	o->cpu = cpu;
-	o->last = tsc;
-	return 1;
-}
-
-/* A custom event of @size bytes at @tsc into @o; false if it does not
- * fit. */
-static bool out_custom(struct out *o, uint32_t cpu, uint64_t tsc,
-		       const void *data, size_t size)
-{
-	struct xrayfdr_metadata md = { .kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER,
-				       .event_size = (int32_t)size,
-				       .cpu = (uint16_t)cpu,
-				       .tsc = tsc };
-	bool delta = cr.version >= 5;
-
-	if (out_time(o, cpu, delta || o->cpu != cpu ? tsc : o->last, MD + size,
-		     delta) < 0)
-		return false;
-	rt_rewind_reset(&o->rewind);
-	if (delta) {
-		md.tsc_delta = (int32_t)(tsc - o->last);
-		o->last = tsc;
-	}
-	fdr_put_metadata(o->p, false, cr.version, &md);
-	memcpy(o->p + MD, data, size);
-	o->p += MD + size;
-	return true;
-}
-
 /*
  * One of the kernel's scheduler records, as the xrayfdr_sched_event
  * custom event of its thread (lib/include/xrayfdr/fdr.h).  Kinds it does
  * not know are left out.
  */
-static bool out_sched(struct out *o, const struct run *r, const uint8_t *p,
-		      size_t len)
+static bool out_sched(struct rt_logbuf *o, const struct run *r,
+		      const uint8_t *p, size_t len)
 {
 	static const uint8_t kinds[] = {
 		[XRAY_FDR_REC_SWITCH_OUT - 64] = XRAYFDR_SCHED_SWITCH_OUT,
@@ -1223,79 +1166,31 @@ static bool out_sched(struct out *o, const struct run *r, const uint8_t *p,
 		.tid = rec.tid,
 	};
 	xrayfdr_sched_encode(payload, &se);
-	return out_custom(o, r->cpu, rec.tsc, payload, sizeof(payload));
+	return rt_logbuf_custom(o, r->cpu, rec.tsc, payload, sizeof(payload));
 }
 
 /* Re-encode one ring record into @o; false if it does not fit. */
-static bool out_record(struct out *o, const struct run *r, const uint8_t *p,
-		       size_t len)
+static bool out_record(struct rt_logbuf *o, const struct run *r,
+		       const uint8_t *p, size_t len)
 {
-	struct xrayfdr_metadata md;
 	unsigned int kind;
-	uint64_t tsc;
 
-	if (!(p[0] & 1)) {
-		uint32_t word = get32(p, false);
-		/* an entry's argument comes in the same buffer */
-		size_t need = FN + (fdr_function_kind(word, false) ==
-						    XRAYFDR_FUNC_ENTRY_ARGS ?
-					    MD :
-					    0);
-
-		unsigned int fkind = fdr_function_kind(word, false);
-		int wrote;
-
-		tsc = r->base + get32(p + 4, false);
-		wrote = out_time(o, r->cpu, tsc, need, false);
-		if (wrote < 0)
-			return false;
-		/* LLVM's duration threshold, applied here in CPU mode */
-		if (rt_rewind_short(&o->rewind, fkind, wrote, tsc,
-				    rt.threshold_ticks)) {
-			rt_rewind_erase(&o->rewind, &o->p, &o->last, tsc,
-					rt.threshold_ticks);
-			return true;
-		}
-		fdr_put_function(o->p, false, fkind,
-				 fdr_function_id(word, false),
-				 (uint32_t)(tsc - o->last));
-		o->p += FN;
-		o->last = tsc;
-		rt_rewind_note(&o->rewind, fkind, wrote, tsc);
-		return true;
-	}
+	if (!(p[0] & 1))
+		return rt_logbuf_function(o, r->cpu,
+					  r->base + get32(p + 4, false),
+					  get32(p, false));
 	kind = XRAY_FDR_REC_KIND(p[0]);
+	if (kind == XRAYFDR_MD_CALL_ARGUMENT)
+		return rt_logbuf_argument(o, p);
 	rt_rewind_reset(&o->rewind); /* nothing before any other record */
-	if (kind == XRAYFDR_MD_CALL_ARGUMENT) {
-		if (o->cpu == UINT32_MAX)
-			return true; /* no entry before it here: damage */
-		if ((size_t)(o->end - o->p) < MD)
-			return false;
-		memcpy(o->p, p, MD);
-		o->p += MD;
-		return true;
-	}
 	if (kind > XRAY_FDR_REC_USER_KIND_MAX)
 		return out_sched(o, r, p, len);
 	if (kind != XRAYFDR_MD_CUSTOM_EVENT_MARKER &&
 	    kind != XRAYFDR_MD_TYPED_EVENT_MARKER)
 		return true;
-	fdr_decode_metadata(p, false, cr.version, &md);
-	len = (size_t)md.event_size;
-	if (kind == XRAYFDR_MD_TYPED_EVENT_MARKER || cr.version >= 5) {
-		tsc = r->base + (uint32_t)md.tsc_delta;
-		if (out_time(o, r->cpu, tsc, MD + len, true) < 0)
-			return false;
-		md.tsc_delta = (int32_t)(tsc - o->last);
-		o->last = tsc;
-	} else if (out_time(o, r->cpu, o->cpu == r->cpu ? o->last : md.tsc,
-			    MD + len, false) < 0) {
-		return false;
-	}
-	fdr_put_metadata(o->p, false, cr.version, &md);
-	memcpy(o->p + MD, p + MD, len);
-	o->p += MD + len;
-	return true;
+	/* (record_len checked the size against the ring) */
+	return rt_logbuf_marker(o, r->cpu, r->base, p, p + MD,
+				get32(p + MD_OFF_BODY, false));
 }
 
 /* One thread's records from the drain's position into a log buffer;
@@ -1304,12 +1199,12 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 {
 	const struct run *first = &cr.runs[d->next];
 	uint32_t tid = first->tid;
-	struct out o = { .p = cr.scratch,
-			 .end = cr.scratch + cr.capacity,
-			 .cpu = UINT32_MAX };
+	struct rt_logbuf o;
 	bool any = false, ev;
 	size_t preamble;
 
+	rt_logbuf_init(&o, cr.scratch, cr.capacity, cr.version,
+		       rt.threshold_ticks);
 	preamble = fdr_put_preamble(
 		o.p, false, cr.version, (int32_t)tid,
 		first->wall_ns / 1000000000u,

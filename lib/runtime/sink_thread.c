@@ -1,25 +1,37 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The thread-buffer sink: each thread fills one buffer of the shared queue
- * (bufq.h) at a time, with the preamble llvm-xray expects at its start, so
- * a buffer goes to the log as it is.  Its fast path is the trampolines'
- * FDR_FAST: it appends while t->pos < t->end.
+ * (bufq.h) at a time, starting with the preamble llvm-xray expects.  Its
+ * fast path is the trampolines' FDR_FAST: it appends while t->pos <
+ * t->end.  Record times are relative to the last NewCPUId or TSCWrap
+ * (thread.h); the drain makes each buffer a log buffer (logbuf.h) in a
+ * scratch buffer of its own, splitting it where the log's needs more room.
  *
- * Built without vector registers (see fdr.c); only thread_start(), which
- * no recording path calls, uses the C library beyond system calls.
+ * Built without vector registers (see fdr.c); only thread_start() and the
+ * drain, which no recording path calls, use the C library beyond system
+ * calls.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
+#include "../fdr/codec.h"
 #include "../fdr/records.h"
 #include "bufq.h"
+#include "logbuf.h"
 #include "sink.h"
+#include "state.h"
+
+#define MD XRAYFDR_METADATA_RECORD_SIZE
+#define FN XRAYFDR_FUNCTION_RECORD_SIZE
 
 static struct rt_bufq q;
 static unsigned int version; /* of the log, for the preamble */
 static int32_t pid;
+static uint8_t *scratch; /* the drain's log buffer */
+static size_t scratch_size;
 
 static int thread_start(const struct rt_options *o, size_t capacity,
 			uint32_t gen, pid_t owner, char *err, size_t errlen)
@@ -35,6 +47,19 @@ static int thread_start(const struct rt_options *o, size_t capacity,
 		previous = q;
 		madvise(previous.mem, previous.map_size, MADV_DONTNEED);
 		memset(&q, 0, sizeof(q));
+	}
+	if (scratch_size != capacity) {
+		if (scratch)
+			munmap(scratch, scratch_size);
+		scratch_size = 0;
+		scratch = mmap(NULL, capacity, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (scratch == MAP_FAILED) {
+			scratch = NULL;
+			snprintf(err, errlen, "cannot map the drain's buffer");
+			return -ENOMEM;
+		}
+		scratch_size = capacity;
 	}
 	ret = rt_bufq_init(&q, capacity, o->buffer_max);
 	if (ret) {
@@ -153,6 +178,7 @@ static void thread_drain_begin(struct rt_drain *d, bool wait)
 {
 	d->next = 0;
 	d->count = 0;
+	d->offset = 0;
 	d->locked = false;
 	if (!q.mem)
 		return;
@@ -162,20 +188,118 @@ static void thread_drain_begin(struct rt_drain *d, bool wait)
 	d->count = rt_bufq_sort(&q);
 }
 
+/* The length of the record at @p with @left bytes from it, 0 if it makes
+ * no sense there. */
+static size_t record_len(const uint8_t *p, size_t left)
+{
+	uint32_t size;
+
+	if (left < FN)
+		return 0;
+	if (!fdr_is_metadata(p[0], false))
+		return FN;
+	if (left < MD)
+		return 0;
+	switch (fdr_md_kind(p[0], false)) {
+	case XRAYFDR_MD_NEW_CPU_ID:
+	case XRAYFDR_MD_TSC_WRAP:
+	case XRAYFDR_MD_CALL_ARGUMENT:
+		return MD;
+	case XRAYFDR_MD_CUSTOM_EVENT_MARKER:
+	case XRAYFDR_MD_TYPED_EVENT_MARKER:
+		size = get32(p + MD_OFF_BODY, false);
+		return size && size <= left - MD ? MD + size : 0;
+	default:
+		return 0;
+	}
+}
+
+/* The record at @p into @o, or the base and CPU it sets into @d.  False if
+ * it does not fit. */
+static bool out_record(struct rt_logbuf *o, struct rt_drain *d,
+		       const uint8_t *p, size_t len)
+{
+	struct xrayfdr_metadata md;
+
+	if (!fdr_is_metadata(p[0], false))
+		return rt_logbuf_function(o, d->cpu,
+					  d->base + get32(p + 4, false),
+					  get32(p, false));
+	switch (fdr_md_kind(p[0], false)) {
+	case XRAYFDR_MD_NEW_CPU_ID:
+	case XRAYFDR_MD_TSC_WRAP:
+		fdr_decode_metadata(p, false, version, &md);
+		if (md.kind == XRAYFDR_MD_NEW_CPU_ID)
+			d->cpu = md.cpu;
+		d->base = md.tsc;
+		return true;
+	case XRAYFDR_MD_CALL_ARGUMENT:
+		return rt_logbuf_argument(o, p);
+	default:
+		return rt_logbuf_marker(o, d->cpu, d->base, p, p + MD,
+					len - MD);
+	}
+}
+
+/* The next log buffer, from the drain's position: one queue buffer, or
+ * its part that fits.  False if it holds no event. */
+static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
+{
+	const struct rt_buf *b = &q.bufs[q.order[d->next]];
+	size_t used = rt_bufq_used(&q, b),
+	       preamble = fdr_preamble_size(version);
+	struct rt_logbuf o;
+	bool any = false;
+
+	rt_logbuf_init(&o, scratch, scratch_size, version, rt.threshold_ticks);
+	/* A buffer is published with its preamble before its first record
+	 * is: one read then (a fatal signal's flush while its thread is in
+	 * the C path) has no record yet. */
+	if (used <= preamble || !fdr_is_metadata(b->data[0], false) ||
+	    fdr_md_kind(b->data[0], false) != XRAYFDR_MD_NEW_BUFFER) {
+		d->offset = used;
+		goto done;
+	}
+	memcpy(o.p, b->data, preamble);
+	o.p += preamble;
+	if (!d->offset) {
+		d->offset = preamble;
+		d->cpu = UINT32_MAX; /* a NewCPUId comes first */
+		d->base = 0;
+	}
+	while (d->offset < used) {
+		const uint8_t *p = b->data + d->offset;
+		size_t len = record_len(p, used - d->offset);
+		uint8_t *before = o.p;
+
+		if (!len) {
+			d->offset = used; /* (the process wrote over it) */
+			break;
+		}
+		if (!out_record(&o, d, p, len)) {
+			if (!any) /* larger than a whole buffer */
+				d->offset += len;
+			goto split;
+		}
+		any = any || o.p != before;
+		d->offset += len;
+	}
+done:
+	d->next++;
+	d->offset = 0;
+split:
+	c->data = scratch;
+	c->used = (size_t)(o.p - scratch);
+	/* a buffer whose calls were all rewound is left out */
+	return any &&
+	       fdr_count_events_le(scratch + preamble, c->used - preamble);
+}
+
 static bool thread_drain_next(struct rt_drain *d, struct rt_chunk *c)
 {
-	while (d->next < d->count) {
-		const struct rt_buf *b = &q.bufs[q.order[d->next++]];
-
-		c->data = b->data;
-		c->used = rt_bufq_used(&q, b);
-		/* A buffer is published with its preamble before its first
-		 * record is: one read then (a fatal signal's flush while its
-		 * thread is in the C path) has no record yet, and a log
-		 * buffer without its NewCPUId is not valid. */
-		if (c->used > fdr_preamble_size(version))
+	while (scratch && d->next < d->count)
+		if (fill_chunk(d, c))
 			return true;
-	}
 	return false;
 }
 

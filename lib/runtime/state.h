@@ -27,10 +27,8 @@ struct rt_state {
 	uint32_t generation; /* of the current trace; never reused */
 	volatile int status; /* enum XRayLogInitStatus */
 	volatile int flush_status; /* enum XRayLogFlushStatus */
-	uint64_t threshold_ticks; /* func_duration_threshold_us */
-	/* the threshold the controller applies as events come (thread
-	 * buffers); the CPU rings' drain applies it instead */
-	uint64_t rewind_ticks;
+	/* func_duration_threshold_us, which the drains apply (logbuf.h) */
+	uint64_t threshold_ticks;
 	pid_t pid;
 	uint64_t dropped; /* events that found no room, or nested */
 	bool membarrier; /* MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ works */

@@ -8,11 +8,17 @@
  * inside a restartable sequence (rseq): if the thread is preempted,
  * migrated or interrupted by a signal before its final store, the kernel
  * restarts it.  That final store, of the write position, commits the
- * record.  The TSC of the last committed record lives in one of two slots
- * chosen by bit 3 of the write position: a record at position P reads slot
- * (P & 8) and writes the other one, which the commit (P + 8 flips bit 3)
- * makes current.  So a restarted sequence never sees its own uncommitted
- * TSC, and no second store needs to be atomic with the commit.
+ * record.  Nothing else changes there: a record's time is relative to the
+ * thread's base (t->base, the TSC of the buffer's last NewCPUId or
+ * TSCWrap, whose low half the C path makes zero), which only the C path
+ * moves, so a restarted sequence has nothing to undo.  The drain turns these times into FDR's deltas from
+ * the record before (logbuf.h), as the CPU rings' drain does.
+ *
+ * One compare checks both that the fast path may write and that the
+ * thread is on the CPU its records name: t->fast is what the first eight
+ * bytes of the rseq area (cpu_id_start, cpu_id) XOR rt_fast_key hold on
+ * that CPU, for the key of the generation armed; rt_fast_key is 0 when
+ * the fast path is off, and RT_FAST_OFF never matches.
  */
 #ifndef XRAYFDR_LIB_RUNTIME_THREAD_H
 #define XRAYFDR_LIB_RUNTIME_THREAD_H
@@ -20,26 +26,25 @@
 /* Offsets in struct rt_thread used by the trampolines. */
 #define RT_THREAD_POS 0
 #define RT_THREAD_END 8
-#define RT_THREAD_GEN 16
-#define RT_THREAD_CPU 20
-#define RT_THREAD_LAST_TSC 24 /* two u64 slots, indexed by (pos & 8) */
-#define RT_THREAD_TID 40
-#define RT_THREAD_OWNER 48 /* tid << 32: the commit word's owner half */
-#define RT_THREAD_AREA 56 /* CPU mode: the area of CPU RT_THREAD_CPU */
+#define RT_THREAD_FAST 16 /* u64: the rseq area's first word, armed */
+#define RT_THREAD_BASE 24 /* u64: the TSC record times are relative to */
+#define RT_THREAD_CPU 32
+#define RT_THREAD_TID 36
+#define RT_THREAD_OWNER 40 /* tid << 32: the commit word's owner half */
+#define RT_THREAD_AREA 48 /* CPU mode: the area of CPU RT_THREAD_CPU */
 
 /* The kernel's struct rseq (uapi/linux/rseq.h) as far as we use it. */
+#define RT_RSEQ_CPU_ID_START 0
 #define RT_RSEQ_CPU_ID 4
 #define RT_RSEQ_CS 8
 /* The signature that must precede an rseq abort handler; glibc's value. */
 #define RT_RSEQ_SIG 0x53053053
 
 /* Record words the trampolines build (little endian, see lib/fdr/records.h):
- * function id << 4 | action << 1, and the metadata kind byte of
- * CallArgument. */
+ * a patched sled loads %r10d with the first half of its function record,
+ * function id << 4 | action << 1 (arch_sled_word()); the metadata kind
+ * byte of CallArgument. */
 #define RT_FUNC_ID_SHIFT 4
-#define RT_ACTION_EXIT_BITS 0x2
-#define RT_ACTION_TAIL_BITS 0x4
-#define RT_ACTION_ARGS_BITS 0x6
 #define RT_CALL_ARGUMENT_BYTE 0x0d
 
 #ifndef __ASSEMBLER__
@@ -47,8 +52,6 @@
 #include <stdint.h>
 
 #include <linux/xray_fdr.h>
-
-#include "rewind.h"
 
 struct rt_buf;
 
@@ -85,9 +88,9 @@ struct rt_thread {
 	/* hot: read and written by the trampolines */
 	uint8_t *pos; /* next free byte of the buffer */
 	uint8_t *end; /* a function record fits while pos < end */
-	uint32_t gen; /* == rt_fast_gen while the fast path may write */
+	uint64_t fast; /* rt_fast_word() while the fast path may write */
+	uint64_t base; /* the TSC the times of records are relative to */
 	uint32_t cpu; /* CPU the buffer's records are attributed to */
-	uint64_t last_tsc[2];
 	uint32_t tid;
 	uint64_t owner; /* tid << 32, as the CPU rings' commit word has it */
 	uint8_t *area; /* CPU mode: the area of the ring of CPU cpu */
@@ -97,8 +100,6 @@ struct rt_thread {
 	struct rt_buf *buf; /* the buffer being filled, or NULL */
 	uint32_t queue_gen; /* queue generation buf belongs to */
 	uint32_t setup_done; /* thread id, exit hook and rseq area set up */
-	/* LLVM's rewinding state (func_duration_threshold_us) */
-	struct rt_rewind rewind;
 	/* used when libc registered no rseq area */
 	struct rt_rseq_area rseq;
 	/* CPU rings: the append being prepared (sink_cpu.c), and how many
@@ -111,13 +112,15 @@ struct rt_thread {
 
 _Static_assert(offsetof(struct rt_thread, pos) == RT_THREAD_POS, "pos");
 _Static_assert(offsetof(struct rt_thread, end) == RT_THREAD_END, "end");
-_Static_assert(offsetof(struct rt_thread, gen) == RT_THREAD_GEN, "gen");
+_Static_assert(offsetof(struct rt_thread, fast) == RT_THREAD_FAST, "fast");
+_Static_assert(offsetof(struct rt_thread, base) == RT_THREAD_BASE, "base");
 _Static_assert(offsetof(struct rt_thread, cpu) == RT_THREAD_CPU, "cpu");
-_Static_assert(offsetof(struct rt_thread, last_tsc) == RT_THREAD_LAST_TSC,
-	       "last_tsc");
 _Static_assert(offsetof(struct rt_thread, tid) == RT_THREAD_TID, "tid");
 _Static_assert(offsetof(struct rt_thread, owner) == RT_THREAD_OWNER, "owner");
 _Static_assert(offsetof(struct rt_thread, area) == RT_THREAD_AREA, "area");
+_Static_assert(offsetof(struct rt_rseq_area, cpu_id_start) ==
+		       RT_RSEQ_CPU_ID_START,
+	       "rseq cpu_id_start");
 _Static_assert(offsetof(struct rt_rseq_area, cpu_id) == RT_RSEQ_CPU_ID,
 	       "rseq cpu_id");
 _Static_assert(offsetof(struct rt_rseq_area, rseq_cs) == RT_RSEQ_CS, "rseq_cs");
@@ -128,8 +131,18 @@ extern __thread struct rt_thread rt_self
 	__attribute__((tls_model("initial-exec")));
 
 /* Read by the trampolines. */
-extern uint32_t rt_fast_gen; /* 0: every event takes the C path */
+extern uint64_t rt_fast_key; /* generation << 32; 0: the C path only */
 extern long rt_rseq_offset; /* thread pointer to the rseq area */
+
+/* t->fast when the fast path must not write: no rseq area holds it
+ * (cpu_id_start is a CPU number, never 2^32 - 1). */
+#define RT_FAST_OFF UINT64_MAX
+
+/* t->fast for a thread whose records name @cpu, in generation @gen. */
+static inline uint64_t rt_fast_word(uint32_t cpu, uint32_t gen)
+{
+	return ((uint64_t)cpu | (uint64_t)cpu << 32) ^ (uint64_t)gen << 32;
+}
 
 #endif /* __ASSEMBLER__ */
 #endif

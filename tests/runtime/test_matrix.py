@@ -650,8 +650,14 @@ def check_light_objects():
                # calloc, free, mmap, munmap: set-up and teardown only
                "bufq.o": {"calloc", "free", "mmap", "munmap", "sched_yield",
                           "_GLOBAL_OFFSET_TABLE_"},
-               # madvise, snprintf and rt_bufq_init/destroy: thread_start only
-               "sink_thread.o": {"clock_gettime", "madvise", "snprintf",
+               # the drain's log buffers (only the drain calls it)
+               "logbuf.o": {"fdr_decode_metadata", "memcpy", "_GLOBAL_OFFSET_TABLE_"},
+               # madvise, mmap, munmap, snprintf and rt_bufq_init/destroy:
+               # thread_start only; the rest but clock_gettime: the drain
+               "sink_thread.o": {"clock_gettime", "madvise", "snprintf", "mmap",
+                                 "munmap", "memcpy", "rt", "fdr_decode_metadata",
+                                 "rt_logbuf_init", "rt_logbuf_function",
+                                 "rt_logbuf_argument", "rt_logbuf_marker",
                                  "rt_bufq_acquire", "rt_bufq_destroy", "rt_bufq_init",
                                  "rt_bufq_lock", "rt_bufq_reset", "rt_bufq_retire",
                                  "rt_bufq_sort", "rt_bufq_trylock", "rt_bufq_unlock",
@@ -664,6 +670,9 @@ def check_light_objects():
                               "close", "ioctl", "strerror", "__errno_location",
                               "xrayfdr_sched_encode", "dup", "readlink",
                               "rt_objects_text", "rt_tsc_source_name", "xrayfdr_log",
+                              "rt_logbuf_init", "rt_logbuf_function",
+                              "rt_logbuf_argument", "rt_logbuf_marker",
+                              "rt_logbuf_custom",
                               "_GLOBAL_OFFSET_TABLE_"}}
     objdump = which("objdump")
     for obj, ok in allowed.items():

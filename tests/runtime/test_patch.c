@@ -48,18 +48,21 @@ static int32_t rel_to(size_t off, uintptr_t target)
 			 11);
 }
 
-/* Entry, tail and arg sleds: "mov $id, %r10d; call target". */
+/* Entry, tail and arg sleds: "mov $word, %r10d; call target", word the
+ * first half of the function record: id << 4 | action << 1. */
 static void test_entry_like(void **state)
 {
 	static const unsigned int kinds[] = { XRAY_SLED_ENTRY, XRAY_SLED_TAIL,
 					      XRAY_SLED_LOG_ARGS_ENTRY };
+	static const uint8_t words[] = { 0xa0, 0xa4, 0xa6 }; /* 42 = 0x2a */
 	char err[256];
 
 	(void)state;
 	for (size_t k = 0; k < 3; k++) {
 		struct xray_sled s = sled_at(64, kinds[k]);
 		uintptr_t target = (uintptr_t)(page + 2048);
-		uint8_t want[11] = { 0x41, 0xba, 0x2a, 0x00, 0x00, 0x00, 0xe8 };
+		uint8_t want[11] = { 0x41, 0xba, words[k], 0x02,
+				     0x00, 0x00, 0xe8 };
 		int32_t rel = rel_to(64, target);
 
 		memcpy(page + 64, entry_sled, 11);
@@ -91,12 +94,12 @@ static void test_entry_like(void **state)
 	}
 }
 
-/* Exit sleds: "mov $id, %r10d; jmp target" over "ret; nop". */
+/* Exit sleds: "mov $word, %r10d; jmp target" over "ret; nop". */
 static void test_exit(void **state)
 {
 	struct xray_sled s = sled_at(128, XRAY_SLED_EXIT);
 	uintptr_t target = (uintptr_t)(page + 3000);
-	uint8_t want[11] = { 0x41, 0xba, 0x07, 0x00, 0x00, 0x00, 0xe9 };
+	uint8_t want[11] = { 0x41, 0xba, 0x72, 0x00, 0x00, 0x00, 0xe9 };
 	int32_t rel = rel_to(128, target);
 	char err[256];
 

@@ -5,8 +5,11 @@
  *
  * x86_64 sleds (LLVM's encoding, checked byte for byte before patching):
  *
- *   entry, tail exit   eb 09 + 9-byte nop   ->  mov $id,%r10d; call tramp
- *   exit               c3 + 10-byte nop     ->  mov $id,%r10d; jmp tramp
+ *   entry, tail exit   eb 09 + 9-byte nop   ->  mov $word,%r10d; call tramp
+ *   exit               c3 + 10-byte nop     ->  mov $word,%r10d; jmp tramp
+ *
+ * where word, unlike LLVM's plain id, is the first half of the sled's FDR
+ * function record (arch_sled_word()), which the fast path stores as is.
  *   custom event       eb 0f + call sequence  ->  66 90 (falls into the call)
  *   typed event        eb 14 + call sequence  ->  66 90
  *
@@ -84,6 +87,14 @@ int arch_patch_sled(const struct xray_sled *sled, int32_t id, uintptr_t target,
 
 /* Is the sled patched now?  (1 yes, 0 no, -EILSEQ unknown bytes) */
 int arch_sled_patched(const struct xray_sled *sled);
+
+/* What a patched function sled of @kind loads into %r10d for function
+ * @id: the first half of its FDR function record (lib/fdr/records.h), id
+ * << 4 | action << 1, the action of a sled kind being its number. */
+static inline uint32_t arch_sled_word(unsigned int kind, int32_t id)
+{
+	return (uint32_t)id << 4 | (kind & 7) << 1;
+}
 
 /* Write a far-jump stub to @target at @at (ARCH_STUB_SIZE bytes). */
 void arch_write_stub(void *at, uintptr_t target);

@@ -107,10 +107,10 @@ static uint32_t load32(const uint8_t *p)
 }
 
 /* The nine bytes after the first two of a patched function sled. */
-static void patched_tail(uint8_t out[9], int32_t id, uint8_t opcode,
+static void patched_tail(uint8_t out[9], uint32_t word, uint8_t opcode,
 			 int32_t rel)
 {
-	memcpy(out, &id, 4);
+	memcpy(out, &word, 4);
 	out[4] = opcode;
 	memcpy(out + 5, &rel, 4);
 }
@@ -248,7 +248,8 @@ int arch_patch_sled(const struct xray_sled *s, int32_t id, uintptr_t target,
 			 target, s->address);
 		return -ERANGE;
 	}
-	patched_tail(tail, id, exit ? OP_JMP : OP_CALL, (int32_t)rel);
+	patched_tail(tail, arch_sled_word(s->kind, id), exit ? OP_JMP : OP_CALL,
+		     (int32_t)rel);
 	if (state == PATCHED) {
 		if (memcmp(p + SLED_TAIL_OFF, tail, sizeof(tail))) {
 			snprintf(err, errlen,

@@ -2,22 +2,31 @@
 /*
  * XRay trampolines for x86_64.
  *
- * A patched entry or tail-exit sled does "mov $id,%r10d; call T", an exit
- * sled "mov $id,%r10d; jmp T" in place of the function's ret; r10 and r11
+ * A patched entry or tail-exit sled does "mov $word,%r10d; call T", an exit
+ * sled "mov $word,%r10d; jmp T" in place of the function's ret (word: the
+ * function id and the action, arch_sled_word()); r10 and r11
  * are free at both points.  Everything else may be live: at entry the
  * argument registers (rdi, rsi, rdx, rcx, r8, r9, rax for varargs, vector
  * registers), at exit the return registers (rax, rdx, xmm0-1, st0-1), and
  * any register under a non-standard calling convention.  So:
  *
- * - The FDR fast path (thread mode, no duration threshold) writes a
- *   function record (and an argument's CallArgument record) touching only
- *   rax, rcx and rdx besides r10/r11, saved in the red zone (below the
- *   stack pointer, where a leaf may write and signals do not reach).  It
- *   is one rseq critical section ending in the store of the write
- *   position; see lib/runtime/thread.h for why that is enough.
- * - Anything else (a new buffer, a CPU change, a TSC wrap, events, the
- *   duration threshold) calls our C controller, which uses
- *   no vector registers, after saving the general registers.  Handlers
+ * - The fast paths (thread mode, CPU mode) write a function record (and
+ *   in thread mode an argument's CallArgument record) touching only rax
+ *   and rdx (and rcx where noted) besides r10/r11, saved in the red zone
+ *   (below the stack pointer, where a leaf may write and signals do not
+ *   reach).  Each is one rseq critical section ending in the store of the
+ *   write position; see lib/runtime/thread.h for why that is enough.
+ *   What they rely on, each where it is used: the sled's %r10d already
+ *   holds the first half of the record (arch_sled_word()); one compare
+ *   of the rseq area's first word against the thread's checks both the
+ *   CPU and that the fast path is on (FAST_BEGIN); record times are
+ *   relative to a base whose high half one compare checks, so no 64-bit
+ *   delta is formed and nothing but the position is stored to commit
+ *   (RECORD_WORD, lib/runtime/logbuf.h); the duration threshold is the
+ *   drain's, so it does not turn the fast path off.
+ * - Anything else (a new buffer, a CPU change, a TSC wrap, events)
+ *   calls our C controller, which uses no vector registers, after saving
+ *   the general registers.  Handlers
  *   set through LLVM's API, and the controller's rare set-up work, get
  *   the whole vector state saved too (xsave with the components the OS
  *   enabled, minus AMX tiles), on a stack realigned to 64 bytes.
@@ -139,11 +148,14 @@
  * through LLVM's API is called as handler(id, kind[, first argument])
  * with everything saved.  @args: the entry sled of a function that logs
  * its first argument, which prefers the arg1 handler, as LLVM does.
+ * The sled's %r10d is the first half of its function record; the id is
+ * what it has above the action bits.
  */
 .macro GENERIC name, kind, args
 	.p2align 4
 \name:
 	.cfi_startproc
+	shrl	$RT_FUNC_ID_SHIFT, %r10d	/* the sled's word: the id */
 	.if \args
 	movq	rt_handler_arg1(%rip), %r11
 	testq	%r11, %r11
@@ -192,15 +204,21 @@ GENERIC rt_generic_tail, 2, 0
 GENERIC rt_generic_args, 3, 1
 
 /*
- * What the fast paths share: three registers saved in the red zone on
- * entry; arming the critical section; the checks that the fast path may
- * write (the generation) and that the thread is still on the CPU it
- * wrote on; the registers restored on the way out and before the C path;
- * the rseq signature before the abort handler, which starts over from
- * the arming; the critical section's descriptor from _start to the
- * commit (_post).
+ * What the fast paths share.  Registers: the sled left the first half of
+ * the function record in %r10 (arch_sled_word(): id << 4 | action << 1,
+ * zero-extended), and %r10 and %r11 are free; %rax and %rdx (rdtsc's) and
+ * for @rcx %rcx are saved in the red zone (below the stack pointer, where
+ * a leaf may write and signals do not reach) and restored on the way out
+ * and before the C path.  Then: arming the critical section; one compare
+ * of the rseq area's first word (cpu_id_start, cpu_id) XOR rt_fast_key
+ * against t->fast, which checks at once that the fast path may write (the
+ * key is the generation armed; 0 when off) and that the thread is on the
+ * CPU its records name (thread.h); the rseq signature before the abort
+ * handler, which starts over from the arming; the critical section's
+ * descriptor from _start to the commit (_post).  %r11 holds the thread's
+ * TLS offset (CPU mode reuses it for the area).
  */
-.macro FAST_BEGIN name
+.macro FAST_BEGIN name, rcx
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
@@ -209,28 +227,29 @@ GENERIC rt_generic_args, 3, 1
 	.cfi_startproc
 	movq	%rax, -8(%rsp)
 	movq	%rdx, -16(%rsp)
+	.if \rcx
 	movq	%rcx, -24(%rsp)
-	/* an abort comes back here (CPU_FAST reuses %r11 for the area) */
+	.endif
+	/* an abort comes back here */
 .L\name\()_arm:
 	movq	rt_self@gottpoff(%rip), %r11
-	movq	rt_rseq_offset(%rip), %rcx
-	leaq	.L\name\()_cs(%rip), %rax
-	movq	%rax, %fs:RT_RSEQ_CS(%rcx)
+	movq	rt_rseq_offset(%rip), %rax
+	leaq	.L\name\()_cs(%rip), %rdx
+	movq	%rdx, %fs:RT_RSEQ_CS(%rax)
 .L\name\()_start:
-	movl	rt_fast_gen(%rip), %eax
-	cmpl	%eax, %fs:RT_THREAD_GEN(%r11)
-	jne	.L\name\()_slow
-	/* thread mode: the CPU of the buffer's records; CPU mode: of t->area */
-	movl	%fs:RT_RSEQ_CPU_ID(%rcx), %eax
-	cmpl	%eax, %fs:RT_THREAD_CPU(%r11)
+	movq	%fs:RT_RSEQ_CPU_ID_START(%rax), %rdx
+	xorq	rt_fast_key(%rip), %rdx
+	cmpq	%rdx, %fs:RT_THREAD_FAST(%r11)
 	jne	.L\name\()_slow
 .endm
 
-.macro FAST_END name, slow
+.macro FAST_END name, slow, rcx
 .L\name\()_post:
 	movq	-8(%rsp), %rax
 	movq	-16(%rsp), %rdx
+	.if \rcx
 	movq	-24(%rsp), %rcx
+	.endif
 	ret
 	/* ud1 carrying the rseq signature right before the abort handler */
 	.byte	0x0f, 0xb9, 0x3d
@@ -240,7 +259,9 @@ GENERIC rt_generic_args, 3, 1
 .L\name\()_slow:
 	movq	-8(%rsp), %rax
 	movq	-16(%rsp), %rdx
+	.if \rcx
 	movq	-24(%rsp), %rcx
+	.endif
 	jmp	\slow
 	.cfi_endproc
 	.size	\name, . - \name
@@ -256,88 +277,79 @@ GENERIC rt_generic_args, 3, 1
 .endm
 
 /*
- * The function record of sled id %r10d with action @bits and the time
- * delta in %rax, into %rax (clobbers %rdx); a delta that does not fit 32
- * bits takes the C path.
+ * rdtsc, and the function record of the sled into %rax, its time relative
+ * to the base whose high half is at @base_hi (a memory operand), or the C
+ * path's unless the TSC's high half is the base's.  Thread mode's base has
+ * a low half of zero (fdr.c), so the time is the TSC's low half as rdtsc
+ * leaves it.  CPU mode's base is a sub-buffer's, which the runtime or the
+ * kernel took on some CPU: @base_lo is subtracted, and a TSC behind the
+ * base (another CPU's) takes the C path too.  Clobbers %rdx.
  */
-.macro RECORD_WORD name, bits
-	movq	%rax, %rdx
-	shrq	$32, %rdx
-	jnz	.L\name\()_slow
-	movl	%r10d, %edx
-	shll	$RT_FUNC_ID_SHIFT, %edx
-	.if \bits
-	orl	$\bits, %edx
+.macro RECORD_WORD name, base_hi, base_lo
+	rdtsc
+	cmpl	%edx, \base_hi
+	jne	.L\name\()_slow
+	.ifnb \base_lo
+	subl	\base_lo, %eax		/* (zero-extends) */
+	jb	.L\name\()_slow
 	.endif
 	shlq	$32, %rax
-	orq	%rdx, %rax
+	orq	%r10, %rax
 .endm
 
 /*
- * The FDR fast path: append one function record (and for @args, the
- * CallArgument record of %rdi) to the thread's buffer, or fall back to
- * @slow with every register as it came.  @bits: the action's bits in the
- * record's first word.
+ * The FDR fast path of thread mode: append one function record (and for
+ * @args the CallArgument record of %rdi, which needs %rcx too) to the
+ * thread's buffer, or fall back to @slow with every register as it came.
+ * The commit is one add to the position in memory, after the stores of
+ * the records.
  */
-.macro FDR_FAST name, bits, args, slow
-	FAST_BEGIN \name
-	movq	%fs:RT_THREAD_POS(%r11), %rcx
+.macro FDR_FAST name, args, slow
+	FAST_BEGIN \name, \args
+	RECORD_WORD \name, %fs:RT_THREAD_BASE+4(%r11)
+	movq	%fs:RT_THREAD_POS(%r11), %rdx
 	.if \args
-	leaq	16(%rcx), %rax
-	cmpq	%fs:RT_THREAD_END(%r11), %rax
-	.else
+	leaq	16(%rdx), %rcx
 	cmpq	%fs:RT_THREAD_END(%r11), %rcx
+	.else
+	cmpq	%fs:RT_THREAD_END(%r11), %rdx
 	.endif
 	jae	.L\name\()_slow
-	rdtsc
-	shlq	$32, %rdx
-	orq	%rdx, %rax
-	/* the next record's base goes to the slot this one does not read */
-	movl	%ecx, %edx
-	andl	$8, %edx
-	xorl	$8, %edx
-	movq	%rax, %fs:RT_THREAD_LAST_TSC(%r11,%rdx)
-	xorl	$8, %edx
-	subq	%fs:RT_THREAD_LAST_TSC(%r11,%rdx), %rax
-	RECORD_WORD \name, \bits	/* (a delta too large: TSCWrap) */
-	movq	%rax, (%rcx)
+	movq	%rax, (%rdx)
 	.if \args
 	movq	%rdi, %rax
 	shlq	$8, %rax
 	orq	$RT_CALL_ARGUMENT_BYTE, %rax
-	movq	%rax, 8(%rcx)
+	movq	%rax, 8(%rdx)
 	movq	%rdi, %rax
 	shrq	$56, %rax
-	movq	%rax, 16(%rcx)
-	addq	$24, %rcx
+	movq	%rax, 16(%rdx)
+	addq	$24, %fs:RT_THREAD_POS(%r11)	/* commit */
 	.else
-	addq	$8, %rcx
+	addq	$8, %fs:RT_THREAD_POS(%r11)	/* commit */
 	.endif
-	movq	%rcx, %fs:RT_THREAD_POS(%r11)	/* commit */
-	FAST_END \name, \slow
+	FAST_END \name, \slow, \args
 .endm
 
-FDR_FAST rt_tramp_entry, 0, 0, rt_generic_entry
-FDR_FAST rt_tramp_exit, RT_ACTION_EXIT_BITS, 0, rt_generic_exit
-FDR_FAST rt_tramp_tail, RT_ACTION_TAIL_BITS, 0, rt_generic_tail
-FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
+FDR_FAST rt_tramp_entry, 0, rt_generic_entry
+FDR_FAST rt_tramp_exit, 0, rt_generic_exit
+FDR_FAST rt_tramp_tail, 0, rt_generic_tail
+FDR_FAST rt_tramp_args, 1, rt_generic_args
 
 /*
  * The fast path of CPU mode (lib/runtime/ring.h): append one function
  * record to the ring of this CPU, or fall back to @slow with every
- * register as it came.  Like FDR_FAST it saves three registers in the red
- * zone: %r11 serves first for the thread's state, then for the CPU's
- * area (the thread keeps the area of the CPU it last reserved on; on
- * another CPU it takes the C path once).  The commit word, loaded before
- * rdtsc, is loaded again after it (nothing else writes it inside the
- * critical section: the kernel writes only from a context switch, which
- * restarts us).  Subtracting the
- * thread's owner half (tid << 32) leaves the ring offset if the thread
- * owns the tail, and something larger than the ring otherwise, so one
- * compare checks both.
+ * register as it came.  It saves %rcx too; %r11 serves first for the
+ * thread's state, then for the CPU's area (the thread keeps the area of
+ * the CPU it last reserved on; on another CPU it takes the C path once).
+ * The commit word, loaded before rdtsc, is loaded again after it (nothing
+ * else writes it inside the critical section: the kernel writes only from
+ * a context switch, which restarts us).  Subtracting the thread's owner
+ * half (tid << 32) leaves the ring offset if the thread owns the tail, and
+ * something larger than the ring otherwise, so one compare checks both.
  */
-.macro CPU_FAST name, bits, slow
-	FAST_BEGIN \name
+.macro CPU_FAST name, slow
+	FAST_BEGIN \name, 1
 	movq	rt_ring+RT_RING_HEADER(%rip), %rax
 	testl	$RT_STATE_FROZEN, RT_HEADER_STATE(%rax)
 	jnz	.L\name\()_slow
@@ -354,22 +366,19 @@ FDR_FAST rt_tramp_args, RT_ACTION_ARGS_BITS, 1, rt_generic_args
 	cmpl	rt_ring+RT_RING_SUBBUF_LIMIT(%rip), %eax
 	ja	.L\name\()_slow
 	leaq	RT_RING_CONTROL_SIZE(%r11,%rdx), %rcx	/* its header */
-	rdtsc
-	shlq	$32, %rdx
-	orq	%rdx, %rax
-	subq	RT_SUBBUF_TSC(%rcx), %rax	/* since the sub-buffer's base */
-	RECORD_WORD \name, \bits	/* (too large: a new sub-buffer) */
+	/* since the sub-buffer's base (too far: a new sub-buffer) */
+	RECORD_WORD \name, RT_SUBBUF_TSC+4(%rcx), RT_SUBBUF_TSC(%rcx)
 	movq	(%r11), %rcx
 	movl	%ecx, %edx
 	movq	%rax, RT_RING_CONTROL_SIZE(%r11,%rdx)
 	addq	$8, %rcx
 	movq	%rcx, (%r11)			/* commit */
-	FAST_END \name, \slow
+	FAST_END \name, \slow, 1
 .endm
 
-CPU_FAST rt_cpu_tramp_entry, 0, rt_generic_entry
-CPU_FAST rt_cpu_tramp_exit, RT_ACTION_EXIT_BITS, rt_generic_exit
-CPU_FAST rt_cpu_tramp_tail, RT_ACTION_TAIL_BITS, rt_generic_tail
+CPU_FAST rt_cpu_tramp_entry, rt_generic_entry
+CPU_FAST rt_cpu_tramp_exit, rt_generic_exit
+CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
 
 /* An argument takes the C path in CPU mode. */
 	.globl	rt_cpu_tramp_args

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Log buffers from what the sinks keep (see logbuf.h). */
+#include <string.h>
+
+#include "../fdr/codec.h"
+#include "../fdr/records.h"
+#include "logbuf.h"
+
+#define MD XRAYFDR_METADATA_RECORD_SIZE
+#define FN XRAYFDR_FUNCTION_RECORD_SIZE
+
+void rt_logbuf_init(struct rt_logbuf *o, uint8_t *buf, size_t size,
+		    unsigned int version, uint64_t threshold)
+{
+	*o = (struct rt_logbuf){ .p = buf,
+				 .end = buf + size,
+				 .cpu = UINT32_MAX,
+				 .version = version,
+				 .threshold = threshold };
+}
+
+static size_t room(const struct rt_logbuf *o)
+{
+	return (size_t)(o->end - o->p);
+}
+
+int rt_logbuf_time(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc, size_t need,
+		   bool signed_delta)
+{
+	struct xrayfdr_metadata md = { .tsc = tsc };
+	int64_t sd = (int64_t)(tsc - o->last);
+
+	if (cpu != o->cpu) {
+		md.kind = XRAYFDR_MD_NEW_CPU_ID;
+		md.cpu = (uint16_t)cpu;
+	} else if (signed_delta ? sd < INT32_MIN || sd > INT32_MAX :
+				  tsc < o->last || tsc - o->last > UINT32_MAX) {
+		md.kind = XRAYFDR_MD_TSC_WRAP;
+	} else {
+		return room(o) >= need ? 0 : -1;
+	}
+	if (room(o) < MD + need)
+		return -1;
+	fdr_put_metadata(o->p, false, o->version, &md);
+	o->p += MD;
+	o->cpu = cpu;
+	o->last = tsc;
+	return 1;
+}
+
+bool rt_logbuf_function(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
+			uint32_t word)
+{
+	unsigned int kind = fdr_function_kind(word, false);
+	/* an entry's argument comes in the same buffer */
+	size_t need = FN + (kind == XRAYFDR_FUNC_ENTRY_ARGS ? MD : 0);
+	int wrote = rt_logbuf_time(o, cpu, tsc, need, false);
+
+	if (wrote < 0)
+		return false;
+	if (rt_rewind_short(&o->rewind, kind, wrote, tsc, o->threshold)) {
+		rt_rewind_erase(&o->rewind, &o->p, &o->last, tsc, o->threshold);
+		return true;
+	}
+	fdr_put_function(o->p, false, kind, fdr_function_id(word, false),
+			 (uint32_t)(tsc - o->last));
+	o->p += FN;
+	o->last = tsc;
+	rt_rewind_note(&o->rewind, kind, wrote, tsc);
+	return true;
+}
+
+bool rt_logbuf_argument(struct rt_logbuf *o, const uint8_t *md)
+{
+	rt_rewind_reset(&o->rewind);
+	if (o->cpu == UINT32_MAX)
+		return true; /* no entry before it here: damage */
+	if (room(o) < MD)
+		return false;
+	memcpy(o->p, md, MD);
+	o->p += MD;
+	return true;
+}
+
+static void put_event(struct rt_logbuf *o, const struct xrayfdr_metadata *md,
+		      const void *data, size_t size)
+{
+	fdr_put_metadata(o->p, false, o->version, md);
+	memcpy(o->p + MD, data, size);
+	o->p += MD + size;
+}
+
+bool rt_logbuf_marker(struct rt_logbuf *o, uint32_t cpu, uint64_t base,
+		      const uint8_t *p, const void *data, size_t size)
+{
+	struct xrayfdr_metadata md;
+	uint64_t tsc;
+
+	rt_rewind_reset(&o->rewind); /* nothing before an event */
+	fdr_decode_metadata(p, false, o->version, &md);
+	md.event_size = (int32_t)size;
+	if (md.kind == XRAYFDR_MD_TYPED_EVENT_MARKER || o->version >= 5) {
+		tsc = base + (uint32_t)md.tsc_delta;
+		if (rt_logbuf_time(o, cpu, tsc, MD + size, true) < 0)
+			return false;
+		md.tsc_delta = (int32_t)(tsc - o->last);
+		o->last = tsc;
+	} else if (rt_logbuf_time(o, cpu, o->cpu == cpu ? o->last : md.tsc,
+				  MD + size, false) < 0) {
+		return false;
+	}
+	put_event(o, &md, data, size);
+	return true;
+}
+
+bool rt_logbuf_custom(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
+		      const void *data, size_t size)
+{
+	struct xrayfdr_metadata md = { .kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER,
+				       .event_size = (int32_t)size,
+				       .cpu = (uint16_t)cpu,
+				       .tsc = tsc };
+	bool delta = o->version >= 5;
+
+	rt_rewind_reset(&o->rewind);
+	if (rt_logbuf_time(o, cpu, delta || o->cpu != cpu ? tsc : o->last,
+			   MD + size, delta) < 0)
+		return false;
+	if (delta) {
+		md.tsc_delta = (int32_t)(tsc - o->last);
+		o->last = tsc;
+	}
+	put_event(o, &md, data, size);
+	return true;
+}

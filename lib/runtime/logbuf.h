@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Log buffers from what the sinks keep.  Both sinks store a record's time
+ * relative to a base that only the slow path moves (thread mode: the
+ * buffer's last NewCPUId or TSCWrap; CPU mode: the sub-buffer's base), so
+ * the fast path needs no state of its own to commit.  A log wants FDR's
+ * deltas from the record before, with NewCPUId where the CPU changes and
+ * TSCWrap where a delta does not fit: the drains write their buffers
+ * through this, which also applies LLVM's duration threshold (rewind.h)
+ * as the records go out.
+ */
+#ifndef XRAYFDR_LIB_RUNTIME_LOGBUF_H
+#define XRAYFDR_LIB_RUNTIME_LOGBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rewind.h"
+
+struct rt_logbuf {
+	uint8_t *p, *end;
+	uint64_t last; /* the time the next delta is taken from */
+	uint32_t cpu; /* UINT32_MAX: none yet in this buffer */
+	unsigned int version;
+	uint64_t threshold; /* ticks; 0: nothing is rewound */
+	struct rt_rewind rewind;
+};
+
+/* An empty buffer of @size bytes at @buf for a log of @version. */
+void rt_logbuf_init(struct rt_logbuf *o, uint8_t *buf, size_t size,
+		    unsigned int version, uint64_t threshold);
+
+/*
+ * NewCPUId or TSCWrap before a record at @tsc on @cpu, if it needs one.
+ * Return 1 if one was written, 0 if none was needed, -1 if there is no
+ * room for it and @need more bytes.
+ */
+int rt_logbuf_time(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc, size_t need,
+		   bool signed_delta);
+
+/*
+ * The function record whose first word is @word at @tsc on @cpu (and for
+ * an entry with an argument, room for its CallArgument); an exit that
+ * ends a call shorter than the threshold erases it instead.  False if it
+ * does not fit.
+ */
+bool rt_logbuf_function(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
+			uint32_t word);
+
+/* A CallArgument record @md as it is (dropped if no record came before
+ * it in this buffer).  False if it does not fit. */
+bool rt_logbuf_argument(struct rt_logbuf *o, const uint8_t *md);
+
+/*
+ * The custom or typed event whose marker is at @md, its @size bytes of
+ * payload at @data, on @cpu: the marker's delta (typed events, custom
+ * ones from version 5) is relative to @base.  False if it does not fit.
+ */
+bool rt_logbuf_marker(struct rt_logbuf *o, uint32_t cpu, uint64_t base,
+		      const uint8_t *md, const void *data, size_t size);
+
+/* A custom event of @size bytes at @tsc on @cpu.  False if it does not
+ * fit. */
+bool rt_logbuf_custom(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
+		      const void *data, size_t size);
+
+#endif
