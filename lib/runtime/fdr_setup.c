@@ -23,29 +23,8 @@
 #include "sink.h"
 #include "state.h"
 
-/* glibc 2.35 and later register an rseq area for every thread. */
-extern const ptrdiff_t __rseq_offset __attribute__((weak));
-extern const unsigned int __rseq_size __attribute__((weak));
-
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
-
-/* Where the fast path reads the CPU and arms its critical sections. */
-static void setup_rseq(void)
-{
-	if (&__rseq_size && __rseq_size) {
-		rt_rseq_offset = (long)__rseq_offset;
-		rt.own_rseq = false;
-	} else {
-		rt_rseq_offset = (long)((char *)&rt_self.rseq -
-					(char *)__builtin_thread_pointer());
-		rt.own_rseq = true;
-		pr_info("libc registered no rseq area; registering our own\n");
-	}
-	rt.membarrier = !syscall(SYS_membarrier,
-				 MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ,
-				 0, 0);
-}
 
 static void thread_exit(void *arg)
 {
@@ -144,13 +123,12 @@ void rt_fdr_update_fast(void)
 		    rt_handler_arg0 == rt_fdr_handle_arg0 &&
 		    (!rt_handler_arg1 || rt_handler_arg1 == rt_fdr_handle_arg1);
 
-	__atomic_store_n(&rt_fast_key, fast ? (uint64_t)rt.generation << 32 : 0,
-			 __ATOMIC_SEQ_CST);
+	arch_fast_key_store(fast ? (uint64_t)rt.generation << 32 : 0);
 }
 
 void rt_fdr_quiesce(void)
 {
-	__atomic_store_n(&rt_fast_key, 0, __ATOMIC_SEQ_CST);
+	arch_fast_key_store(0);
 	/* Restart every critical section in flight: after this no fast path
 	 * can still be past its check.  Without membarrier, a preempted one
 	 * restarts when it resumes anyway; give running ones a moment. */
@@ -217,13 +195,9 @@ int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
 {
 	size_t capacity = o->version == 1 ? o->buffer_size - FDR_V1_RESERVE :
 					    o->buffer_size;
-	static bool rseq_known; /* (a forked child inherits it) */
 	int ret;
 
-	if (!rseq_known) {
-		setup_rseq();
-		rseq_known = true;
-	}
+	rt_rseq_ensure();
 	ret = rt_tsc_ensure(o);
 	if (ret < 0) {
 		snprintf(err, errlen,

@@ -11,9 +11,12 @@
  * object k having ids (k << 24) | n, which is how LLVM packs the ids of
  * shared objects too (and what fits the 28 bits of an FDR record).
  *
- * Trampolines must be within a 32-bit displacement of the sleds.  When the
- * library is mapped farther away (a shared libxrayfdr and a PIE program),
- * a page of jump stubs is mapped into a free gap near the object.
+ * Trampolines must be within a 32-bit displacement of the sleds.  Thread
+ * mode's fast path is copied into a free gap near the object
+ * (arch_fast_copy()), with the C paths behind it in the library.  Else,
+ * when the library is mapped farther away (a shared libxrayfdr and a PIE
+ * program), a page of jump stubs is mapped into a free gap near the
+ * object.
  */
 #define LOG_DOMAIN "xrayfdr"
 #include <errno.h>
@@ -57,6 +60,8 @@ static size_t nobjects;
 static char objects_text[16384];
 static uintptr_t stub_pages[MAX_STUB_PAGES];
 static size_t nstub_pages;
+static uintptr_t fast_copies[MAX_STUB_PAGES];
+static size_t nfast_copies;
 static int patching;
 
 static int32_t first_id(size_t index)
@@ -340,10 +345,11 @@ static bool in_reach(uintptr_t target, uintptr_t lo, uintptr_t hi)
 	       b >= -ARCH_REACH - 1 && b <= ARCH_REACH;
 }
 
-/* Map a page of stubs in a free gap within reach of [lo, hi]. */
-static uintptr_t map_stub_page(uintptr_t lo, uintptr_t hi)
+/* Map @size bytes of read-write memory in a free gap within reach of [lo,
+ * hi]; 0 if there is none. */
+static uintptr_t map_near(uintptr_t lo, uintptr_t hi, size_t size)
 {
-	long page = sysconf(_SC_PAGESIZE);
+	long page = (long)size;
 	uintptr_t want_lo = hi > (uintptr_t)ARCH_REACH / 2 ?
 				    hi - (uintptr_t)ARCH_REACH / 2 :
 				    (uintptr_t)page;
@@ -379,14 +385,26 @@ static uintptr_t map_stub_page(uintptr_t lo, uintptr_t hi)
 	free(m);
 	if (!found)
 		return 0;
-	void *p = mmap((void *)found, (size_t)page, PROT_READ | PROT_WRITE,
+	void *p = mmap((void *)found, size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1,
 		       0);
 	if (p == MAP_FAILED || (uintptr_t)p != found) {
 		if (p != MAP_FAILED)
-			munmap(p, (size_t)page);
+			munmap(p, size);
 		return 0;
 	}
+	return found;
+}
+
+/* Map a page of stubs in a free gap within reach of [lo, hi]. */
+static uintptr_t map_stub_page(uintptr_t lo, uintptr_t hi)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t found = map_near(lo, hi, (size_t)page);
+	void *p = (void *)found;
+
+	if (!found)
+		return 0;
 	for (unsigned int k = 0; k < NKINDS; k++)
 		arch_write_stub((uint8_t *)p + k * ARCH_STUB_SIZE,
 				arch_trampoline(k, rt.sink->tramps));
@@ -399,13 +417,49 @@ static uintptr_t map_stub_page(uintptr_t lo, uintptr_t hi)
 	return found;
 }
 
+/* A copy of thread mode's fast path within reach of @o, or 0. */
+static uintptr_t fast_copy_for(const struct rt_object *o)
+{
+	uintptr_t at;
+	long self, rseq;
+	int ret;
+
+	for (size_t i = 0; i < nfast_copies; i++)
+		if (in_reach(fast_copies[i], o->lo, o->hi) &&
+		    in_reach(fast_copies[i] + ARCH_FAST_COPY_SIZE, o->lo,
+			     o->hi))
+			return fast_copies[i];
+	if (nfast_copies == MAX_STUB_PAGES)
+		return 0;
+	at = map_near(o->lo, o->hi, ARCH_FAST_COPY_SIZE);
+	if (!at)
+		return 0;
+	rt_tls_offsets(&self, &rseq);
+	ret = arch_fast_copy((void *)at, self, rseq);
+	if (ret) {
+		pr_warn("cannot copy the fast path next to %s: %s; calling the library's\n",
+			o->path, strerror(-ret));
+		munmap((void *)at, ARCH_FAST_COPY_SIZE);
+		return 0;
+	}
+	fast_copies[nfast_copies++] = at;
+	return at;
+}
+
 static int ensure_targets(struct rt_object *o)
 {
-	uintptr_t stubs = 0;
+	uintptr_t stubs = 0, copy;
 	bool near = true;
 
 	if (o->targets_ready)
 		return 0;
+	copy = rt.sink->tramps == ARCH_TRAMPS_THREAD ? fast_copy_for(o) : 0;
+	if (copy) {
+		for (unsigned int k = 0; k < NKINDS; k++)
+			o->target[k] = arch_fast_copy_entry((void *)copy, k);
+		o->targets_ready = true;
+		return 0;
+	}
 	for (unsigned int k = 0; k < NKINDS; k++)
 		near = near && in_reach(arch_trampoline(k, rt.sink->tramps),
 					o->lo, o->hi);

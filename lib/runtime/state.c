@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The runtime's shared state and helpers (see state.h). */
+#define LOG_DOMAIN "xrayfdr"
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../log.h"
 #include "sink.h"
 #include "state.h"
+#include "thread.h"
 
 struct rt_state rt = { .sink = &rt_thread_sink };
 
@@ -120,4 +125,42 @@ char *rt_utoa(uint64_t v, char *buf)
 		buf[i++] = tmp[--n];
 	buf[i] = '\0';
 	return buf;
+}
+
+/* glibc 2.35 and later register an rseq area for every thread. */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+
+/* Where the fast path reads the CPU and arms its critical sections. */
+static void setup_rseq(void)
+{
+	if (&__rseq_size && __rseq_size) {
+		rt_rseq_offset = (long)__rseq_offset;
+		rt.own_rseq = false;
+	} else {
+		rt_rseq_offset = (long)((char *)&rt_self.rseq -
+					(char *)__builtin_thread_pointer());
+		rt.own_rseq = true;
+		pr_info("libc registered no rseq area; registering our own\n");
+	}
+	rt.membarrier = !syscall(SYS_membarrier,
+				 MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ,
+				 0, 0);
+}
+
+void rt_rseq_ensure(void)
+{
+	static bool rseq_known; /* (a forked child inherits it) */
+
+	if (!rseq_known) {
+		setup_rseq();
+		rseq_known = true;
+	}
+}
+
+void rt_tls_offsets(long *self, long *rseq)
+{
+	rt_rseq_ensure();
+	*self = (long)((char *)&rt_self - (char *)__builtin_thread_pointer());
+	*rseq = rt_rseq_offset;
 }

@@ -69,6 +69,13 @@ int rt_tsc_ensure(const struct rt_options *o);
 
 /* Print to stderr without stdio (async-signal-safe). */
 void rt_say(const char *const *parts, size_t n);
+
+/* Find the threads' rseq area (libc's or ours: rt.own_rseq) and register
+ * for membarrier's restarts, once. */
+void rt_rseq_ensure(void);
+/* Where the thread's state and its rseq area are, from the thread
+ * pointer (the same in every thread); finds the rseq area first. */
+void rt_tls_offsets(long *self, long *rseq);
 /* Decimal of @v into @buf (at least 21 bytes); returns buf. */
 char *rt_utoa(uint64_t v, char *buf);
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../../lib/arch/x86_64/arch.h"
 #include "../../lib/runtime/controller.h"
@@ -81,6 +82,35 @@ static void (*const tramps[])(void) = { rt_tramp_entry, rt_tramp_exit,
 
 static char dir[64], log_path[128];
 
+#ifndef TRAMP_CPU
+/* thread mode's fast path as the runtime copies it next to programs */
+static void (*copy_tramps[4])(void);
+
+static void make_copy(void)
+{
+	void *at = mmap(NULL, ARCH_FAST_COPY_SIZE, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long self, rseq;
+
+	assert_true(at != MAP_FAILED);
+	rt_tls_offsets(&self, &rseq);
+	assert_int_equal(arch_fast_copy(at, self, rseq), 0);
+	for (unsigned int k = 0; k < 4; k++)
+		copy_tramps[k] = (void (*)(void))arch_fast_copy_entry(at, k);
+}
+#endif
+
+/* The trampoline of call @i: kinds in turn; in thread mode, four calls
+ * to the library's and four to a copy's. */
+static void (*tramp_of(int i))(void)
+{
+#ifndef TRAMP_CPU
+	if (i / 4 % 2)
+		return copy_tramps[i % 4];
+#endif
+	return tramps[i % 4];
+}
+
 static struct regs sentinel(uint64_t seed)
 {
 	struct regs r;
@@ -134,9 +164,12 @@ static void test_registers(void **state)
 	(void)state;
 	/* the first call of the thread takes the C path and sets it up;
 	 * later ones the fast path; a full buffer the C path again */
+#ifndef TRAMP_CPU
+	make_copy();
+#endif
 	for (int i = 0; i < 2000; i++) {
 		struct regs want = sentinel((uint64_t)i), got = want;
-		void (*tramp)(void) = tramps[i % 4];
+		void (*tramp)(void) = tramp_of(i);
 
 		call_sled(tramp, arch_sled_word((unsigned int)i % 4, 1 + i % 7),
 			  &got);
@@ -241,6 +274,28 @@ static void test_threshold(void **state)
 	}
 	assert_true(rt_fast_key != 0);
 	assert_true(rt_self.fast == rt_fast_word(rt_self.cpu, rt.generation));
+#ifndef TRAMP_CPU
+	{
+		/* The copy's fast path itself writes (its fix-ups are right):
+		 * with no handler, the C path would write nothing.  The
+		 * buffer has room: 200 calls filled 1600 of its 4096 bytes. */
+		void (*handler)(int32_t, XRayEntryType) = rt_handler_arg0;
+		uint8_t *pos = rt_self.pos;
+
+		rt_handler_arg0 = NULL;
+		for (int i = 0; i < 16; i++) {
+			struct regs want = sentinel((uint64_t)i), r = want;
+			unsigned int kind = i % 2 ? XRAY_SLED_EXIT :
+						    XRAY_SLED_ENTRY;
+
+			call_sled(copy_tramps[kind], arch_sled_word(kind, 3),
+				  &r);
+			check_regs(&want, &r, false);
+		}
+		rt_handler_arg0 = handler;
+		assert_ptr_equal(rt_self.pos, pos + 16 * 8);
+	}
+#endif
 	assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
 	assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
 	rt_read_log(log_path, &got);

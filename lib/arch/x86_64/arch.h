@@ -96,6 +96,23 @@ static inline uint32_t arch_sled_word(unsigned int kind, int32_t id)
 	return (uint32_t)id << 4 | (kind & 7) << 1;
 }
 
+/*
+ * Thread mode's fast path, copied next to the instrumented code so that
+ * sleds call it without a stub and it reaches the thread's state and
+ * rseq area at offsets fixed in its code (trampolines.S, "as a
+ * template").  A copy takes ARCH_FAST_COPY_SIZE bytes of fresh
+ * read-write memory at @at; @self and @rseq are the offsets of rt_self
+ * and of the thread's rseq area from the thread pointer.  The first page
+ * becomes read-only and executable.  Return 0, or a negative errno (no
+ * room for more copies, an offset out of 32-bit reach, mprotect's).
+ */
+#define ARCH_FAST_COPY_SIZE 8192
+int arch_fast_copy(void *at, long self, long rseq);
+/* The trampoline of a function sled of @kind in the copy at @at. */
+uintptr_t arch_fast_copy_entry(const void *at, unsigned int kind);
+/* rt_fast_key = @key, in every copy too. */
+void arch_fast_key_store(uint64_t key);
+
 /* Write a far-jump stub to @target at @at (ARCH_STUB_SIZE bytes). */
 void arch_write_stub(void *at, uintptr_t target);
 

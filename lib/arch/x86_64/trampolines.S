@@ -152,6 +152,9 @@
  * what it has above the action bits.
  */
 .macro GENERIC name, kind, args
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
 	.p2align 4
 \name:
 	.cfi_startproc
@@ -215,16 +218,58 @@ GENERIC rt_generic_args, 3, 1
  * key is the generation armed; 0 when off) and that the thread is on the
  * CPU its records name (thread.h); the rseq signature before the abort
  * handler, which starts over from the arming; the critical section's
- * descriptor from _start to the commit (_post).  %r11 holds the thread's
- * TLS offset (CPU mode reuses it for the area).
+ * descriptor from _start to the commit (_post).  In the library, %r11
+ * holds the thread's TLS offset (CPU mode reuses it for the area).  In a
+ * copy (@copy, the sled kind: see "as a template" below) the offsets are
+ * in the instructions and the rest is in the copy's data page.
  */
-.macro FAST_BEGIN name, rcx
+#define FIX_SELF 0
+#define FIX_RSEQ 1
+#define COPY_DATA 4096
+#define COPY_KEY (COPY_DATA + 0)
+#define COPY_SLOW (COPY_DATA + 8)
+#define COPY_CS (COPY_DATA + 64)
+
+/* In a copy: the displacement that ends @back bytes before this point is
+ * relative to @kind's offset from the thread pointer. */
+.macro FIX kind, back
+.Lfix\@:
+	.subsection 2
+	.short	.Lfix\@ - rt_fast_template - (\back), \kind
+	.subsection 0
+.endm
+
+/* "@insn %fs:@off, @reg", @off into the thread's state. */
+.macro SELF_SRC copy, insn, off, reg
+	.if \copy < 0
+	\insn	%fs:\off(%r11), \reg
+	.else
+	\insn	%fs:\off, \reg
+	FIX	FIX_SELF, 4
+	.endif
+.endm
+
+/* "@insn @src, %fs:@off", @src a register or an 8-bit immediate. */
+.macro SELF_DST copy, insn, src, off, imm=0
+	.if \copy < 0
+	\insn	\src, %fs:\off(%r11)
+	.else
+	\insn	\src, %fs:\off
+	FIX	FIX_SELF, 4+\imm
+	.endif
+.endm
+
+.macro FAST_BEGIN name, rcx, copy=-1
+	.if \copy < 0
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
+	.endif
 	.p2align 5
 \name:
+	.if \copy < 0
 	.cfi_startproc
+	.endif
 	movq	%rax, -8(%rsp)
 	movq	%rdx, -16(%rsp)
 	.if \rcx
@@ -232,6 +277,7 @@ GENERIC rt_generic_args, 3, 1
 	.endif
 	/* an abort comes back here */
 .L\name\()_arm:
+	.if \copy < 0
 	movq	rt_self@gottpoff(%rip), %r11
 	movq	rt_rseq_offset(%rip), %rax
 	leaq	.L\name\()_cs(%rip), %rdx
@@ -239,11 +285,20 @@ GENERIC rt_generic_args, 3, 1
 .L\name\()_start:
 	movq	%fs:RT_RSEQ_CPU_ID_START(%rax), %rdx
 	xorq	rt_fast_key(%rip), %rdx
-	cmpq	%rdx, %fs:RT_THREAD_FAST(%r11)
+	.else
+	leaq	rt_fast_template+COPY_CS+32*\copy(%rip), %rax
+	movq	%rax, %fs:RT_RSEQ_CS
+	FIX	FIX_RSEQ, 4
+.L\name\()_start:
+	movq	%fs:RT_RSEQ_CPU_ID_START, %rdx
+	FIX	FIX_RSEQ, 4
+	xorq	rt_fast_template+COPY_KEY(%rip), %rdx
+	.endif
+	SELF_DST \copy, cmpq, %rdx, RT_THREAD_FAST
 	jne	.L\name\()_slow
 .endm
 
-.macro FAST_END name, slow, rcx
+.macro FAST_END name, slow, rcx, copy=-1
 .L\name\()_post:
 	movq	-8(%rsp), %rax
 	movq	-16(%rsp), %rdx
@@ -262,6 +317,7 @@ GENERIC rt_generic_args, 3, 1
 	.if \rcx
 	movq	-24(%rsp), %rcx
 	.endif
+	.if \copy < 0
 	jmp	\slow
 	.cfi_endproc
 	.size	\name, . - \name
@@ -274,25 +330,29 @@ GENERIC rt_generic_args, 3, 1
 	.quad	.L\name\()_post - .L\name\()_start
 	.quad	.L\name\()_abort
 	.popsection
+	.else
+	jmp	*rt_fast_template+COPY_SLOW+8*\copy(%rip)
+	.endif
 .endm
 
 /*
- * rdtsc, and the function record of the sled into %rax, its time relative
- * to the base whose high half is at @base_hi (a memory operand), or the C
- * path's unless the TSC's high half is the base's.  Thread mode's base has
- * a low half of zero (fdr.c), so the time is the TSC's low half as rdtsc
- * leaves it.  CPU mode's base is a sub-buffer's, which the runtime or the
- * kernel took on some CPU: @base_lo is subtracted, and a TSC behind the
- * base (another CPU's) takes the C path too.  Clobbers %rdx.
+ * The record's time: thread mode's base has a low half of zero (fdr.c), so
+ * once the TSC's high half is the base's, the time is the TSC's low half
+ * as rdtsc leaves it in %eax.  CPU mode's base is a sub-buffer's, which
+ * the runtime or the kernel took on some CPU (RECORD_TIME): its high half
+ * is checked, its low half subtracted, and a TSC behind it (another
+ * CPU's) takes the C path too.  Clobbers %rdx.
  */
-.macro RECORD_WORD name, base_hi, base_lo
+.macro RECORD_TIME name, base_hi, base_lo
 	rdtsc
 	cmpl	%edx, \base_hi
 	jne	.L\name\()_slow
-	.ifnb \base_lo
 	subl	\base_lo, %eax		/* (zero-extends) */
 	jb	.L\name\()_slow
-	.endif
+.endm
+
+/* The function record of the sled into %rax, with the time in %eax. */
+.macro RECORD_WORD name
 	shlq	$32, %rax
 	orq	%r10, %rax
 .endm
@@ -302,17 +362,20 @@ GENERIC rt_generic_args, 3, 1
  * @args the CallArgument record of %rdi, which needs %rcx too) to the
  * thread's buffer, or fall back to @slow with every register as it came.
  * The commit is one add to the position in memory, after the stores of
- * the records.
+ * the records.  @copy: see FAST_BEGIN.
  */
-.macro FDR_FAST name, args, slow
-	FAST_BEGIN \name, \args
-	RECORD_WORD \name, %fs:RT_THREAD_BASE+4(%r11)
-	movq	%fs:RT_THREAD_POS(%r11), %rdx
+.macro FDR_FAST name, args, slow, copy=-1
+	FAST_BEGIN \name, \args, \copy
+	rdtsc
+	SELF_DST \copy, cmpl, %edx, RT_THREAD_BASE+4
+	jne	.L\name\()_slow
+	RECORD_WORD \name
+	SELF_SRC \copy, movq, RT_THREAD_POS, %rdx
 	.if \args
 	leaq	16(%rdx), %rcx
-	cmpq	%fs:RT_THREAD_END(%r11), %rcx
+	SELF_SRC \copy, cmpq, RT_THREAD_END, %rcx
 	.else
-	cmpq	%fs:RT_THREAD_END(%r11), %rdx
+	SELF_SRC \copy, cmpq, RT_THREAD_END, %rdx
 	.endif
 	jae	.L\name\()_slow
 	movq	%rax, (%rdx)
@@ -324,11 +387,11 @@ GENERIC rt_generic_args, 3, 1
 	movq	%rdi, %rax
 	shrq	$56, %rax
 	movq	%rax, 16(%rdx)
-	addq	$24, %fs:RT_THREAD_POS(%r11)	/* commit */
+	SELF_DST \copy, addq, $24, RT_THREAD_POS, 1	/* commit */
 	.else
-	addq	$8, %fs:RT_THREAD_POS(%r11)	/* commit */
+	SELF_DST \copy, addq, $8, RT_THREAD_POS, 1	/* commit */
 	.endif
-	FAST_END \name, \slow, \args
+	FAST_END \name, \slow, \args, \copy
 .endm
 
 FDR_FAST rt_tramp_entry, 0, rt_generic_entry
@@ -367,7 +430,8 @@ FDR_FAST rt_tramp_args, 1, rt_generic_args
 	ja	.L\name\()_slow
 	leaq	RT_RING_CONTROL_SIZE(%r11,%rdx), %rcx	/* its header */
 	/* since the sub-buffer's base (too far: a new sub-buffer) */
-	RECORD_WORD \name, RT_SUBBUF_TSC+4(%rcx), RT_SUBBUF_TSC(%rcx)
+	RECORD_TIME \name, RT_SUBBUF_TSC+4(%rcx), RT_SUBBUF_TSC(%rcx)
+	RECORD_WORD \name
 	movq	(%r11), %rcx
 	movl	%ecx, %edx
 	movq	%rax, RT_RING_CONTROL_SIZE(%r11,%rdx)
@@ -384,6 +448,67 @@ CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
 	.globl	rt_cpu_tramp_args
 	.hidden	rt_cpu_tramp_args
 	.set	rt_cpu_tramp_args, rt_generic_args
+
+/*
+ * Thread mode's fast path once more, as a template the runtime copies next
+ * to the instrumented code (lib/arch/x86_64/fastcopy.c): two pages, the
+ * code and then its data.  A copy is in reach of the sleds, so they call
+ * it without a jump stub, and it reaches the thread's state and the rseq
+ * area at fixed offsets from %fs, which the copier writes into the
+ * instructions (each such displacement is listed in the fix-up table
+ * after the pages, with what it is relative to), so it needs no register
+ * for them: 21 instructions against the library's 23, relying on the same
+ * invariants.  Everything else it refers to is inside the two pages,
+ * %rip-relative: the key (a copy of rt_fast_key, which
+ * arch_fast_key_store() keeps in step), the C paths' addresses, and the
+ * critical sections' descriptors, whose addresses the copier makes
+ * absolute.  The template itself never runs: it is not executable.
+ */
+
+/* A copy's critical section descriptor: offsets the copier makes
+ * addresses. */
+.macro COPY_DESC name
+	.p2align 5
+	.long	0, 0
+	.quad	.L\name\()_start - rt_fast_template
+	.quad	.L\name\()_post - .L\name\()_start
+	.quad	.L\name\()_abort - rt_fast_template
+.endm
+
+	.section .rodata.rt_fast_template, "a"
+	.p2align 12
+	.globl	rt_fast_template
+	.hidden	rt_fast_template
+rt_fast_template:
+	FDR_FAST .Lcopy_entry, 0, , 0
+	FDR_FAST .Lcopy_exit, 0, , 1
+	FDR_FAST .Lcopy_tail, 0, , 2
+	FDR_FAST .Lcopy_args, 1, , 3
+	.p2align 12, 0xcc
+	.quad	0			/* COPY_KEY */
+	.quad	0, 0, 0, 0		/* COPY_SLOW: filled by the copier */
+	COPY_DESC .Lcopy_entry
+	COPY_DESC .Lcopy_exit
+	COPY_DESC .Lcopy_tail
+	COPY_DESC .Lcopy_args
+	.p2align 12, 0
+	/* where each kind's trampoline starts in a copy */
+	.globl	rt_fast_template_entries
+	.hidden	rt_fast_template_entries
+rt_fast_template_entries:
+	.short	.Lcopy_entry - rt_fast_template
+	.short	.Lcopy_exit - rt_fast_template
+	.short	.Lcopy_tail - rt_fast_template
+	.short	.Lcopy_args - rt_fast_template
+	.globl	rt_fast_template_fixups
+	.hidden	rt_fast_template_fixups
+rt_fast_template_fixups:
+	.subsection 3
+	.globl	rt_fast_template_fixups_end
+	.hidden	rt_fast_template_fixups_end
+rt_fast_template_fixups_end:
+	.subsection 0
+	.text
 
 /*
  * Event sleds: "call __xray_CustomEvent" with (data, size) in rdi/rsi, and
