@@ -207,9 +207,9 @@ static int write_buffer(int fd, const void *data, size_t used)
 			       data, used, write_to, &fd);
 }
 
-void rt_drain_totals(struct rt_drain *d, struct rt_totals *tot)
+/* The sink's counters into @tot, the rest zero. */
+static void sink_totals(struct rt_totals *tot)
 {
-	struct rt_chunk c;
 	struct rt_sink_counters ctr = { 0 };
 
 	rt.sink->counters(&ctr);
@@ -217,10 +217,17 @@ void rt_drain_totals(struct rt_drain *d, struct rt_totals *tot)
 				   .recycled = ctr.recycled,
 				   .kernel_lost = ctr.kernel_lost,
 				   .damaged = ctr.damaged };
+}
+
+void rt_drain_totals(struct rt_drain *d, struct rt_totals *tot)
+{
+	struct rt_chunk c;
+
+	sink_totals(tot);
 	d->next = 0;
 	d->offset = 0;
 	while (rt.sink->drain_next(d, &c)) {
-		tot->events += fdr_count_events_le(c.data, c.used);
+		tot->events += c.events;
 		tot->buffers++;
 	}
 	d->next = 0;
@@ -238,11 +245,15 @@ static int write_log(int fd, struct rt_drain *d, struct rt_totals *tot,
 	size_t info;
 	int ret;
 
-	rt_drain_totals(d, tot);
+	/* counted as they are written: the info event comes last */
+	sink_totals(tot);
 	encode_header(hdr);
 	ret = write_all(fd, hdr, sizeof(hdr));
-	while (!ret && rt.sink->drain_next(d, &c))
+	while (!ret && rt.sink->drain_next(d, &c)) {
 		ret = write_buffer(fd, c.data, c.used);
+		tot->events += c.events;
+		tot->buffers++;
+	}
 	/* last: it is the latest, and llvm-xray account wants the first
 	 * record to be the earliest */
 	info = build_info(tot, objects);

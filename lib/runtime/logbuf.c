@@ -48,8 +48,8 @@ int rt_logbuf_time(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc, size_t need,
 	return 1;
 }
 
-bool rt_logbuf_function(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
-			uint32_t word)
+bool rt_logbuf_function_slow(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
+			     uint32_t word)
 {
 	unsigned int kind = fdr_function_kind(word, false);
 	/* an entry's argument comes in the same buffer */
@@ -59,13 +59,18 @@ bool rt_logbuf_function(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
 	if (wrote < 0)
 		return false;
 	if (rt_rewind_short(&o->rewind, kind, wrote, tsc, o->threshold)) {
+		uint8_t *before = o->p;
+
 		rt_rewind_erase(&o->rewind, &o->p, &o->last, tsc, o->threshold);
+		/* (it erases function records only) */
+		o->events -= (uint64_t)(before - o->p) / FN;
 		return true;
 	}
 	fdr_put_function(o->p, false, kind, fdr_function_id(word, false),
 			 (uint32_t)(tsc - o->last));
 	o->p += FN;
 	o->last = tsc;
+	o->events++;
 	rt_rewind_note(&o->rewind, kind, wrote, tsc);
 	return true;
 }
@@ -88,6 +93,7 @@ static void put_event(struct rt_logbuf *o, const struct xrayfdr_metadata *md,
 	fdr_put_metadata(o->p, false, o->version, md);
 	memcpy(o->p + MD, data, size);
 	o->p += MD + size;
+	o->events++;
 }
 
 bool rt_logbuf_marker(struct rt_logbuf *o, uint32_t cpu, uint64_t base,

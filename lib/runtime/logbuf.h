@@ -24,6 +24,7 @@ struct rt_logbuf {
 	uint32_t cpu; /* UINT32_MAX: none yet in this buffer */
 	unsigned int version;
 	uint64_t threshold; /* ticks; 0: nothing is rewound */
+	uint64_t events; /* function records and events in it */
 	struct rt_rewind rewind;
 };
 
@@ -45,8 +46,27 @@ int rt_logbuf_time(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc, size_t need,
  * ends a call shorter than the threshold erases it instead.  False if it
  * does not fit.
  */
-bool rt_logbuf_function(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
-			uint32_t word);
+bool rt_logbuf_function_slow(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
+			     uint32_t word);
+
+/* What the drains do most: a plain record, on the CPU of the one before,
+ * whose delta fits, with no threshold, inline. */
+static inline bool rt_logbuf_function(struct rt_logbuf *o, uint32_t cpu,
+				      uint64_t tsc, uint32_t word)
+{
+	uint64_t delta = tsc - o->last;
+
+	if (o->threshold || cpu != o->cpu || tsc < o->last ||
+	    delta > UINT32_MAX || (size_t)(o->end - o->p) < 8 ||
+	    ((word >> 1) & 7) == XRAYFDR_FUNC_ENTRY_ARGS)
+		return rt_logbuf_function_slow(o, cpu, tsc, word);
+	delta = delta << 32 | word;
+	__builtin_memcpy(o->p, &delta, 8);
+	o->p += 8;
+	o->last = tsc;
+	o->events++;
+	return true;
+}
 
 /* A CallArgument record @md as it is (dropped if no record came before
  * it in this buffer).  False if it does not fit. */

@@ -38,6 +38,7 @@ enum rt_reserve {
 struct rt_chunk {
 	const uint8_t *data;
 	size_t used;
+	uint64_t events; /* function records and events in it */
 };
 
 /* A walk over the sink's buffers, in the order they go to the log. */

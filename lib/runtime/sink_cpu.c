@@ -1233,9 +1233,9 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 done:
 	c->data = cr.scratch;
 	c->used = (size_t)(o.p - cr.scratch);
+	c->events = o.events;
 	/* a buffer whose calls were all rewound is left out */
-	return any &&
-	       fdr_count_events_le(cr.scratch + preamble, c->used - preamble);
+	return any && o.events;
 }
 
 static bool cpu_drain_next(struct rt_drain *d, struct rt_chunk *c)

@@ -269,9 +269,24 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 	}
 	while (d->offset < used) {
 		const uint8_t *p = b->data + d->offset;
-		size_t len = record_len(p, used - d->offset);
+		size_t len;
 		uint8_t *before = o.p;
+		uint64_t w;
 
+		/* mostly function records: those without a detour */
+		if (used - d->offset >= FN && !(p[0] & 1)) {
+			__builtin_memcpy(&w, p, sizeof(w));
+			if (!rt_logbuf_function(&o, d->cpu, d->base + (w >> 32),
+						(uint32_t)w)) {
+				if (!any) /* (cannot be: it would fit) */
+					d->offset += FN;
+				goto split;
+			}
+			any = true;
+			d->offset += FN;
+			continue;
+		}
+		len = record_len(p, used - d->offset);
 		if (!len) {
 			d->offset = used; /* (the process wrote over it) */
 			break;
@@ -290,9 +305,9 @@ done:
 split:
 	c->data = scratch;
 	c->used = (size_t)(o.p - scratch);
+	c->events = o.events;
 	/* a buffer whose calls were all rewound is left out */
-	return any &&
-	       fdr_count_events_le(scratch + preamble, c->used - preamble);
+	return any && o.events;
 }
 
 static bool thread_drain_next(struct rt_drain *d, struct rt_chunk *c)

@@ -656,7 +656,7 @@ def check_light_objects():
                # thread_start only; the rest but clock_gettime: the drain
                "sink_thread.o": {"clock_gettime", "madvise", "snprintf", "mmap",
                                  "munmap", "memcpy", "rt", "fdr_decode_metadata",
-                                 "rt_logbuf_init", "rt_logbuf_function",
+                                 "rt_logbuf_init", "rt_logbuf_function_slow",
                                  "rt_logbuf_argument", "rt_logbuf_marker",
                                  "rt_bufq_acquire", "rt_bufq_destroy", "rt_bufq_init",
                                  "rt_bufq_lock", "rt_bufq_reset", "rt_bufq_retire",
@@ -670,7 +670,7 @@ def check_light_objects():
                               "close", "ioctl", "strerror", "__errno_location",
                               "xrayfdr_sched_encode", "dup", "readlink",
                               "rt_objects_text", "rt_tsc_source_name", "xrayfdr_log",
-                              "rt_logbuf_init", "rt_logbuf_function",
+                              "rt_logbuf_init", "rt_logbuf_function_slow",
                               "rt_logbuf_argument", "rt_logbuf_marker",
                               "rt_logbuf_custom",
                               "_GLOBAL_OFFSET_TABLE_"}}
