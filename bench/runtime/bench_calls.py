@@ -3,35 +3,66 @@
 """Overhead per traced call: xrayfdr against its peers, side by side.
 
 One workload (calls.c: main -> mid -> 2 x leaf, noinline), ITERATIONS
-times (default 10 M: 30 M calls, 60 M events), run ROUNDS times (default 3)
-in interleaved order, every peer in each round:
+times (default 10 M: 30 M calls, 60 M events), run ROUNDS times (default 5)
+in interleaved order, every peer once in each round.  The peers, by the
+key ONLY takes:
 
-  untraced            no instrumentation at all
-  floor               two rdtsc and two 8-byte stores per call, by hand
-  xrayfdr             thread mode, preloaded by `xrayfdr record`
-  xrayfdr static      thread mode, libxrayfdr linked in (no jump stubs)
-  xrayfdr CPU mode    CPU mode on rings of the runtime's own (no module
-                      on the host), preloaded by `xrayfdr record`
-  LLVM FDR            LLVM 14's FDR mode, threshold 0, started by API calls
-  LLVM basic          LLVM 14's basic mode, threshold 0
-  uftrace             uftrace record of a -pg build
-  ..., threshold 5 us xrayfdr and LLVM FDR with LLVM's default duration
-                      threshold, which rewinds every call of this workload
+  untraced      no instrumentation at all (always runs: the baseline)
+  floor         two rdtsc and two 8-byte stores per call, by hand
+  xrayfdr       thread mode, preloaded by `xrayfdr record`
+  static        thread mode, libxrayfdr linked in
+  cpu           xrayfdr CPU mode on rings of the runtime's own (no module
+                on the host), preloaded by `xrayfdr record`
+  llvm-fdr      LLVM 14's FDR mode, threshold 0, started by API calls
+  llvm-basic    LLVM 14's basic mode, threshold 0
+  uftrace       uftrace record of a -pg build
+  xrayfdr-5us, cpu-5us, llvm-fdr-5us
+                xrayfdr, its CPU mode and LLVM FDR with LLVM's default
+                duration threshold, which rewinds every call of this
+                workload
 
-Each program times its own loop (start-up and the final flush excluded);
-the table shows the median round.  Memory for the recorders: xrayfdr and
-LLVM FDR get the same 256 buffers of 64 KiB; both keep what fits (xrayfdr
-the newest events, LLVM FDR the first), basic mode and uftrace write
-everything to disk.  "kept" counts the function records in the logs.
-Environment: ITERATIONS, ROUNDS, BUILD.
+Each program times its own loop in its thread's CPU time (start-up and the
+final flush excluded; time the CPU spent on other tenants excluded); the
+table shows the median round, and the fastest and slowest.  The load
+average is printed before, after and at the start of every round: figures
+taken under load are worth less, whatever the clock.
+
+Then, once, instructions (instr/call, after/call): each program runs
+twice under valgrind's callgrind, CALLGRIND_N1 and CALLGRIND_N2 iterations
+(default 100000 and 300000: every recorder still below its memory), with
+the counts dumped on entering and on leaving the loop (calls.c's
+run_loop).  The difference of the loop's counts over the difference of
+the calls, minus the same figure of the untraced program, is what a traced
+call adds (entry + exit): instr/call.  after/call is the same for all that
+ran outside the loop (in every process: the final flush, writing the log,
+uftrace's recording process), the work a call defers.  Counts do not
+depend on the load.  valgrind refuses restartable sequences (rseq), so
+libc registers no rseq area and neither can the runtime: CPU mode falls
+back to thread mode there, and its rows show "-" with a footnote (as would
+any row whose fast path did not run: never a figure of another path).
+Thread mode's fast path runs the same instructions on an area of its own
+(the CPU read by sched_getcpu(); the check that the fast path ran is in
+count_instructions).  A call lasts tens of times longer under valgrind, so
+the 5 us rows are counted with a 1 ms threshold, which rewinds every call
+there as 5 us does natively (checked on the log).
+
+Memory for the recorders: xrayfdr and LLVM FDR get the same 256 buffers of
+64 KiB; both keep what fits (xrayfdr the newest events, LLVM FDR the
+first), basic mode and uftrace write everything to disk.  "kept" counts
+the function records in the logs.
+
+Environment: ITERATIONS, ROUNDS, BUILD, ONLY (comma-separated keys above),
+CALLGRIND (0: skip the instruction counts), CALLGRIND_N1, CALLGRIND_N2.
 """
 import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))), "tests", "pylib"))
@@ -43,37 +74,47 @@ HERE = os.path.join(TOP, "bench", "runtime")
 OUT = os.path.abspath(os.path.join(BUILD, "bench", "runtime"))
 XRAYFDR = os.path.abspath(os.path.join(BUILD, "bin", "xrayfdr"))
 LIBA = os.path.abspath(os.path.join(BUILD, "lib", "libxrayfdr.a"))
+# what `xrayfdr record` preloads (tools/cmd_record.c: ../lib next to it)
+LIBSO = os.path.abspath(os.path.join(BUILD, "lib", "libxrayfdr.so.0"))
 ITERATIONS = int(os.environ.get("ITERATIONS", "10000000"))
-ROUNDS = int(os.environ.get("ROUNDS", "3"))
+ROUNDS = int(os.environ.get("ROUNDS", "5"))
+ONLY = [k for k in os.environ.get("ONLY", "").split(",") if k]
+CALLGRIND = os.environ.get("CALLGRIND", "1") != "0"
+N1 = int(os.environ.get("CALLGRIND_N1", "100000"))
+N2 = int(os.environ.get("CALLGRIND_N2", "300000"))
 CALLS_PER_ITERATION = 3
+# Under valgrind a call lasts tens of times longer: the rows with LLVM's
+# 5 us threshold, which natively rewind every call, are counted with this
+# one, which rewinds every call there too (checked: next to nothing kept)
+CG_THRESHOLD_US = 1000
 BUFFER_SIZE, BUFFER_MAX = 65536, 256
+# the function calls.c runs the loop in: all callgrind counts
+LOOP = "run_loop"
 
 
 CLANG = which("clang", "clang-14")
 UFTRACE = which("uftrace")
+VALGRIND = which("valgrind")
 
 
 def build():
     os.makedirs(OUT, exist_ok=True)
     src = os.path.join(HERE, "calls.c")
-    xray = ["-fxray-instrument"]
+    xray = ["-fxray-instrument", "-fnoxray-link-deps"]
     variants = {
         "untraced": [],
         "floor": ["-DBENCH_FLOOR"],
-        "xray": xray + ["-fnoxray-link-deps"],
-        "xray-static": xray + ["-fnoxray-link-deps", "-Wl,--whole-archive", LIBA,
+        "xray": xray,
+        "xray-static": xray + ["-Wl,--whole-archive", LIBA,
                                "-Wl,--no-whole-archive", "-lelf", "-lpthread"],
-        "xray-llvm": xray + ["-DBENCH_LLVM", "-I", os.path.join(TOP, "lib", "include")],
+        "xray-llvm": ["-fxray-instrument", "-DBENCH_LLVM",
+                      "-I", os.path.join(TOP, "lib", "include")],
         "pg": ["-pg"],
     }
     exes = {}
     for name, flags in variants.items():
         exe = os.path.join(OUT, f"calls-{name}")
-        cmd = [CLANG, "-O2", "-g", src, "-o", exe] + flags
-        if name == "xray-static":
-            cmd = [CLANG, "-O2", "-g", "-fxray-instrument", "-fnoxray-link-deps",
-                   src, "-o", exe] + flags[2:]
-        p = run(cmd)
+        p = run([CLANG, "-O2", "-g", "-Wall", "-Wextra", src, "-o", exe] + flags)
         if p.returncode:
             sys.exit(f"bench: building {name}: {p.stderr}")
         exes[name] = exe
@@ -81,7 +122,7 @@ def build():
 
 
 def ns_of(p, what):
-    m = re.search(r"ns_per_iteration ([\d.]+)", p.stdout)
+    m = re.search(r"\bns_per_iteration ([\d.]+)", p.stdout)
     if p.returncode or not m:
         sys.exit(f"bench: {what} failed (exit {p.returncode}): {p.stderr[-800:]}")
     return float(m.group(1)) / CALLS_PER_ITERATION
@@ -96,73 +137,339 @@ def count_function_records(log):
     return n
 
 
-def peer_untraced(exe, d):
-    return ns_of(run([exe, str(ITERATIONS)]), "untraced"), None, None
-
-
-def peer_floor(exe, d):
-    return ns_of(run([exe, str(ITERATIONS)]), "floor"), None, None
-
-
-def peer_xrayfdr(exe, d, static=False, threshold_us=0, mode="thread"):
-    log = os.path.join(d, "xrayfdr.xray")
-    # CPU mode shares buffer_max among the CPUs: give the one CPU this
-    # single-threaded workload runs on what thread mode's queue holds
-    buffer_max = BUFFER_MAX * (os.cpu_count() or 1) if mode == "cpu" else BUFFER_MAX
-    opts = f"buffer_size={BUFFER_SIZE} buffer_max={buffer_max} mode={mode}"
-    if static:
-        p = run([exe, str(ITERATIONS)],
-                env={"XRAYFDR_OPTIONS": f'{opts} verbosity=0 output="{log}"'})
-    else:
-        p = run([XRAYFDR, "record", "-o", log, "--buffer-size", str(BUFFER_SIZE),
-                 "--buffer-max", str(buffer_max), "--threshold-us", str(threshold_us),
-                 "--mode", mode, exe, str(ITERATIONS)])
-    ns = ns_of(p, "xrayfdr")
-    kept = count_function_records(log)
-    size = os.path.getsize(log)
-    os.unlink(log)
-    return ns, kept, size
-
-
-def peer_llvm_fdr(exe, d, threshold_us=0):
-    base = os.path.join(d, "llvm-fdr-")
-    p = run([exe, str(ITERATIONS), "fdr",
-             f"func_duration_threshold_us={threshold_us} buffer_size={BUFFER_SIZE} "
-             f"buffer_max={BUFFER_MAX}"],
-            env={"XRAY_OPTIONS": f"xray_mode=xray-fdr xray_logfile_base={base}"})
-    ns = ns_of(p, "LLVM FDR")
+def logs_of(base):
+    """Count and remove the logs starting with @base: (kept, bytes)."""
     logs = glob.glob(base + "*")
     kept = sum(count_function_records(l) for l in logs)
     size = sum(os.path.getsize(l) for l in logs)
     for l in logs:
         os.unlink(l)
-    return ns, kept, size
+    return kept, size
 
 
-def peer_llvm_basic(exe, d):
+# What each peer runs for @n iterations, writing under @d: the command and
+# its environment (cmd_*); what it left there, counted and removed (out_*):
+# (function records kept, bytes).
+
+def cmd_plain(exe, d, n):
+    return [exe, str(n)], {}
+
+
+def buffer_max_of(mode):
+    # CPU mode shares buffer_max among the CPUs: give the one CPU this
+    # single-threaded workload runs on what thread mode's queue holds
+    return BUFFER_MAX * (os.cpu_count() or 1) if mode == "cpu" else BUFFER_MAX
+
+
+def cmd_xrayfdr_record(exe, d, n, mode="thread", threshold_us=0):
+    log = os.path.join(d, "xrayfdr.xray")
+    return [XRAYFDR, "record", "-o", log, "--buffer-size", str(BUFFER_SIZE),
+            "--buffer-max", str(buffer_max_of(mode)), "--threshold-us", str(threshold_us),
+            "--mode", mode, exe, str(n)], {}
+
+
+def xrayfdr_options(d, mode, threshold_us):
+    """XRAYFDR_OPTIONS as `xrayfdr record` sets them (tools/cmd_record.c)."""
+    log = os.path.join(d, "xrayfdr.xray")
+    return (f'verbosity=0 output="{log}" func_duration_threshold_us={threshold_us} '
+            f"buffer_size={BUFFER_SIZE} buffer_max={buffer_max_of(mode)} mode={mode}")
+
+
+def cmd_xrayfdr_preload(exe, d, n, mode="thread", threshold_us=0):
+    """What `xrayfdr record` runs, without it (under valgrind)."""
+    return [exe, str(n)], {"LD_PRELOAD": LIBSO,
+                           "XRAYFDR_OPTIONS": xrayfdr_options(d, mode, threshold_us)}
+
+
+def cmd_xrayfdr_static(exe, d, n):
+    return [exe, str(n)], {"XRAYFDR_OPTIONS": xrayfdr_options(d, "thread", 0)}
+
+
+def cmd_llvm_fdr(exe, d, n, threshold_us=0):
+    base = os.path.join(d, "llvm-fdr-")
+    return ([exe, str(n), "fdr",
+             f"func_duration_threshold_us={threshold_us} buffer_size={BUFFER_SIZE} "
+             f"buffer_max={BUFFER_MAX}"],
+            {"XRAY_OPTIONS": f"xray_mode=xray-fdr xray_logfile_base={base}"})
+
+
+def cmd_llvm_basic(exe, d, n):
     base = os.path.join(d, "llvm-basic-")
-    p = run([exe, str(ITERATIONS)],
-            env={"XRAY_OPTIONS": f"patch_premain=true xray_mode=xray-basic xray_logfile_base={base}",
-                 "XRAY_BASIC_OPTIONS": "func_duration_threshold_us=0"})
-    ns = ns_of(p, "LLVM basic")
-    logs = glob.glob(base + "*")
+    return [exe, str(n)], {
+        "XRAY_OPTIONS": f"patch_premain=true xray_mode=xray-basic xray_logfile_base={base}",
+        "XRAY_BASIC_OPTIONS": "func_duration_threshold_us=0"}
+
+
+def cmd_uftrace(exe, d, n):
+    data = os.path.join(d, "uftrace.data")
+    shutil.rmtree(data, ignore_errors=True)
+    return [UFTRACE, "record", "--no-libcall", "-d", data, exe, str(n)], {}
+
+
+def out_xrayfdr(d):
+    return logs_of(os.path.join(d, "xrayfdr.xray"))
+
+
+def out_llvm_fdr(d):
+    return logs_of(os.path.join(d, "llvm-fdr-"))
+
+
+def out_llvm_basic(d):
+    logs = glob.glob(os.path.join(d, "llvm-basic-") + "*")
     size = sum(os.path.getsize(l) for l in logs)
     kept = sum((os.path.getsize(l) - 32) // 32 for l in logs)  # 32-byte records
     for l in logs:
         os.unlink(l)
-    return ns, kept, size
+    return kept, size
 
 
-def peer_uftrace(exe, d):
+def out_uftrace(d):
     data = os.path.join(d, "uftrace.data")
+    size = sum(os.path.getsize(f) for f in glob.glob(os.path.join(data, "*.dat")))
     shutil.rmtree(data, ignore_errors=True)
-    p = run([UFTRACE, "record", "--no-libcall", "-d", data, exe, str(ITERATIONS)])
-    ns = ns_of(p, "uftrace")
-    dats = glob.glob(os.path.join(data, "*.dat"))
-    size = sum(os.path.getsize(f) for f in dats)
-    kept = size // 16  # uftrace writes 16-byte records
-    shutil.rmtree(data, ignore_errors=True)
-    return ns, kept, size
+    return size // 16, size  # uftrace writes 16-byte records
+
+
+def out_none(d):
+    return None, None
+
+
+def clean(d):
+    """Remove what a peer left in @d, uncounted."""
+    for f in os.listdir(d):
+        f = os.path.join(d, f)
+        if os.path.isdir(f):
+            shutil.rmtree(f)
+        else:
+            os.unlink(f)
+
+
+class Peer:
+    """One row: @exe run by @cmd(d, n) -> (argv, env), timed, leaving
+    what @out counts; @count (default @cmd) is run under valgrind, where
+    @expect, if any, must run (the fast path it takes natively: a function
+    name, or THREAD_FAST); @cpu_mode:
+    it asks for xrayfdr's CPU mode; @threshold: natively it rewinds every
+    call (a duration threshold)."""
+
+    def __init__(self, key, name, exe, cmd, out=out_none, count=None, expect=None,
+                 cpu_mode=False, threshold=False):
+        self.key, self.name, self.exe, self.cmd = key, name, exe, cmd
+        self.out, self.count = out, count or cmd
+        self.expect, self.cpu_mode, self.threshold = expect, cpu_mode, threshold
+        self.rounds = []  # (ns per call, kept, bytes) of each round
+        self.instr, self.after = None, None
+        self.notes = []  # footnotes on its instruction counts
+        self.loop_notes = []  # on instr/call alone (a lower bound)
+
+
+# xrayfdr's thread mode runs its fast path from copies it maps next to the
+# program (lib/arch/x86_64/fastcopy.c), which callgrind names by address,
+# or from the library's rt_tramp_* where it could not make one
+THREAD_FAST = "rt_tramp_entry or a copy"
+
+
+def ran(expect, fns):
+    if expect == THREAD_FAST:
+        return "rt_tramp_entry" in fns or any(re.match(r"0x[0-9a-f]+$", f) for f in fns)
+    return expect in fns
+
+
+def peers_of(exes):
+    x, llvm, static = exes["xray"], exes["xray-llvm"], exes["xray-static"]
+
+    def rec(mode="thread", threshold_us=0):
+        return lambda d, n: cmd_xrayfdr_record(x, d, n, mode, threshold_us)
+
+    def pre(mode="thread", threshold_us=0):
+        return lambda d, n: cmd_xrayfdr_preload(x, d, n, mode, threshold_us)
+
+    def fdr(threshold_us=0):
+        return lambda d, n: cmd_llvm_fdr(llvm, d, n, threshold_us)
+
+    def plain(exe):
+        return lambda d, n: cmd_plain(exe, d, n)
+
+    peers = [
+        Peer("untraced", "untraced", exes["untraced"], plain(exes["untraced"])),
+        Peer("floor", "floor: 2 rdtsc + stores", exes["floor"], plain(exes["floor"])),
+        Peer("xrayfdr", "xrayfdr (record)", x, rec(), out_xrayfdr, pre(),
+             THREAD_FAST),
+        Peer("static", "xrayfdr (static)", static,
+             lambda d, n: cmd_xrayfdr_static(static, d, n), out_xrayfdr,
+             expect=THREAD_FAST),
+        Peer("cpu", "xrayfdr CPU mode (record)", x, rec("cpu"), out_xrayfdr, pre("cpu"),
+             "rt_cpu_tramp_entry", cpu_mode=True),
+        Peer("llvm-fdr", "LLVM XRay FDR", llvm, fdr(), out_llvm_fdr,
+             expect="__xray_FunctionEntry"),
+        Peer("llvm-basic", "LLVM XRay basic", llvm,
+             lambda d, n: cmd_llvm_basic(llvm, d, n), out_llvm_basic,
+             expect="__xray_FunctionEntry"),
+    ]
+    if UFTRACE:
+        peers.append(Peer("uftrace", "uftrace -pg", exes["pg"],
+                          lambda d, n: cmd_uftrace(exes["pg"], d, n), out_uftrace,
+                          expect="mcount"))
+    # LLVM's default threshold: every call here is shorter, all rewound
+    peers += [
+        Peer("xrayfdr-5us", "xrayfdr, threshold 5 us", x, rec(threshold_us=5),
+             out_xrayfdr, pre(threshold_us=CG_THRESHOLD_US), threshold=True),
+        Peer("cpu-5us", "xrayfdr CPU mode, threshold 5 us", x, rec("cpu", 5),
+             out_xrayfdr, pre("cpu", CG_THRESHOLD_US), "rt_cpu_tramp_entry",
+             cpu_mode=True, threshold=True),
+        Peer("llvm-fdr-5us", "LLVM XRay FDR, threshold 5 us", llvm, fdr(5),
+             out_llvm_fdr, fdr(CG_THRESHOLD_US), threshold=True),
+    ]
+    keys = [p.key for p in peers]
+    unknown = [k for k in ONLY if k not in keys]
+    if unknown:
+        sys.exit(f"bench: ONLY: unknown {', '.join(unknown)} (keys: {', '.join(keys)})")
+    if ONLY:
+        peers = [p for p in peers if p.key == "untraced" or p.key in ONLY]
+    return peers
+
+
+# What a timed run may say on stderr that changes what its figure means
+REMARKS = {
+    "Unable to determine CPU frequency":
+        "LLVM XRay found no TSC frequency here (no /sys/devices/system/cpu/cpu0/"
+        "tsc_freq_khz): it timestamps with clock_gettime(), not rdtscp",
+    "needs restartable sequences":
+        "xrayfdr: CPU mode fell back to thread mode (rseq refused)",
+}
+
+
+def time_one(peer, d, remarks):
+    argv, env = peer.cmd(d, ITERATIONS)
+    p = run(argv, env=env)
+    ns = ns_of(p, peer.name)
+    peer.rounds.append((ns,) + peer.out(d))
+    for pattern, remark in REMARKS.items():
+        if pattern in p.stderr:
+            remarks.setdefault(remark, []).append(peer.name)
+
+
+# What the vDSO serves natively: valgrind has none, and makes them system
+# calls, whose work in the kernel it does not count
+VDSO_CALLS = re.compile(r"(__)?(clock_gettime|gettimeofday|time|sched_getcpu|getcpu)"
+                        r"(64)?(@.*)?$")
+
+
+def loop_part(text):
+    """Functions that ran in a callgrind part, and how many calls the
+    others made to VDSO_CALLS."""
+    names, fns, vdso, caller = {}, set(), 0, None
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"(c?fn)=\((\d+)\)(?: (.+))?$", line)
+        if not m:
+            continue
+        if m.group(3):
+            names[m.group(2)] = m.group(3)
+        name = names.get(m.group(2), "")
+        if m.group(1) == "fn":
+            caller = name
+            fns.add(name)
+        elif (VDSO_CALLS.match(name) and not VDSO_CALLS.match(caller or "") and
+              i + 1 < len(lines) and lines[i + 1].startswith("calls=")):
+            vdso += int(lines[i + 1][6:].split()[0])
+    return fns, vdso
+
+
+def callgrind(argv, env, exe, d):
+    """Run @argv under callgrind, dumping the counts on entering and on
+    leaving @exe's loop.  Return a dict: the instructions in the loop and
+    outside it (in every process), the functions that ran in the loop, the
+    calls it made to the vDSO's functions; or None and why."""
+    cgdir = tempfile.mkdtemp(prefix="cg-", dir=d)
+    vg = [VALGRIND, "--tool=callgrind", f"--dump-before={LOOP}", f"--dump-after={LOOP}",
+          "--trace-children=yes", f"--callgrind-out-file={cgdir}/cg.%p"]
+    p = run(vg + argv, env=env)
+    r, total = None, 0
+    for f in glob.glob(os.path.join(cgdir, "cg.*")):
+        with open(f, errors="replace") as fp:
+            text = fp.read()
+        m = re.search(r"^(?:totals|summary):\s*(\d+)", text, re.M)
+        total += int(m.group(1)) if m else 0
+        # the loop's part, in the program's own process (uftrace runs it
+        # as a child)
+        cmd = re.search(r"^cmd:\s*(\S+)", text, re.M)
+        if (m and cmd and cmd.group(1) == exe and
+                re.search(rf"^desc: Trigger: --dump-after={LOOP}", text, re.M)):
+            fns, vdso = loop_part(text)
+            r = {"loop": int(m.group(1)), "fns": fns, "vdso": vdso}
+    shutil.rmtree(cgdir, ignore_errors=True)
+    if p.returncode or "ns_per_iteration" not in p.stdout:
+        how = (f"killed by {signal.Signals(-p.returncode).name}" if p.returncode < 0
+               else f"exit {p.returncode}")
+        # its own last words, not valgrind's (pids would split the footnote)
+        said = [l for l in p.stderr.splitlines()
+                if l.strip() and not l.startswith(("==", "--", "###"))]
+        return None, how + (f": {said[-1][:160]}" if said else "")
+    if r is None:
+        return None, f"no callgrind count of {LOOP}() in {exe}"
+    r["after"] = total - r["loop"]
+    return r, p.stderr
+
+
+def uncountable(peer, r, err, kept, n):
+    """Why @peer's callgrind run @r of @n iterations is not its native
+    path, or None."""
+    if r is None:
+        return f"it failed under valgrind ({err})"
+    if peer.cpu_mode and "needs restartable sequences" in err:
+        return ("CPU mode needs restartable sequences (rseq), which valgrind "
+                "refuses: the runtime fell back to thread mode")
+    if peer.expect and not ran(peer.expect, r["fns"]):
+        return f"its fast path ({peer.expect}) did not run under valgrind"
+    made = 2 * CALLS_PER_ITERATION * n
+    if peer.threshold and kept > 0.01 * made:
+        return (f"under valgrind its calls outlast even a {CG_THRESHOLD_US} us "
+                f"threshold: {kept} events kept of {made} (natively next to none), "
+                "another path")
+    return None
+
+
+def count_instructions(peers, d):
+    """instr/call and after/call of every peer, relative to untraced, and
+    notes: why a peer cannot be counted, or what its count leaves out."""
+    calls = CALLS_PER_ITERATION * (N2 - N1)
+    per_call = {}
+    for peer in peers:
+        runs = []
+        for n in (N1, N2):
+            argv, env = peer.count(d, n)
+            r, err = callgrind(argv, env, peer.exe, d)
+            kept = peer.out(d)[0] if r and peer.threshold else None
+            clean(d)
+            why = uncountable(peer, r, err, kept, n)
+            if why:
+                peer.notes.append(why)
+                break
+            runs.append(r)
+        if len(runs) < 2:
+            continue
+        per_call[peer.key] = [(runs[1][k] - runs[0][k]) / calls
+                              for k in ("loop", "after", "vdso")]
+        if peer.threshold:
+            peer.notes.append(f"counted with a {CG_THRESHOLD_US} us threshold: under "
+                              "valgrind calls last tens of times longer, and 5 us "
+                              "would keep some; this rewinds every call, as 5 us "
+                              "does natively")
+    base = per_call.get("untraced")
+    for peer in peers:
+        if peer.key not in per_call:
+            continue
+        if base is None:
+            peer.notes.append("the untraced baseline could not be counted")
+            continue
+        peer.instr, peer.after, vdso = [x - b for x, b in zip(per_call[peer.key], base)]
+        if vdso >= 0.01:
+            peer.loop_notes.append(
+                f"a lower bound: {vdso:.1f} clock_gettime() or the like per call, which "
+                "the vDSO serves natively in user space (some 60 instructions each, "
+                "rdtscp included, with the TSC clock source); valgrind has no vDSO "
+                "and makes them system calls, whose kernel work it does not count")
 
 
 def load():
@@ -173,56 +480,111 @@ def load():
 def main():
     if not CLANG:
         sys.exit("bench: clang is missing (make deps)")
+    if N2 <= N1:
+        sys.exit("bench: CALLGRIND_N2 must be larger than CALLGRIND_N1")
     exes = build()
+    peers = peers_of(exes)
     d = tempfile.mkdtemp(prefix="xrayfdr-bench-", dir=OUT)
-    peers = [
-        ("untraced", lambda: peer_untraced(exes["untraced"], d)),
-        ("floor: 2 rdtsc + stores", lambda: peer_floor(exes["floor"], d)),
-        ("xrayfdr (record)", lambda: peer_xrayfdr(exes["xray"], d)),
-        ("xrayfdr (static)", lambda: peer_xrayfdr(exes["xray-static"], d, True)),
-        ("xrayfdr CPU mode (record)", lambda: peer_xrayfdr(exes["xray"], d, mode="cpu")),
-        ("LLVM XRay FDR", lambda: peer_llvm_fdr(exes["xray-llvm"], d)),
-        ("LLVM XRay basic", lambda: peer_llvm_basic(exes["xray-llvm"], d)),
-        # LLVM's default threshold: every call here is shorter, all rewound
-        ("xrayfdr, threshold 5 us", lambda: peer_xrayfdr(exes["xray"], d, threshold_us=5)),
-        ("xrayfdr CPU mode, threshold 5 us",
-         lambda: peer_xrayfdr(exes["xray"], d, threshold_us=5, mode="cpu")),
-        ("LLVM XRay FDR, threshold 5 us",
-         lambda: peer_llvm_fdr(exes["xray-llvm"], d, threshold_us=5)),
-    ]
-    if UFTRACE:
-        peers.insert(7, ("uftrace -pg", lambda: peer_uftrace(exes["pg"], d)))
-    results = {name: [] for name, _ in peers}
     print(f"workload: main -> mid -> 2 x leaf, {ITERATIONS} iterations "
-          f"({CALLS_PER_ITERATION * ITERATIONS} calls), {ROUNDS} rounds interleaved; "
-          f"load before: {load()}")
+          f"({CALLS_PER_ITERATION * ITERATIONS} calls), {ROUNDS} rounds interleaved, "
+          f"timed in thread CPU time; load before: {load()}")
     sys.stdout.flush()
+    t0 = time.monotonic()
+    remarks = {}
     for r in range(ROUNDS):
-        for name, fn in peers:
-            results[name].append(fn())
-    shutil.rmtree(d, ignore_errors=True)
+        print(f"round {r + 1}/{ROUNDS}, load {load()}")
+        sys.stdout.flush()
+        for peer in peers:
+            time_one(peer, d, remarks)
+    rounds_s = time.monotonic() - t0
+    print(f"rounds: {rounds_s:.0f} s; load after: {load()}")
 
-    def median(name):
-        rows = sorted(results[name], key=lambda x: x[0])
+    if not CALLGRIND:
+        cg_note = "instr/call, after/call: not counted (CALLGRIND=0)"
+    elif not VALGRIND:
+        cg_note = "instr/call, after/call: not counted (no valgrind: apt-get install valgrind)"
+    else:
+        print(f"instruction counts: callgrind, {N1} and {N2} iterations, "
+              f"load {load()}")
+        sys.stdout.flush()
+        t0 = time.monotonic()
+        count_instructions(peers, d)
+        cg_note = (f"instruction counts: {time.monotonic() - t0:.0f} s; "
+                   f"load after: {load()}")
+    shutil.rmtree(d, ignore_errors=True)
+    print(cg_note)
+    table(peers)
+    for remark, names in remarks.items():
+        print(f"note: {remark} ({', '.join(dict.fromkeys(names))})")
+
+
+def table(peers):
+    def median(peer):
+        rows = sorted(peer.rounds, key=lambda x: x[0])
         return rows[len(rows) // 2]
 
-    base = median("untraced")[0]
-    ours = median("xrayfdr (record)")[0] - base
+    by_key = {p.key: p for p in peers}
+    base = median(by_key["untraced"])[0]
+
+    def overhead(key):
+        return median(by_key[key])[0] - base if key in by_key else None
+
+    ours, floor = overhead("xrayfdr"), overhead("floor")
     made = 2 * CALLS_PER_ITERATION * ITERATIONS
-    print(f"{'peer':34} {'ns/call':>8} {'overhead':>9} {'spread':>8} "
-          f"{'kept/made events':>20} {'bytes/event':>11} {'vs xrayfdr':>10}")
-    for name, _ in peers:
-        ns, kept, size = median(name)
+    notes = []
+
+    def ratio(over, to):
+        return f"{over / to:.2f}x" if to and to > 0 else "-"
+
+    def instr(value, these, bound=False):
+        """@value, ">" before if @bound, with the footnotes @these."""
+        shown = "-" if value is None else f"{round(value, 1) + 0.0:.1f}"  # (no -0.0)
+        if value is not None and bound:
+            shown = ">" + shown
+        for note in these:
+            if note not in notes:
+                notes.append(note)
+        marks = ",".join(str(i) for i in sorted(notes.index(n) + 1 for n in these))
+        return f"{shown}[{marks}]" if marks else shown
+
+    print(f"\n{'peer':33} {'ns/call':>7} {'min':>7} {'max':>7} {'overhead':>8} "
+          f"{'vs floor':>8} {'vs xrayfdr':>10} {'instr/call':>12} {'after/call':>10} "
+          f"{'kept/made events':>18} {'bytes/event':>11}")
+    for peer in peers:
+        ns, kept, size = median(peer)
         over = ns - base
-        spread = max(x[0] for x in results[name]) - min(x[0] for x in results[name])
+        traced = peer.key != "untraced"
         kept_s = f"{kept}/{made}" if kept is not None else "-"
-        bpe = f"{size / kept:.1f}" if kept else "-"
-        ratio = f"{over / ours:.2f}x" if name not in ("untraced",) and ours > 0 else "-"
-        print(f"{name:34} {ns:8.2f} {over:9.2f} {spread:8.2f} {kept_s:>20} {bpe:>11} {ratio:>10}")
-    print(f"ns/call: median round, per traced call (entry + exit); overhead: "
-          f"minus untraced; spread: max - min over rounds; load after: {load()}")
-    print(f"vs xrayfdr: overhead / xrayfdr (record)'s overhead "
-          f"({ours:.2f} ns); above 1 means slower than xrayfdr")
+        print(f"{peer.name:33} {ns:7.2f} {min(r[0] for r in peer.rounds):7.2f} "
+              f"{max(r[0] for r in peer.rounds):7.2f} {over:8.2f} "
+              f"{ratio(over, floor) if traced else '-':>8} "
+              f"{ratio(over, ours) if traced else '-':>10} "
+              f"{instr(peer.instr, peer.notes + peer.loop_notes, bool(peer.loop_notes)):>12} "
+              f"{instr(peer.after, peer.notes):>10} "
+              f"{kept_s:>18} {f'{size / kept:.1f}' if kept else '-':>11}")
+    print("ns/call: per traced call (entry + exit), in the program's thread CPU time, "
+          "median round;\n"
+          "  min, max: fastest and slowest round; overhead: ns/call minus untraced's\n"
+          "vs floor, vs xrayfdr: overhead / the overhead of floor (1.00x: at the floor), "
+          "of xrayfdr (record)\n"
+          "instr/call: instructions a traced call adds in the loop (entry + exit), "
+          "minus untraced's (callgrind:\n"
+          "  the loop's count at two run lengths, difference over the difference of "
+          "calls); not affected by load\n"
+          "after/call: the same for what runs outside the loop, in every process: "
+          "the final flush, writing\n"
+          "  the log (uftrace: its recording process): work a call defers, not in "
+          "ns/call (runs short enough\n"
+          "  that every recorder keeps all: at ITERATIONS, those that keep a window "
+          "flush only that)\n"
+          "kept/made: function records in the logs (median round) / events made; "
+          "bytes/event: log bytes per kept record")
+    figures = [f"{name}'s overhead {over:.2f} ns" for name, over in
+               (("floor", floor), ("xrayfdr (record)", ours)) if over is not None]
+    if figures:
+        print("; ".join(figures))
+    for i, n in enumerate(notes):
+        print(f"[{i + 1}] {n}")
 
 
 if __name__ == "__main__":
