@@ -61,6 +61,9 @@ static void record_usage(FILE *out)
 		"                           writes its log (CPU mode, with the module)\n"
 		"  -L, --library=PATH       the libxrayfdr.so to preload (default: the one\n"
 		"                           installed next to this xrayfdr, ../lib/%s)\n"
+		"      --verify             check the whole log after the run, however\n"
+		"                           large (default: logs up to 256 MiB)\n"
+		"      --no-verify          do not check the log: say only its size\n"
 		"  -q, --quiet              print nothing unless something goes wrong\n"
 		"  -h, --help               show this help\n"
 		"\n"
@@ -73,8 +76,12 @@ static void record_usage(FILE *out)
 		"  xrayfdr record -o run.xray -m 1024 ./batch   # keep the last 64 MiB\n"
 		"  llvm-xray account -instr_map=./batch run.xray\n"
 		"\n"
-		"Exit status: PROGRAM's (128 + N if signal N ended it); 127 if it could not\n"
-		"be started; 1 if it ran but left no valid log; 2 for a bad command line.\n",
+		"Before PROGRAM starts, the log's file is created (or opened, if it exists)\n"
+		"to be sure it can be written.  Exit status: PROGRAM's own, or 128 + N if\n"
+		"signal N ended it (also when it left no log); 1 if it exited with 0 but\n"
+		"left no log or an invalid one; 2 for a bad command line or a log that\n"
+		"cannot be written; 126 if PROGRAM is not executable; 127 if there is no\n"
+		"such program or it could not be started.\n",
 		LIBRARY);
 }
 
@@ -246,26 +253,46 @@ static enum runtime_kind linked_runtime(const char *path)
 	return kind;
 }
 
-/* PROGRAM as execvp() would find it. */
-static bool find_program(const char *prog, char *out, size_t size)
+/* Is @path a file we may execute?  0, or the errno that says why not. */
+static int executable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return errno;
+	if (S_ISDIR(st.st_mode))
+		return EISDIR;
+	return access(path, X_OK) ? errno : 0;
+}
+
+/*
+ * PROGRAM as execvp() would find it, into @out.  Return 0, ENOENT if
+ * there is none, or why the one found cannot be executed.
+ */
+static int find_program(const char *prog, char *out, size_t size)
 {
 	const char *path = getenv("PATH");
+	int first = ENOENT;
 
 	if (strchr(prog, '/')) {
 		snprintf(out, size, "%s", prog);
-		return access(out, X_OK) == 0;
+		return executable(out);
 	}
 	while (path && *path) {
 		const char *end = strchrnul(path, ':');
+		int why;
 
 		snprintf(out, size, "%.*s%s%s", (int)(end - path), path,
 			 end == path ? "." : "", "/");
 		strncat(out, prog, size - strlen(out) - 1);
-		if (access(out, X_OK) == 0)
-			return true;
+		why = executable(out);
+		if (!why)
+			return 0;
+		if (why != ENOENT && first == ENOENT)
+			first = why; /* found, but not runnable: say so */
 		path = *end ? end + 1 : end;
 	}
-	return false;
+	return first;
 }
 
 static bool default_library(char *out, size_t size)
@@ -300,6 +327,42 @@ static int reserve_output(const char *prog, char *out, size_t size)
 	return 0;
 }
 
+/*
+ * Make sure the log @path can be written before the program runs: create
+ * it (*@created) or open the existing file for writing, without changing
+ * it.  Return 0 or a negative errno.
+ */
+static int check_output(const char *path, bool *created)
+{
+	struct stat st;
+	int fd;
+
+	*created = false;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		*created = true;
+	else if (errno == EEXIST)
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* "SIGKILL" for 9. */
+static const char *signal_name(int sig, char *buf, size_t size)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, size, "SIG%s", abbrev);
+	else
+		snprintf(buf, size, "signal %d", sig);
+	return buf;
+}
+
 static int append_env(const char *name, const char *value, char sep)
 {
 	const char *old = getenv(name);
@@ -315,6 +378,10 @@ static int append_env(const char *name, const char *value, char sep)
 	return ret;
 }
 
+enum verify { VERIFY_SMALL, VERIFY_ALWAYS, VERIFY_NEVER };
+/* Above this, checking the log takes seconds: --verify asks for it. */
+#define VERIFY_LIMIT (256ull << 20)
+
 struct record_opts {
 	const char *output;
 	const char *library;
@@ -322,6 +389,7 @@ struct record_opts {
 	bool keep;
 	uint64_t threshold_us, buffer_size, buffer_max, version;
 	bool quiet;
+	enum verify verify;
 };
 
 static void child(const struct record_opts *o, const char *output,
@@ -361,14 +429,37 @@ static void child(const struct record_opts *o, const char *output,
 	_exit(127);
 }
 
-/* Check and summarise one log.  Return 0, -ENOENT if there is none (or it
- * is empty), or another negative errno if it is not valid. */
-static int report(const char *path, bool quiet)
+/*
+ * Check and summarise one log (or only say its size, as @verify has it).
+ * Return 0, -ENOENT if there is none (or it is empty), or another negative
+ * errno if it is not valid.
+ */
+static int report(const char *path, bool quiet, enum verify verify)
 {
 	struct summary s;
 	char err[1024];
-	int ret = summarise(path, &s, err, sizeof(err));
+	struct stat st;
+	int ret;
 
+	if (stat(path, &st) || !st.st_size)
+		return -ENOENT;
+	if (verify == VERIFY_NEVER ||
+	    (verify == VERIFY_SMALL && (uint64_t)st.st_size > VERIFY_LIMIT)) {
+		if (!quiet)
+			fprintf(stderr,
+				"xrayfdr record: %s: %.1f %s written, not checked (%s; xrayfdr dump --verify --quiet %s checks it)\n",
+				path,
+				(double)st.st_size / (st.st_size < (1 << 20) ?
+							      1024 :
+							      1 << 20),
+				st.st_size < (1 << 20) ? "KiB" : "MiB",
+				verify == VERIFY_NEVER ?
+					"--no-verify" :
+					"over 256 MiB: --verify checks it here",
+				path);
+		return 0;
+	}
+	ret = summarise(path, &s, err, sizeof(err));
 	if (ret == -ENOENT || (!ret && !s.bytes))
 		return -ENOENT;
 	if (ret) {
@@ -401,7 +492,7 @@ static int report(const char *path, bool quiet)
 /* Report every PATH.PID written since @since; return how many there are,
  * count the invalid ones. */
 static unsigned int report_children(const char *path, time_t since, bool quiet,
-				    unsigned int *bad)
+				    enum verify verify, unsigned int *bad)
 {
 	char pattern[PATH_MAX + 8];
 	unsigned int n = 0;
@@ -420,7 +511,7 @@ static unsigned int report_children(const char *path, time_t since, bool quiet,
 		    stat(g.gl_pathv[i], &st) || st.st_mtime < since)
 			continue;
 		n++;
-		*bad += report(g.gl_pathv[i], quiet) != 0;
+		*bad += report(g.gl_pathv[i], quiet, verify) != 0;
 	}
 	globfree(&g);
 	return n;
@@ -438,12 +529,16 @@ static int record_run(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'M' },
 		{ "keep", no_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verify", no_argument, NULL, 'Y' },
+		{ "no-verify", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct record_opts o = { 0 };
 	char prog[PATH_MAX], output[PATH_MAX], library[PATH_MAX], err[1024];
+	char sig[32];
 	unsigned int children, bad;
+	bool created = false, sleds;
 	time_t started = time(NULL);
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	const char *lib = NULL;
@@ -475,6 +570,12 @@ static int record_run(int argc, char **argv)
 			continue;
 		case 'q':
 			o.quiet = true;
+			continue;
+		case 'Y':
+			o.verify = VERIFY_ALWAYS;
+			continue;
+		case 'N':
+			o.verify = VERIFY_NEVER;
 			continue;
 		case 'K':
 			o.keep = true;
@@ -523,12 +624,19 @@ static int record_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	argv += optind;
-	if (!find_program(argv[0], prog, sizeof(prog))) {
+	ret = find_program(argv[0], prog, sizeof(prog));
+	if (ret == ENOENT) {
 		tool_error("record", "%s: no such program", argv[0]);
 		return 127;
 	}
+	if (ret) {
+		tool_error("record", "%s: cannot be executed: %s", prog,
+			   strerror(ret));
+		return 126;
+	}
 
 	ret = xray_instr_map_load_elf(prog, &map, err, sizeof(err));
+	sleds = ret != -ENOENT;
 	if (ret == -ENOENT)
 		tool_error(
 			"record",
@@ -578,6 +686,11 @@ static int record_run(int argc, char **argv)
 		tool_error("record", "--output cannot contain '\"'");
 		return EXIT_USAGE;
 	}
+	if (o.output && (ret = check_output(output, &created))) {
+		tool_error("record", "cannot write the log %s: %s", output,
+			   strerror(-ret));
+		return EXIT_USAGE;
+	}
 
 	/* Like time(1): ^C goes to the program, which writes its log. */
 	sigaction(SIGINT, &ign, &old_int);
@@ -603,19 +716,38 @@ static int record_run(int argc, char **argv)
 	if (code == 127)
 		return 127; /* the child said why */
 
+	if (WIFSIGNALED(status))
+		signal_name(WTERMSIG(status), sig, sizeof(sig));
 	if (!o.quiet && WIFSIGNALED(status))
-		fprintf(stderr, "xrayfdr record: %s was killed by %s\n",
-			argv[0], strsignal(WTERMSIG(status)));
-	ret = report(output, o.quiet);
-	if (ret == -ENOENT && !o.output)
-		unlink(output); /* the name we reserved */
+		fprintf(stderr, "xrayfdr record: %s was killed by %s%s\n",
+			argv[0], sig,
+			WTERMSIG(status) != SIGKILL ?
+				"" :
+			o.keep ?
+				": with the kernel module in CPU mode its rings were kept (xrayfdr-ctl status)" :
+				": a thread-mode trace cannot survive SIGKILL; CPU mode with --keep can");
+	ret = report(output, o.quiet, o.verify);
+	if (ret == -ENOENT && (!o.output || created))
+		unlink(output); /* the name we made */
 	/* logs of the processes it started (fork, exec): FILE.PID */
-	children = report_children(output, started, o.quiet, &bad);
-	if (ret == -ENOENT && !children)
-		tool_error(
-			"record",
-			"%s left no log in %s (is it instrumented? see --help)",
-			argv[0], output);
+	children = report_children(output, started, o.quiet, o.verify, &bad);
+	if (ret == -ENOENT && !children) {
+		if (WIFSIGNALED(status))
+			tool_error(
+				"record",
+				"%s was killed by %s before it wrote its log %s",
+				argv[0], sig, output);
+		else if (!sleds)
+			tool_error(
+				"record",
+				"%s has no XRay sleds and no instrumented shared object of it wrote a log: nothing was recorded (build with clang -fxray-instrument; see --help)",
+				argv[0]);
+		else
+			tool_error(
+				"record",
+				"%s left no log in %s (did it end with _exit(), or turn tracing off?)",
+				argv[0], output);
+	}
 	if ((ret && ret != -ENOENT) || bad || (ret == -ENOENT && !children))
 		return code ? code : EXIT_INVALID;
 	return code;

@@ -641,6 +641,62 @@ def check_dying():
         verify_log(f"killed by {signal.Signals(sig).name}: the log is valid", log)
 
 
+def check_record_errors():
+    """xrayfdr record fails early and says why, each with its own status."""
+    cell = compile_cell(Prog("crash", ["crash.c"]), "c", "-O2")
+    if "error" in cell:
+        tap(False, "crash builds", cell["error"])
+        return
+    exe, d = cell["ours"], cell["dir"]
+
+    def rec(*args):
+        return run([XRAYFDR, "record"] + list(args))
+
+    log = os.path.join(d, "nodir", "t.xray")
+    p = rec("-o", log, exe, "exit")
+    tap(p.returncode == 2 and f"cannot write the log {log}" in p.stderr and not p.stdout,
+        "record: an output that cannot be written fails before the program runs",
+        f"exit {p.returncode}, stdout {p.stdout!r}, stderr {p.stderr}")
+    plain = os.path.join(d, "not-executable")
+    with open(plain, "w") as f:
+        f.write("#!/bin/sh\nexit 0\n")
+    os.chmod(plain, 0o644)
+    p = rec(plain)
+    tap(p.returncode == 126 and "cannot be executed: Permission denied" in p.stderr,
+        "record: a file that cannot be executed is not 'no such program'",
+        f"exit {p.returncode}: {p.stderr}")
+    p = rec(os.path.join(d, "no-such-program"))
+    tap(p.returncode == 127 and "no such program" in p.stderr,
+        "record: a missing program", f"exit {p.returncode}: {p.stderr}")
+    src = os.path.join(d, "nosleds.c")
+    with open(src, "w") as f:
+        f.write("int main(void) { return 0; }\n")
+    nosleds = os.path.join(d, "nosleds")
+    b = run([CLANG, src, "-o", nosleds])
+    log = os.path.join(d, "nosleds.xray")
+    p = rec("-o", log, nosleds)
+    tap(not b.returncode and p.returncode == 1 and "has no XRay sleds" in p.stderr and
+        "nothing was recorded" in p.stderr and not os.path.exists(log),
+        "record: a program without sleds says so, and leaves no empty log",
+        f"exit {p.returncode}: {p.stderr}{b.stderr}")
+    log = os.path.join(d, "kill.xray")
+    p = rec("-o", log, exe, "kill")
+    tap(p.returncode == 128 + 9 and "killed by SIGKILL: a thread-mode trace cannot "
+        "survive SIGKILL; CPU mode with --keep can" in p.stderr and
+        "instrumented" not in p.stderr,
+        "record: SIGKILL is named, with what survives it",
+        f"exit {p.returncode}: {p.stderr}")
+    log = os.path.join(d, "noverify.xray")
+    p = rec("--no-verify", "-o", log, exe, "exit")
+    tap(p.returncode == 0 and "not checked (--no-verify" in p.stderr and
+        " events in " not in p.stderr,
+        "record --no-verify: the log is not read back", f"exit {p.returncode}: {p.stderr}")
+    verify_log("record --no-verify: the log is valid all the same", log)
+    p = rec("-o", log, exe, "exit")
+    tap(p.returncode == 0 and " events in " in p.stderr,
+        "record: a small log is checked and summarised", f"exit {p.returncode}: {p.stderr}")
+
+
 def check_light_objects():
     """The recording path is called with only general registers saved: its
     objects must not touch vector registers nor call what might."""
@@ -777,7 +833,8 @@ def main():
         for lines in ex.map(lambda c: held_taps(check_cell, *c), cells):
             for line in lines:
                 tap(*line)
-    for fn in (check_dying, check_light_objects, check_api, check_patching,
+    for fn in (check_dying, check_record_errors, check_light_objects, check_api,
+               check_patching,
                check_version1_and_threshold, check_environment, check_static_link):
         try:
             fn()

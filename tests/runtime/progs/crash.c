@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Dying with a trace: after 1000 counted calls, crash (segv, abort),
- * kill ourselves (term), or wait for a signal (wait: prints "ready").
+ * kill ourselves (term, kill: SIGKILL, which no trace in thread mode
+ * survives), or wait for a signal (wait: prints "ready"); "exit" returns.
  * The log must hold every call made before.
  */
 #include <signal.h>
@@ -28,6 +29,8 @@ TRACED void die(const char *how)
 		abort();
 	if (!strcmp(how, "term"))
 		raise(SIGTERM);
+	if (!strcmp(how, "kill"))
+		raise(SIGKILL);
 }
 
 int main(int argc, char **argv)
