@@ -50,3 +50,4 @@ CHECK_SUITES += fuzz:tests/fuzz/run-fuzz.sh
 CHECK_SUITES += style/clang-format:tests/style/check-format.sh
 CHECK_SUITES += install:tests/install/test_install.sh
 CHECK_SUITES += tools/cli:tests/tools/test_cli.sh
+CHECK_SUITES += tools/readme:tests/tools/test_readme.py
