@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +47,17 @@ static void record_usage(FILE *out)
 		"Options:\n"
 		"  -o, --output=FILE        the log (default: xray-log.PROGRAM.XXXXXX here);\n"
 		"                           child processes that trace write FILE.PID\n"
+		"  -F, --filter=PATTERN     trace only the functions PATTERN names: a glob,\n"
+		"                           or /regex/, on the symbol's name as written,\n"
+		"                           demangled, or demangled without parameters;\n"
+		"                           PATTERN@OBJECT limits it to the file whose base\n"
+		"                           name the glob OBJECT matches (repeatable)\n"
+		"  -N, --notrace=PATTERN    do not trace what PATTERN names (repeatable);\n"
+		"                           the others keep their sleds untouched, so they\n"
+		"                           cost nothing\n"
 		"  -t, --threshold-us=N     leave out calls shorter than N microseconds, as\n"
 		"                           LLVM's func_duration_threshold_us (default 0: all)\n"
+		"      --min-duration=TIME  the same with a unit: 5us, 2ms, 1s (default us)\n"
 		"  -b, --buffer-size=SIZE   bytes per buffer, suffixes K, M (default 64K)\n"
 		"  -m, --buffer-max=N       buffers in the queue (default 256)\n"
 		"  -V, --fdr-version=N      log format version: 5 (default) or 1\n"
@@ -68,7 +78,9 @@ static void record_usage(FILE *out)
 		"  -h, --help               show this help\n"
 		"\n"
 		"XRAYFDR_OPTIONS, XRAY_OPTIONS and XRAY_FDR_OPTIONS in the environment\n"
-		"apply too; these options win over them.  The queue takes --buffer-size\n"
+		"apply too; these options win over them.  -F and -N become XRAYFDR_FILTER,\n"
+		"which a program linked with libxrayfdr may be given directly\n"
+		"(Documentation/runtime.rst, \"Filters\").  The queue takes --buffer-size\n"
 		"times --buffer-max bytes of address space, touched as it fills.\n"
 		"\n"
 		"Examples:\n"
@@ -76,8 +88,8 @@ static void record_usage(FILE *out)
 		"  xrayfdr record -o run.xray -m 1024 ./batch   # keep the last 64 MiB\n"
 		"  llvm-xray account -instr_map=./batch run.xray\n"
 		"\n"
-		"Before PROGRAM starts, the log's file is created (or opened, if it exists)\n"
-		"to be sure it can be written.  Exit status: PROGRAM's own, or 128 + N if\n"
+		"Before PROGRAM starts, the log's file is created (or emptied, if it\n"
+		"exists) to be sure it can be written.  Exit status: PROGRAM's own, or 128 + N if\n"
 		"signal N ended it (also when it left no log); 1 if it exited with 0 but\n"
 		"left no log or an invalid one; 2 for a bad command line or a log that\n"
 		"cannot be written; 126 if PROGRAM is not executable; 127 if there is no\n"
@@ -329,22 +341,18 @@ static int reserve_output(const char *prog, char *out, size_t size)
 
 /*
  * Make sure the log @path can be written before the program runs: create
- * it (*@created) or open the existing file for writing, without changing
- * it.  Return 0 or a negative errno.
+ * it, or empty the existing file (the log replaces it; an old
+ * one must not be taken for what this run wrote).  Return 0 or a negative
+ * errno.
  */
-static int check_output(const char *path, bool *created)
+static int check_output(const char *path)
 {
 	struct stat st;
 	int fd;
 
-	*created = false;
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		return -EISDIR;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd >= 0)
-		*created = true;
-	else if (errno == EEXIST)
-		fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	close(fd);
@@ -378,11 +386,87 @@ static int append_env(const char *name, const char *value, char sep)
 	return ret;
 }
 
+/* A -F (@sign '+') or -N ('-') rule into o->filter; false if it is bad. */
+static bool add_rule(char **filter, char sign, const char *pattern)
+{
+	size_t n = strlen(pattern), old = *filter ? strlen(*filter) : 0;
+	char *f;
+
+	if (!n || strchr(pattern, '\n')) {
+		tool_error("record", "-%c: '%s' is not a pattern",
+			   sign == '+' ? 'F' : 'N', pattern);
+		return false;
+	}
+	if (pattern[0] == '/') {
+		const char *close = strrchr(pattern, '/');
+		char *re = close > pattern ?
+				   strndup(pattern + 1,
+					   (size_t)(close - pattern - 1)) :
+				   NULL;
+		regex_t r;
+		int rc;
+
+		if (!re) {
+			tool_error(
+				"record",
+				"-%c '%s': a regular expression ends with '/'",
+				sign == '+' ? 'F' : 'N', pattern);
+			return false;
+		}
+		rc = regcomp(&r, re, REG_EXTENDED | REG_NOSUB);
+		free(re);
+		if (rc) {
+			char why[128];
+
+			regerror(rc, &r, why, sizeof(why));
+			tool_error("record", "-%c '%s': %s",
+				   sign == '+' ? 'F' : 'N', pattern, why);
+			return false;
+		}
+		regfree(&r);
+	}
+	f = realloc(*filter, old + n + 3);
+	if (!f)
+		return false;
+	snprintf(f + old, n + 3, "%c%s\n", sign, pattern);
+	*filter = f;
+	return true;
+}
+
+/* "5us", "2ms", "1s", "7" (microseconds) into *@us. */
+static bool parse_duration(const char *text, uint64_t *us)
+{
+	static const struct {
+		const char *unit;
+		uint64_t scale;
+	} units[] = { { "", 1 },
+		      { "us", 1 },
+		      { "ms", 1000 },
+		      { "s", 1000000 },
+		      { "sec", 1000000 } };
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || end == text || text[0] == '-')
+		return false;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			if (v > 60000000ull / units[i].scale)
+				return false;
+			*us = v * units[i].scale;
+			return true;
+		}
+	return false;
+}
+
 enum verify { VERIFY_SMALL, VERIFY_ALWAYS, VERIFY_NEVER };
 /* Above this, checking the log takes seconds: --verify asks for it. */
 #define VERIFY_LIMIT (256ull << 20)
 
 struct record_opts {
+	char *filter; /* XRAYFDR_FILTER: "+PATTERN" and "-PATTERN" lines */
 	const char *output;
 	const char *library;
 	const char *mode;
@@ -418,7 +502,8 @@ static void child(const struct record_opts *o, const char *output,
 	if (o->mode && n > 0 && (size_t)n < sizeof(opts))
 		n += snprintf(opts + n, sizeof(opts) - (size_t)n, " mode=%s",
 			      o->mode);
-	if (setenv("XRAYFDR_OPTIONS", opts, 1) ||
+	if ((o->filter && setenv("XRAYFDR_FILTER", o->filter, 1)) ||
+	    setenv("XRAYFDR_OPTIONS", opts, 1) ||
 	    (library && append_env("LD_PRELOAD", library, ':'))) {
 		tool_error("record", "cannot set the environment: %s",
 			   strerror(errno));
@@ -529,8 +614,11 @@ static int record_run(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'M' },
 		{ "keep", no_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "filter", required_argument, NULL, 'F' },
+		{ "notrace", required_argument, NULL, 'N' },
+		{ "min-duration", required_argument, NULL, 'D' },
 		{ "verify", no_argument, NULL, 'Y' },
-		{ "no-verify", no_argument, NULL, 'N' },
+		{ "no-verify", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -538,7 +626,7 @@ static int record_run(int argc, char **argv)
 	char prog[PATH_MAX], output[PATH_MAX], library[PATH_MAX], err[1024];
 	char sig[32];
 	unsigned int children, bad;
-	bool created = false, sleds;
+	bool sleds;
 	time_t started = time(NULL);
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	const char *lib = NULL;
@@ -546,8 +634,8 @@ static int record_run(int argc, char **argv)
 	int opt, status, ret, code;
 	pid_t pid;
 
-	while ((opt = getopt_long(argc, argv, "+o:t:b:m:V:L:M:Kqh", longopts,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:t:b:m:V:L:M:F:N:Kqh",
+				  longopts, NULL)) != -1) {
 		uint64_t *field = NULL, min = 0, max = UINT64_MAX;
 
 		switch (opt) {
@@ -574,8 +662,23 @@ static int record_run(int argc, char **argv)
 		case 'Y':
 			o.verify = VERIFY_ALWAYS;
 			continue;
-		case 'N':
+		case 'U':
 			o.verify = VERIFY_NEVER;
+			continue;
+		case 'F':
+		case 'N':
+			if (!add_rule(&o.filter, opt == 'F' ? '+' : '-',
+				      optarg))
+				return EXIT_USAGE;
+			continue;
+		case 'D':
+			if (!parse_duration(optarg, &o.threshold_us)) {
+				tool_error(
+					"record",
+					"--min-duration wants a time such as 5us, 2ms or 1s (up to 60s), not '%s'",
+					optarg);
+				return EXIT_USAGE;
+			}
 			continue;
 		case 'K':
 			o.keep = true;
@@ -686,7 +789,7 @@ static int record_run(int argc, char **argv)
 		tool_error("record", "--output cannot contain '\"'");
 		return EXIT_USAGE;
 	}
-	if (o.output && (ret = check_output(output, &created))) {
+	if (o.output && (ret = check_output(output))) {
 		tool_error("record", "cannot write the log %s: %s", output,
 			   strerror(-ret));
 		return EXIT_USAGE;
@@ -727,8 +830,8 @@ static int record_run(int argc, char **argv)
 				": with the kernel module in CPU mode its rings were kept (xrayfdr-ctl status)" :
 				": a thread-mode trace cannot survive SIGKILL; CPU mode with --keep can");
 	ret = report(output, o.quiet, o.verify);
-	if (ret == -ENOENT && (!o.output || created))
-		unlink(output); /* the name we made */
+	if (ret == -ENOENT)
+		unlink(output); /* the name we made, or emptied: no log */
 	/* logs of the processes it started (fork, exec): FILE.PID */
 	children = report_children(output, started, o.quiet, o.verify, &bad);
 	if (ret == -ENOENT && !children) {

@@ -34,6 +34,7 @@
 
 #include "../arch/x86_64/arch.h"
 #include "../log.h"
+#include "filter.h"
 #include "objects.h"
 #include "sink.h"
 #include "state.h"
@@ -52,6 +53,7 @@ struct rt_object {
 	uintptr_t lo, hi; /* lowest and highest sled address */
 	uintptr_t target[NKINDS]; /* trampoline or stub per sled kind */
 	bool targets_ready;
+	uint8_t *selected; /* XRAYFDR_FILTER's choice per function, or NULL */
 	char build_id[2 * 40 + 1]; /* hex of its GNU build id, or "" */
 };
 
@@ -602,17 +604,55 @@ static void end_patching(void)
 	__atomic_store_n(&patching, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * Patch the functions of object @index that XRAYFDR_FILTER selects, in
+ * runs (all of them when there is no filter); unpatch all of them.
+ */
+static int patch_selected(size_t index, bool enable)
+{
+	struct rt_object *o = &objects[index];
+	uint32_t n = (uint32_t)o->map.nfunctions;
+	int ret = 0;
+
+	if (!enable || !rt_filter_active())
+		return patch_functions(index, 1, n + 1, enable);
+	if (!o->selected) {
+		o->selected = rt_filter_select(o->path, o->bias, &o->map);
+		if (!o->selected)
+			return -ENOMEM;
+	}
+	for (uint32_t f = 1; f <= n;) {
+		uint32_t from;
+		int r;
+
+		while (f <= n && !o->selected[f - 1])
+			f++;
+		for (from = f; f <= n && o->selected[f - 1]; f++)
+			;
+		if (from == f)
+			break;
+		r = patch_functions(index, from, f, true);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
 int rt_patch_all(bool enable)
 {
 	int ret, first_err = 0;
+	char err[256];
 
 	if (!begin_patching())
 		return -EBUSY;
 	rt_api_lock();
 	ret = scan_locked(); /* picks up objects loaded since */
+	if (!ret && rt_filter_load(err, sizeof(err))) {
+		pr_warn("XRAYFDR_FILTER: %s; patching nothing\n", err);
+		ret = -EINVAL;
+	}
 	for (size_t i = 0; !ret && i < nobjects; i++) {
-		int r = patch_functions(
-			i, 1, (uint32_t)objects[i].map.nfunctions + 1, enable);
+		int r = patch_selected(i, enable);
 
 		if (r && !first_err)
 			first_err = r;

@@ -697,6 +697,44 @@ def check_record_errors():
         "record: a small log is checked and summarised", f"exit {p.returncode}: {p.stderr}")
 
 
+def check_filters():
+    """record -F/-N patch exactly the functions their patterns name."""
+    cell = compile_cell(Prog("cxx", ["cxx.cc"], cxx_only=True), "c++", "-O2")
+    if "error" in cell:
+        tap(False, "cxx builds", cell["error"])
+        return
+    exe, d = cell["ours"], cell["dir"]
+    ids = symbol_ids(exe)
+    base = os.path.basename(exe)
+    square = {n for n in ids if n.startswith("Square::")}
+    # (arguments, what may be traced, what must be)
+    cases = [
+        (["-F", "Square::*"], square, {"Square::Square", "Square::area"}),
+        (["-F", "/twi[c]e/"], {"twice<long>"}, {"twice<long>"}),
+        (["-N", "Circle::area", "-N", "run"], set(ids) - {"Circle::area", "run"},
+         {"Square::area", "twice<long>", "main"}),
+        (["-F", "*::area", "-N", "Circle::*"], {"Square::area"}, {"Square::area"}),
+        (["-F", f"Square::area@{base}"], {"Square::area"}, {"Square::area"}),
+        (["-F", "Square::area@libnothing.so"], set(), set()),
+    ]
+    for args, allowed, must in cases:
+        log = os.path.join(d, "filtered.xray")
+        p = run([XRAYFDR, "record", "-q", "-o", log] + args + [exe])
+        got = set()
+        if os.path.exists(log):
+            c, _, _, _ = tally(events_of(log))
+            seen = {f for (_, f, k), n in c.items() if n}
+            got = {name for name, i in ids.items() if i in seen}
+        tap(p.returncode == 0 and must <= got <= allowed,
+            f"record {' '.join(args)}: only what it names is traced",
+            f"exit {p.returncode}; traced {sorted(got)}; may {sorted(allowed)}; "
+            f"must {sorted(must)}\n{p.stderr}")
+    p = run([XRAYFDR, "record", "-F", "/[/", "-o", os.path.join(d, "x.xray"), exe])
+    tap(p.returncode == 2 and "-F '/[/'" in p.stderr,
+        "record -F with a bad regular expression fails before the program runs",
+        f"exit {p.returncode}: {p.stderr}")
+
+
 def check_light_objects():
     """The recording path is called with only general registers saved: its
     objects must not touch vector registers nor call what might."""
@@ -833,7 +871,8 @@ def main():
         for lines in ex.map(lambda c: held_taps(check_cell, *c), cells):
             for line in lines:
                 tap(*line)
-    for fn in (check_dying, check_record_errors, check_light_objects, check_api,
+    for fn in (check_dying, check_record_errors, check_filters, check_light_objects,
+               check_api,
                check_patching,
                check_version1_and_threshold, check_environment, check_static_link):
         try:

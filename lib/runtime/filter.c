@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Record-time function filters (see filter.h). */
+#define LOG_DOMAIN "xrayfdr"
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "filter.h"
+
+#define MAX_RULES 64
+
+struct rule {
+	bool select; /* +: select, -: leave out */
+	bool regex;
+	char *pattern; /* glob, or the regex's text */
+	char *object; /* glob on the object's base name, or NULL */
+	regex_t re;
+};
+
+static struct rule rules[MAX_RULES];
+static size_t nrules;
+static bool any_select;
+
+/* One "+PATTERN[@OBJECT]" or "-..." rule of @len bytes at @text. */
+static int parse_rule(const char *text, size_t len, char *err, size_t errlen)
+{
+	struct rule *r = &rules[nrules];
+	char *body, *at;
+	int rc;
+
+	if (len < 2 || (text[0] != '+' && text[0] != '-')) {
+		snprintf(err, errlen,
+			 "rule %zu '%.*s': wants +PATTERN or -PATTERN",
+			 nrules + 1, (int)len, text);
+		return -EINVAL;
+	}
+	if (nrules == MAX_RULES) {
+		snprintf(err, errlen, "more than %d rules", MAX_RULES);
+		return -EINVAL;
+	}
+	body = strndup(text + 1, len - 1);
+	if (!body)
+		return -ENOMEM;
+	*r = (struct rule){ .select = text[0] == '+' };
+	/* @OBJECT: after the last '@' outside a regex's slashes */
+	at = strrchr(body, '@');
+	if (at && (body[0] != '/' || at > strrchr(body, '/'))) {
+		*at = '\0';
+		r->object = at + 1;
+	}
+	r->pattern = body;
+	if (body[0] == '/') {
+		size_t n = strlen(body);
+
+		if (n < 2 || body[n - 1] != '/') {
+			snprintf(
+				err, errlen,
+				"rule %zu '%.*s': a regular expression ends with '/'",
+				nrules + 1, (int)len, text);
+			free(body);
+			return -EINVAL;
+		}
+		body[n - 1] = '\0';
+		r->pattern = body + 1;
+		r->regex = true;
+		rc = regcomp(&r->re, r->pattern, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char why[128];
+
+			regerror(rc, &r->re, why, sizeof(why));
+			snprintf(err, errlen, "rule %zu '%.*s': %s", nrules + 1,
+				 (int)len, text, why);
+			free(body);
+			return -EINVAL;
+		}
+	}
+	any_select = any_select || r->select;
+	nrules++;
+	return 0;
+}
+
+int rt_filter_load(char *err, size_t errlen)
+{
+	static bool loaded;
+	static int result;
+	const char *spec = getenv("XRAYFDR_FILTER");
+
+	if (loaded)
+		return result;
+	loaded = true;
+	while (spec && *spec) {
+		const char *end = strchrnul(spec, '\n');
+
+		if (end > spec) {
+			result = parse_rule(spec, (size_t)(end - spec), err,
+					    errlen);
+			if (result)
+				return result;
+		}
+		spec = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+bool rt_filter_active(void)
+{
+	return nrules > 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static bool rule_matches(const struct rule *r, const char *name)
+{
+	if (r->regex)
+		return !regexec(&r->re, name, 0, NULL, 0);
+	return !fnmatch(r->pattern, name, 0);
+}
+
+/* @name as written, demangled, and demangled without its parameters. */
+static bool matches(const struct rule *r, const char *name,
+		    const char *demangled)
+{
+	char *paren;
+	bool hit;
+
+	if (rule_matches(r, name))
+		return true;
+	if (!demangled)
+		return false;
+	if (rule_matches(r, demangled))
+		return true;
+	paren = strchr(demangled, '(');
+	if (!paren || paren == demangled)
+		return false;
+	*paren = '\0';
+	hit = rule_matches(r, demangled);
+	*paren = '(';
+	return hit;
+}
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static bool passes(const char *name, const char *object)
+{
+	static demangle_fn demangle;
+	static bool looked;
+	char *demangled = NULL;
+	bool selected = !any_select, out = false;
+	int status = -1;
+
+	if (!looked) {
+		demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		looked = true;
+	}
+	if (demangle && name[0] == '_' && name[1] == 'Z')
+		demangled = demangle(name, NULL, NULL, &status);
+	if (status)
+		demangled = NULL; /* (failed: nothing allocated) */
+	for (size_t i = 0; i < nrules && !out; i++) {
+		const struct rule *r = &rules[i];
+
+		if (r->object && fnmatch(r->object, object, 0))
+			continue;
+		if ((r->select && selected) || !matches(r, name, demangled))
+			continue;
+		if (r->select)
+			selected = true;
+		else
+			out = true;
+	}
+	free(demangled);
+	return selected && !out;
+}
+
+bool rt_filter_match(const char *name, const char *path)
+{
+	return passes(name, base_name(path));
+}
+
+struct sym {
+	uint64_t value, size;
+	const char *name;
+};
+
+static int by_value(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+/* The function symbols of @elf, sorted by address; their count. */
+static size_t read_symbols(Elf *elf, struct sym **out)
+{
+	Elf_Scn *scn = NULL, *best = NULL;
+	struct sym *syms = NULL;
+	size_t n = 0, count;
+	GElf_Shdr sh, best_sh = { 0 };
+	Elf_Data *data;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		/* the full table if there is one, else the dynamic one */
+		if (sh.sh_type == SHT_SYMTAB ||
+		    (sh.sh_type == SHT_DYNSYM && !best)) {
+			best = scn;
+			best_sh = sh;
+		}
+	}
+	if (!best || !best_sh.sh_entsize)
+		return 0;
+	data = elf_getdata(best, NULL);
+	count = best_sh.sh_size / best_sh.sh_entsize;
+	syms = calloc(count ? count : 1, sizeof(*syms));
+	if (!data || !syms) {
+		free(syms);
+		return 0;
+	}
+	for (size_t i = 0; i < count; i++) {
+		GElf_Sym s;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &s) ||
+		    GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value)
+			continue;
+		name = elf_strptr(elf, best_sh.sh_link, s.st_name);
+		if (name && *name)
+			syms[n++] = (struct sym){ s.st_value, s.st_size, name };
+	}
+	qsort(syms, n, sizeof(*syms), by_value);
+	*out = syms;
+	return n;
+}
+
+/* The symbol whose function holds link address @a, or NULL. */
+static const struct sym *symbol_at(const struct sym *s, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s[mid].value <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s += lo - 1;
+	return a < s->value + (s->size ? s->size : 1) ? s : NULL;
+}
+
+uint8_t *rt_filter_select(const char *path, uintptr_t bias,
+			  const struct xray_instr_map *map)
+{
+	uint8_t *sel = calloc(map->nfunctions ? map->nfunctions : 1, 1);
+	const char *object = base_name(path);
+	struct sym *syms = NULL;
+	size_t nsyms = 0;
+	Elf *elf = NULL;
+	int fd;
+
+	if (!sel)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && elf_version(EV_CURRENT) != EV_NONE)
+		elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf)
+		nsyms = read_symbols(elf, &syms);
+	for (size_t f = 0; f < map->nfunctions; f++) {
+		const struct sym *s = symbol_at(
+			syms, nsyms, map->functions[f].address - bias);
+
+		sel[f] = passes(s ? s->name : "", object);
+	}
+	free(syms);
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return sel;
+}
