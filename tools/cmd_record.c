@@ -11,7 +11,6 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 
 #include <xrayfdr/fdr.h>
 
+#include "../lib/runtime/filter.h"
 #include "../lib/xray/instr_map.h"
 #include "xrayfdr.h"
 
@@ -386,49 +386,32 @@ static int append_env(const char *name, const char *value, char sep)
 	return ret;
 }
 
-/* A -F (@sign '+') or -N ('-') rule into o->filter; false if it is bad. */
+/* A -F (@sign '+') or -N ('-') rule into @filter (XRAYFDR_FILTER's
+ * lines); false if it is bad, said. */
 static bool add_rule(char **filter, char sign, const char *pattern)
 {
 	size_t n = strlen(pattern), old = *filter ? strlen(*filter) : 0;
+	char line[PATH_MAX + 2], err[512];
 	char *f;
 
-	if (!n || strchr(pattern, '\n')) {
+	if (!n || strchr(pattern, '\n') || n > PATH_MAX) {
 		tool_error("record", "-%c: '%s' is not a pattern",
 			   sign == '+' ? 'F' : 'N', pattern);
 		return false;
 	}
-	if (pattern[0] == '/') {
-		const char *close = strrchr(pattern, '/');
-		char *re = close > pattern ?
-				   strndup(pattern + 1,
-					   (size_t)(close - pattern - 1)) :
-				   NULL;
-		regex_t r;
-		int rc;
-
-		if (!re) {
-			tool_error(
-				"record",
-				"-%c '%s': a regular expression ends with '/'",
-				sign == '+' ? 'F' : 'N', pattern);
-			return false;
-		}
-		rc = regcomp(&r, re, REG_EXTENDED | REG_NOSUB);
-		free(re);
-		if (rc) {
-			char why[128];
-
-			regerror(rc, &r, why, sizeof(why));
-			tool_error("record", "-%c '%s': %s",
-				   sign == '+' ? 'F' : 'N', pattern, why);
-			return false;
-		}
-		regfree(&r);
+	/* the runtime's own parser, so that what it would refuse is
+	 * refused here, before the program runs */
+	n = (size_t)snprintf(line, sizeof(line), "%c%s", sign, pattern);
+	if (rt_filter_parse(line, n, err, sizeof(err))) {
+		tool_error("record", "-%c '%s': %s", sign == '+' ? 'F' : 'N',
+			   pattern,
+			   strchr(err, ':') ? strchr(err, ':') + 2 : err);
+		return false;
 	}
-	f = realloc(*filter, old + n + 3);
+	f = realloc(*filter, old + n + 2);
 	if (!f)
 		return false;
-	snprintf(f + old, n + 3, "%c%s\n", sign, pattern);
+	snprintf(f + old, n + 2, "%s\n", line);
 	*filter = f;
 	return true;
 }

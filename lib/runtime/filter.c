@@ -29,6 +29,63 @@ static struct rule rules[MAX_RULES];
 static size_t nrules;
 static bool any_select;
 
+#define MAX_REGEX 128
+#define MAX_REPEAT 255
+#define MAX_REPETITIONS 16
+
+/*
+ * What the C library's regcomp() may take exponential time and memory on,
+ * or NULL: bytes other than printable ASCII, a repetition of a repetition
+ * ("a++", "a{9}*"), a bound over MAX_REPEAT, more than MAX_REPETITIONS
+ * repetitions, a pattern over MAX_REGEX bytes.  Function names need none
+ * of these.
+ */
+static const char *regex_problem(const char *re)
+{
+	bool repeated = false, bracket = false;
+	unsigned int repetitions = 0;
+
+	if (strlen(re) > MAX_REGEX)
+		return "longer than 128 bytes";
+	for (const char *p = re; *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			return "a byte that is not printable ASCII";
+	for (const char *p = re; *p; p++) {
+		if (bracket) {
+			bracket = *p != ']' || p[-1] == '[' ||
+				  (p[-1] == '^' && p[-2] == '[');
+			continue;
+		}
+		if (*p == '\\' && p[1]) {
+			p++;
+			repeated = false;
+			continue;
+		}
+		if (*p == '*' || *p == '+' || *p == '?' || *p == '{') {
+			if (repeated)
+				return "repeats a repetition";
+			if (++repetitions > MAX_REPETITIONS)
+				return "more than 16 repetitions";
+			repeated = true;
+			if (*p == '{') {
+				char *end;
+				unsigned long n = strtoul(p + 1, &end, 10);
+
+				if (n > MAX_REPEAT)
+					return "a bound over 255";
+				if (*end == ',' && end[1] != '}' &&
+				    strtoul(end + 1, &end, 10) > MAX_REPEAT)
+					return "a bound over 255";
+				p = strchr(p, '}') ? strchr(p, '}') : p;
+			}
+			continue;
+		}
+		repeated = false;
+		bracket = *p == '[';
+	}
+	return NULL;
+}
+
 /* One "+PATTERN[@OBJECT]" or "-..." rule of @len bytes at @text. */
 static int parse_rule(const char *text, size_t len, char *err, size_t errlen)
 {
@@ -43,7 +100,8 @@ static int parse_rule(const char *text, size_t len, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (nrules == MAX_RULES) {
-		snprintf(err, errlen, "more than %d rules", MAX_RULES);
+		snprintf(err, errlen, "rule %zu: more than %d rules",
+			 nrules + 1, MAX_RULES);
 		return -EINVAL;
 	}
 	body = strndup(text + 1, len - 1);
@@ -70,6 +128,12 @@ static int parse_rule(const char *text, size_t len, char *err, size_t errlen)
 		}
 		body[n - 1] = '\0';
 		r->pattern = body + 1;
+		if (regex_problem(r->pattern)) {
+			snprintf(err, errlen, "rule %zu '%.*s': %s", nrules + 1,
+				 (int)len, text, regex_problem(r->pattern));
+			free(body);
+			return -EINVAL;
+		}
 		r->regex = true;
 		rc = regcomp(&r->re, r->pattern, REG_EXTENDED | REG_NOSUB);
 		if (rc) {
@@ -87,6 +151,47 @@ static int parse_rule(const char *text, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
+static void clear_rules(void)
+{
+	for (size_t i = 0; i < nrules; i++) {
+		if (rules[i].regex)
+			regfree(&rules[i].re);
+		free(rules[i].regex ? rules[i].pattern - 1 : rules[i].pattern);
+	}
+	nrules = 0;
+	any_select = false;
+}
+
+int rt_filter_parse(const char *spec, size_t len, char *err, size_t errlen)
+{
+	const char *end = spec + len;
+	int ret;
+
+	clear_rules();
+	while (spec < end) {
+		const char *eol = memchr(spec, '\n', (size_t)(end - spec));
+
+		if (!eol)
+			eol = end;
+		if (eol > spec && memchr(spec, '\0', (size_t)(eol - spec))) {
+			snprintf(err, errlen, "rule %zu holds a NUL byte",
+				 nrules + 1);
+			clear_rules();
+			return -EINVAL;
+		}
+		if (eol > spec) {
+			ret = parse_rule(spec, (size_t)(eol - spec), err,
+					 errlen);
+			if (ret) {
+				clear_rules();
+				return ret;
+			}
+		}
+		spec = eol < end ? eol + 1 : end;
+	}
+	return 0;
+}
+
 int rt_filter_load(char *err, size_t errlen)
 {
 	static bool loaded;
@@ -96,18 +201,9 @@ int rt_filter_load(char *err, size_t errlen)
 	if (loaded)
 		return result;
 	loaded = true;
-	while (spec && *spec) {
-		const char *end = strchrnul(spec, '\n');
-
-		if (end > spec) {
-			result = parse_rule(spec, (size_t)(end - spec), err,
-					    errlen);
-			if (result)
-				return result;
-		}
-		spec = *end ? end + 1 : end;
-	}
-	return 0;
+	if (spec)
+		result = rt_filter_parse(spec, strlen(spec), err, errlen);
+	return result;
 }
 
 bool rt_filter_active(void)

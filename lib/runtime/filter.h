@@ -26,6 +26,12 @@
 #include "../xray/instr_map.h"
 
 /*
+ * Parse the @len bytes of rules at @spec, in place of any before.  Return
+ * 0, or -EINVAL (no rules then) with the rule and the reason in @err.
+ */
+int rt_filter_parse(const char *spec, size_t len, char *err, size_t errlen);
+
+/*
  * Read XRAYFDR_FILTER once.  Return 0 (there may be no rules), or
  * -EINVAL with the rule and the reason in @err.
  */

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target for the runtime's two parsers of outside input: option
- * strings (XRAY_OPTIONS and friends; the first byte picks which) and the
- * kernel module's sysfs values.  Accepted options must be in range and
+ * libFuzzer target for the runtime's parsers of outside input: option
+ * strings (XRAY_OPTIONS and friends; the first byte picks which), the
+ * function filter (XRAYFDR_FILTER, first byte 0xff) and the kernel
+ * module's sysfs values.  Accepted options must be in range and
  * their strings terminated; rejected ones must say why; an accepted
  * sysfs value must read back as the digits it was.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <xrayfdr/common.h>
 
+#include "../../lib/runtime/filter.h"
 #include "../../lib/runtime/options.h"
 #include "../../lib/runtime/tsc.h"
 
@@ -28,6 +31,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size)
 		return 0;
 	xrayfdr_set_print(NULL);
+	if (data[0] == 0xff) {
+		/* rules: an error says which; accepted ones match names */
+		static const char *const names[] = { "", "main",
+						     "_ZN6Square4areaEv",
+						     "twice<long>",
+						     "ns::C::f(int) const" };
+
+		ret = rt_filter_parse((const char *)data + 1, size - 1, err,
+				      sizeof(err));
+		if (ret ? (ret != -EINVAL && ret != -ENOMEM) ||
+				    (ret == -EINVAL &&
+				     strncmp(err, "rule ", 5)) ||
+				    rt_filter_active() :
+			  0)
+			abort();
+		for (size_t i = 0; !ret && i < 5; i++)
+			(void)rt_filter_match(names[i], "/usr/lib/libx.so.1");
+		return 0;
+	}
 	rt_options_defaults(&o);
 	/* exactly size - 1 bytes, unterminated, so over-reads are caught */
 	text = malloc(size - 1 ? size - 1 : 1);

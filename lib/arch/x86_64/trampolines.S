@@ -352,7 +352,7 @@ GENERIC rt_generic_args, 3, 1
 .endm
 
 /* The function record of the sled into %rax, with the time in %eax. */
-.macro RECORD_WORD name
+.macro RECORD_WORD
 	shlq	$32, %rax
 	orq	%r10, %rax
 .endm
@@ -369,7 +369,7 @@ GENERIC rt_generic_args, 3, 1
 	rdtsc
 	SELF_DST \copy, cmpl, %edx, RT_THREAD_BASE+4
 	jne	.L\name\()_slow
-	RECORD_WORD \name
+	RECORD_WORD
 	SELF_SRC \copy, movq, RT_THREAD_POS, %rdx
 	.if \args
 	leaq	16(%rdx), %rcx
@@ -431,7 +431,7 @@ FDR_FAST rt_tramp_args, 1, rt_generic_args
 	leaq	RT_RING_CONTROL_SIZE(%r11,%rdx), %rcx	/* its header */
 	/* since the sub-buffer's base (too far: a new sub-buffer) */
 	RECORD_TIME \name, RT_SUBBUF_TSC+4(%rcx), RT_SUBBUF_TSC(%rcx)
-	RECORD_WORD \name
+	RECORD_WORD
 	movq	(%r11), %rcx
 	movl	%ecx, %edx
 	movq	%rax, RT_RING_CONTROL_SIZE(%r11,%rdx)
