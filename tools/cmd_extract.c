@@ -8,6 +8,7 @@
 #include "analysis/cmdline.h"
 #include "analysis/symbols.h"
 #include "analysis/yaml_scalar.h"
+#include "../lib/runtime/filter.h"
 #include "xrayfdr.h"
 
 static void extract_usage(FILE *out)
@@ -34,6 +35,10 @@ static void extract_usage(FILE *out)
 		"  -l, --locations      add 'location: FILE:LINE:COLUMN' to each sled,\n"
 		"                       the source position of its function's entry (this\n"
 		"                       field is ours: llvm-xray has no such field)\n"
+		"  -F, --filter=PATTERN only the functions PATTERN names, as xrayfdr\n"
+		"                       record -F selects them (repeatable): what a\n"
+		"                       record with these filters would patch\n"
+		"  -N, --notrace=PATTERN leave out what PATTERN names (repeatable)\n"
 		"  -o, --output=FILE    write to FILE instead of standard output\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -48,10 +53,14 @@ static int extract_run(int argc, char **argv)
 		{ "no-demangle", no_argument, NULL, 'D' },
 		{ "locations", no_argument, NULL, 'l' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "filter", required_argument, NULL, 'F' },
+		{ "notrace", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	bool symbolize = false, demangle_names = true, locations = false;
+	char *filter = NULL;
+	uint8_t *selected = NULL;
 	struct analysis_opts ao = { .cmd = "extract" };
 	const struct xray_instr_map *map;
 	struct symbols *syms;
@@ -59,8 +68,17 @@ static int extract_run(int argc, char **argv)
 	FILE *out;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "slo:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "slo:F:N:h", longopts, NULL)) !=
+	       -1) {
 		switch (opt) {
+		case 'F':
+		case 'N':
+			if (!filter_add_rule("extract", &filter,
+					     opt == 'F' ? '+' : '-', optarg)) {
+				free(filter);
+				return EXIT_USAGE;
+			}
+			break;
 		case 's':
 			symbolize = true;
 			break;
@@ -78,6 +96,7 @@ static int extract_run(int argc, char **argv)
 			return EXIT_OK;
 		default:
 			extract_usage(stderr);
+			free(filter);
 			return EXIT_USAGE;
 		}
 	}
@@ -99,10 +118,25 @@ static int extract_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	map = symbols_map(syms);
+	if (filter) {
+		/* the runtime's choice, from the file's link addresses */
+		rt_filter_parse(filter, strlen(filter), err, sizeof(err));
+		selected = rt_filter_select(argv[optind], 0, map);
+		free(filter);
+		if (!selected) {
+			tool_error("extract", "out of memory");
+			symbols_free(syms);
+			analysis_close_output(&ao, out, EXIT_USAGE);
+			return EXIT_USAGE;
+		}
+	}
 	fputs("---\n", out);
 	for (size_t f = 0; f < map->nfunctions; f++) {
 		const struct xray_function *fn = &map->functions[f];
 		int32_t id = (int32_t)(f + 1);
+
+		if (selected && !selected[f])
+			continue;
 
 		for (uint32_t i = 0; i < fn->nsleds; i++) {
 			const struct xray_sled *s =
@@ -126,6 +160,7 @@ static int extract_run(int argc, char **argv)
 		}
 	}
 	fputs("...\n", out);
+	free(selected);
 	symbols_free(syms);
 	return analysis_close_output(&ao, out, EXIT_OK);
 }

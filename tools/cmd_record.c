@@ -21,7 +21,6 @@
 
 #include <xrayfdr/fdr.h>
 
-#include "../lib/runtime/filter.h"
 #include "../lib/xray/instr_map.h"
 #include "xrayfdr.h"
 
@@ -386,36 +385,6 @@ static int append_env(const char *name, const char *value, char sep)
 	return ret;
 }
 
-/* A -F (@sign '+') or -N ('-') rule into @filter (XRAYFDR_FILTER's
- * lines); false if it is bad, said. */
-static bool add_rule(char **filter, char sign, const char *pattern)
-{
-	size_t n = strlen(pattern), old = *filter ? strlen(*filter) : 0;
-	char line[PATH_MAX + 2], err[512];
-	char *f;
-
-	if (!n || strchr(pattern, '\n') || n > PATH_MAX) {
-		tool_error("record", "-%c: '%s' is not a pattern",
-			   sign == '+' ? 'F' : 'N', pattern);
-		return false;
-	}
-	/* the runtime's own parser, so that what it would refuse is
-	 * refused here, before the program runs */
-	n = (size_t)snprintf(line, sizeof(line), "%c%s", sign, pattern);
-	if (rt_filter_parse(line, n, err, sizeof(err))) {
-		tool_error("record", "-%c '%s': %s", sign == '+' ? 'F' : 'N',
-			   pattern,
-			   strchr(err, ':') ? strchr(err, ':') + 2 : err);
-		return false;
-	}
-	f = realloc(*filter, old + n + 2);
-	if (!f)
-		return false;
-	snprintf(f + old, n + 2, "%s\n", line);
-	*filter = f;
-	return true;
-}
-
 /* "5us", "2ms", "1s", "7" (microseconds) into *@us. */
 static bool parse_duration(const char *text, uint64_t *us)
 {
@@ -650,8 +619,8 @@ static int record_run(int argc, char **argv)
 			continue;
 		case 'F':
 		case 'N':
-			if (!add_rule(&o.filter, opt == 'F' ? '+' : '-',
-				      optarg))
+			if (!filter_add_rule("record", &o.filter,
+					     opt == 'F' ? '+' : '-', optarg))
 				return EXIT_USAGE;
 			continue;
 		case 'D':

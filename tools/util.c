@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "../lib/runtime/filter.h"
 #include "xrayfdr.h"
 
 void tool_error(const char *cmd, const char *fmt, ...)
@@ -113,4 +116,35 @@ const char *option_name(const struct option *opts, int val)
 		if (opts->val == val)
 			return opts->name;
 	return "?";
+}
+
+bool filter_add_rule(const char *cmd, char **filter, char sign,
+		     const char *pattern)
+{
+	size_t n = strlen(pattern), old = *filter ? strlen(*filter) : 0;
+	char line[PATH_MAX + 2], err[512];
+	char *f;
+
+	if (!n || strchr(pattern, '\n') || n > PATH_MAX) {
+		tool_error(cmd, "-%c: '%s' is not a pattern",
+			   sign == '+' ? 'F' : 'N', pattern);
+		return false;
+	}
+	/* the runtime's own parser, so that what it would refuse is
+	 * refused here */
+	n = (size_t)snprintf(line, sizeof(line), "%c%s", sign, pattern);
+	if (rt_filter_parse(line, n, err, sizeof(err))) {
+		tool_error(cmd, "-%c '%s': %s", sign == '+' ? 'F' : 'N',
+			   pattern,
+			   strchr(err, ':') ? strchr(err, ':') + 2 : err);
+		return false;
+	}
+	f = realloc(*filter, old + n + 2);
+	if (!f) {
+		tool_error(cmd, "out of memory");
+		return false;
+	}
+	snprintf(f + old, n + 2, "%s\n", line);
+	*filter = f;
+	return true;
 }

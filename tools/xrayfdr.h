@@ -46,6 +46,13 @@ __attribute__((format(printf, 2, 3))) void tool_error(const char *cmd,
 
 /* Parse "123", "64K", "16M", "1G" (powers of 1024).  Return 0 or -EINVAL. */
 int parse_size(const char *s, uint64_t *out);
+/*
+ * Add the -F (@sign '+') or -N ('-') rule @pattern to *@filter, the
+ * lines of XRAYFDR_FILTER (lib/runtime/filter.h), checked by the
+ * runtime's parser; false, said for @cmd, if it is bad.
+ */
+bool filter_add_rule(const char *cmd, char **filter, char sign,
+		     const char *pattern);
 /* Parse an unsigned integer in [min, max].  Return 0 or -EINVAL. */
 int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 

@@ -729,6 +729,12 @@ def check_filters():
             f"record {' '.join(args)}: only what it names is traced",
             f"exit {p.returncode}; traced {sorted(got)}; may {sorted(allowed)}; "
             f"must {sorted(must)}\n{p.stderr}")
+    p = run([XRAYFDR, "extract", "-F", "Square::*", "-N", "*~*", exe])
+    listed = {int(i) for i in re.findall(r"\{ id: (\d+),", p.stdout)}
+    want = {ids[n] for n in square if "~" not in n}
+    tap(p.returncode == 0 and listed == want,
+        "extract -F/-N lists exactly the functions record would patch",
+        f"exit {p.returncode}; listed {sorted(listed)}, want {sorted(want)}\n{p.stderr}")
     p = run([XRAYFDR, "record", "-F", "/[/", "-o", os.path.join(d, "x.xray"), exe])
     tap(p.returncode == 2 and "-F '/[/'" in p.stderr,
         "record -F with a bad regular expression fails before the program runs",
