@@ -266,6 +266,44 @@ static void build_text(void)
 	}
 }
 
+/* Which objects are still loaded: ctx, a bool per slot. */
+static int mark_loaded(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	bool *loaded = ctx;
+
+	(void)size;
+	for (size_t i = 1; i < nobjects; i++)
+		if (objects[i].path && objects[i].bias == info->dlpi_addr &&
+		    info->dlpi_name && !strcmp(objects[i].path, info->dlpi_name))
+			loaded[i] = true;
+	return 0;
+}
+
+/*
+ * Forget the shared objects dlclose() unloaded: their sleds are gone, and
+ * no patch, unpatch or flush may touch them again.  Their ids are retired
+ * (a reopened object is numbered anew).  Called, API lock held, before
+ * anything that walks the objects' sleds.
+ */
+static void drop_unloaded_locked(void)
+{
+	bool loaded[MAX_OBJECTS] = { true }; /* slot 0: the program */
+
+	dl_iterate_phdr(mark_loaded, loaded);
+	for (size_t i = 1; i < nobjects; i++) {
+		struct rt_object *o = &objects[i];
+
+		if (!o->path || loaded[i])
+			continue;
+		pr_info("%s: unloaded; ids from %" PRId32 " retired\n",
+			o->path, first_id(i));
+		xray_instr_map_free(&o->map);
+		free(o->path);
+		free(o->selected);
+		memset(o, 0, sizeof(*o));
+	}
+}
+
 static int scan_locked(void)
 {
 	bool first = true;
@@ -273,6 +311,7 @@ static int scan_locked(void)
 
 	if (!nobjects)
 		nobjects = 1; /* slot 0 is the main program's */
+	drop_unloaded_locked();
 	dl_iterate_phdr(add_object, &first);
 	build_text();
 	for (size_t i = 0; i < nobjects; i++)
@@ -652,7 +691,11 @@ int rt_patch_all(bool enable)
 		ret = -EINVAL;
 	}
 	for (size_t i = 0; !ret && i < nobjects; i++) {
-		int r = patch_selected(i, enable);
+		int r;
+
+		if (!objects[i].path)
+			continue; /* unloaded, or never loaded: no sleds */
+		r = patch_selected(i, enable);
 
 		if (r && !first_err)
 			first_err = r;
@@ -684,6 +727,7 @@ int rt_patch_function(int32_t id, bool enable)
 	if (!begin_patching())
 		return -EBUSY;
 	rt_api_lock();
+	drop_unloaded_locked();
 	if (!lookup(id, &index, &fn))
 		ret = -EINVAL;
 	else

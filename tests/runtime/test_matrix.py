@@ -500,6 +500,38 @@ def check_api():
             f"{n} {kind}s")
 
 
+def check_dlclose():
+    """dlclose() of an instrumented object, then unpatch and patch: no
+    crash, and each reopening is traced under new ids."""
+    d = os.path.join(OUT, "dlclose")
+    os.makedirs(d, exist_ok=True)
+    so, exe = os.path.join(d, "libtraced.so"), os.path.join(d, "dlclose")
+    b = run([CLANG, "-O2", "-fPIC", "-shared"] + XRAY_FLAGS + ["-fnoxray-link-deps",
+            "-o", so, os.path.join(PROGS, "libtraced.c")])
+    p = b
+    if not b.returncode:
+        p = run([CLANG, "-O2", "-rdynamic", "-I", INCLUDE] + XRAY_FLAGS +
+                ["-fnoxray-link-deps", os.path.join(PROGS, "dlclose.c"), "-o", exe,
+                 "-L", LIBDIR, "-lxrayfdr", f"-Wl,-rpath,{LIBDIR}", "-ldl"])
+    if p.returncode:
+        tap(False, "dlclose: builds", p.stderr)
+        return
+    log = os.path.join(d, "dlclose.xray")
+    r = run([XRAYFDR, "record", "-q", "-o", log, exe, so])
+    tap(r.returncode == 0 and "ok: survived" in r.stdout and "not ok" not in r.stdout,
+        "dlclose: unpatch and patch after dlclose() touch nothing unloaded",
+        f"exit {r.returncode}\n{r.stdout}{r.stderr}")
+    per_object = collections.Counter()
+    if os.path.exists(log):
+        c, _, _, _ = tally(events_of(log))
+        for (_, f, k), n in c.items():
+            if k == "entry" and f >> 24:
+                per_object[f >> 24] += n
+    tap(sorted(per_object.values()) == [300, 300, 300] and len(per_object) == 3,
+        "dlclose: each of three openings traced in full, under ids of its own",
+        f"entries per object number: {dict(per_object)}")
+
+
 def check_patching():
     d = os.path.join(OUT, "patch")
     os.makedirs(d, exist_ok=True)
@@ -878,7 +910,7 @@ def main():
             for line in lines:
                 tap(*line)
     for fn in (check_dying, check_record_errors, check_filters, check_light_objects,
-               check_api,
+               check_api, check_dlclose,
                check_patching,
                check_version1_and_threshold, check_environment, check_static_link):
         try:
