@@ -12,7 +12,9 @@
  * appends plain function records while the thread's state (struct
  * rt_thread) says it may.
  *
- * Thread buffers (sink_thread.c) are the first sink.  Everything called
+ * Thread buffers (sink_thread.c) are the first sink.  Both sinks keep
+ * record times relative to a base and write FDR's deltas in the drain
+ * (logbuf.h).  Everything called
  * from the recording path (attach, detach, reserve, commit, arm) runs
  * without vector registers, like fdr.c.
  */
@@ -76,8 +78,10 @@ struct rt_sink {
 	 * event, which commit copies) for an event at time *@tsc on @cpu,
 	 * in the current trace (a sink may move the time up to a base it
 	 * cannot go below).  A new buffer starts with its preamble, written
-	 * here.  The sink sets the base the controller takes time deltas
-	 * from (t->last_tsc) and the CPU (t->cpu) when it owns them.
+	 * here.  Record times are relative to t->base (thread.h): a sink
+	 * that owns the base and the CPU (CPU rings: the sub-buffer's) sets
+	 * t->base and t->cpu here, so that the controller writes no NewCPUId
+	 * or TSCWrap, and makes sure the time's high half is the base's.
 	 */
 	enum rt_reserve (*reserve)(struct rt_thread *t, size_t need,
 				   uint64_t *tsc, uint32_t cpu);
