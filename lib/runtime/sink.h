@@ -14,9 +14,9 @@
  *
  * Thread buffers (sink_thread.c) are the first sink.  Both sinks keep
  * record times relative to a base and write FDR's deltas in the drain
- * (logbuf.h).  Everything called
- * from the recording path (attach, detach, reserve, commit, arm) runs
- * without vector registers, like fdr.c.
+ * (logbuf.h).  Everything called from the recording path (attach,
+ * detach, reserve, commit, arm) runs without vector registers, like
+ * fdr.c.
  */
 #ifndef XRAYFDR_LIB_RUNTIME_SINK_H
 #define XRAYFDR_LIB_RUNTIME_SINK_H
