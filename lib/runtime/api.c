@@ -2,10 +2,11 @@
 /*
  * Start-up and shut-down, and the xrayfdr_* API.
  *
- * Loading the library does nothing unless the environment asks for a
- * trace (XRAYFDR_OPTIONS, or XRAY_OPTIONS with patch_premain=true): then
- * the constructor sets up FDR mode, patches every sled before main() runs,
- * and the destructor (or a fatal signal) writes the log.  Programs that
+ * Loading the library does nothing unless a trace is asked for
+ * (XRAYFDR_OPTIONS, XRAY_OPTIONS with patch_premain=true, or the
+ * program's __xray_default_options() saying so): then the constructor
+ * sets up FDR mode, patches every sled before main() runs, and the
+ * destructor (or a fatal signal) writes the log.  Programs that
  * drive tracing through the API get the same set-up on first use.  This
  * is the top of the runtime: it drives the others through LLVM's API.
  */
@@ -85,7 +86,8 @@ __attribute__((constructor)) static void rt_startup(void)
 	struct rt_options o;
 	char err[512];
 
-	if (!getenv("XRAYFDR_OPTIONS") && !getenv("XRAY_OPTIONS"))
+	if (!getenv("XRAYFDR_OPTIONS") && !getenv("XRAY_OPTIONS") &&
+	    !rt_program_has_options())
 		return;
 	if (rt_env_options(&o, err, sizeof(err))) {
 		pr_warn("%s; tracing is off\n", err);

@@ -295,8 +295,14 @@ int rt_write_log_file(const char *path, const char *objects,
 
 static void report(int ret, const struct rt_totals *tot)
 {
-	char ev[24], ow[24], dr[24], err[24];
+	char ev[24], ow[24], dr[24], err[24], pid[24];
 	const char *parts[] = {
+		/* LLVM's line, which scripts look for, then ours */
+		"==",
+		rt_utoa((uint64_t)rt.pid, pid),
+		"==XRay: Log file in '",
+		rt.last_log,
+		"'\n",
 		"xrayfdr: wrote ",
 		rt_utoa(tot->events, ev),
 		" events to '",

@@ -2,6 +2,11 @@
 /* The runtime's shared state and helpers (see state.h). */
 #define LOG_DOMAIN "xrayfdr"
 #include <errno.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <link.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -63,10 +68,109 @@ static struct rt_options env_opts;
 static char env_err[512];
 static int env_result;
 
+/* LLVM 17 and later: a program's built-in options, under XRAY_OPTIONS. */
+const char *__xray_default_options(void) __attribute__((weak));
+
+static int main_bias(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	*(uintptr_t *)ctx = info->dlpi_addr;
+	return 1; /* the first is the program */
+}
+
+/* Are we a shared library (preloaded), rather than linked into the
+ * program? */
+static bool in_shared_library(void)
+{
+	uintptr_t bias = 0;
+	Dl_info info;
+
+	dl_iterate_phdr(main_bias, &bias);
+	return dladdr((void *)in_shared_library, &info) &&
+	       (uintptr_t)info.dli_fbase != bias;
+}
+
+/*
+ * The program's __xray_default_options(): linked with us, a weak
+ * reference finds it; preloaded, we do not see a PIE program's symbols
+ * (it exports none), so its symbol table says where it is.
+ */
+static const char *(*find_default_options(void))(void)
+{
+	const char *(*fn)(void) = __xray_default_options;
+	uintptr_t bias = 0, addr = 0;
+	Elf_Scn *scn = NULL;
+	Elf *elf = NULL;
+	int fd;
+
+	if (fn || !in_shared_library())
+		return fn; /* (linked in: the weak reference says it all) */
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE ||
+	    !(elf = elf_begin(fd, ELF_C_READ, NULL)))
+		goto out;
+	while (!addr && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_value)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && !strcmp(name, "__xray_default_options")) {
+				addr = sym.st_value;
+				break;
+			}
+		}
+	}
+	if (addr) {
+		dl_iterate_phdr(main_bias, &bias);
+		fn = (const char *(*)(void))(bias + addr);
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return fn;
+}
+
+static const char *(*default_options)(void);
+
+static void find_default_options_once(void)
+{
+	default_options = find_default_options();
+}
+
+bool rt_program_has_options(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, find_default_options_once);
+	return default_options != NULL;
+}
+
 static void parse_env(void)
 {
+	const char *text = rt_program_has_options() ? default_options() : NULL;
+
 	rt_options_defaults(&env_opts);
-	env_result = rt_options_from_env(&env_opts, env_err, sizeof(env_err));
+	/* LLVM's order: the program's defaults, then the environment */
+	if (text && *text)
+		env_result = rt_options_parse(&env_opts, text, 0, RT_OPT_XRAY,
+					      "__xray_default_options()",
+					      env_err, sizeof(env_err));
+	if (!env_result)
+		env_result = rt_options_from_env(&env_opts, env_err,
+						 sizeof(env_err));
 }
 
 int rt_env_options(struct rt_options *o, char *err, size_t errlen)

@@ -59,6 +59,9 @@ void rt_locks_fork_child(void);
  * Return 0, or -EINVAL with the reason in @err (the same every time).
  */
 int rt_env_options(struct rt_options *o, char *err, size_t errlen);
+/* Does the program have options of its own (__xray_default_options(),
+ * which rt_env_options() reads first, as LLVM does)? */
+bool rt_program_has_options(void);
 
 /*
  * The TSC facts from @o's sources (tsc_sysfs, tsc_sources) into rt.tsc,

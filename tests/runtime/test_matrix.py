@@ -532,6 +532,42 @@ def check_dlclose():
         f"entries per object number: {dict(per_object)}")
 
 
+def check_default_options():
+    """__xray_default_options() of the program (LLVM 17+) is honoured, with
+    libxrayfdr preloaded or linked in, and the log is announced as LLVM
+    announces it."""
+    d = os.path.join(OUT, "default_options")
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(PROGS, "default_options.c")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("XRAY", "LD_PRELOAD"))}
+    for how in ("preloaded", "linked"):
+        exe = os.path.join(d, f"dflt-{how}")
+        flags = (["-L", LIBDIR, "-lxrayfdr", f"-Wl,-rpath,{LIBDIR}"]
+                 if how == "linked" else [])
+        b = run([CLANG, "-O2"] + XRAY_FLAGS + ["-fnoxray-link-deps", src, "-o", exe] + flags)
+        if b.returncode:
+            tap(False, f"default options ({how}): builds", b.stderr)
+            continue
+        for f in glob.glob(os.path.join(d, "dflt-*.*")):
+            os.unlink(f)
+        e = dict(env, LD_PRELOAD=os.path.join(LIBDIR, "libxrayfdr.so.0")) \
+            if how == "preloaded" else env
+        p = subprocess.run([exe], cwd=d, env=e, capture_output=True, text=True)
+        m = re.search(r"==\d+==XRay: Log file in '([^']+)'", p.stderr)
+        log = os.path.join(d, m.group(1)) if m else ""
+        work = 0
+        if log and os.path.exists(log):
+            ids = symbol_ids(exe)
+            c, _, _, _ = tally(events_of(log))
+            work = sum(n for (_, f, k), n in c.items() if f == ids.get("work") and k == "entry")
+        tap(p.returncode == 0 and m and os.path.basename(log).startswith("dflt-") and
+            work == 100,
+            f"__xray_default_options() ({how}): traced from the start, log announced "
+            "in LLVM's words",
+            f"exit {p.returncode}; {work} work() entries; stderr: {p.stderr}")
+
+
 def check_patching():
     d = os.path.join(OUT, "patch")
     os.makedirs(d, exist_ok=True)
@@ -910,7 +946,7 @@ def main():
             for line in lines:
                 tap(*line)
     for fn in (check_dying, check_record_errors, check_filters, check_light_objects,
-               check_api, check_dlclose,
+               check_api, check_dlclose, check_default_options,
                check_patching,
                check_version1_and_threshold, check_environment, check_static_link):
         try:
