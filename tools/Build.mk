@@ -6,7 +6,7 @@ TOOL_SRCS += tools/xrayfdr.c tools/util.c tools/cmd_dump.c tools/cmd_synth.c \
 # code they share in tools/analysis/.  The readers of text formats stay
 # free of libdw and C++ so the fuzz targets can build them alone.
 ANALYSIS_READER_SRCS := tools/analysis/yaml_scalar.c tools/analysis/outbuf.c \
-	tools/analysis/text_reader.c
+	tools/analysis/text_reader.c tools/analysis/yaml_map.c
 ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/symbols.c \
 	tools/analysis/source.c tools/analysis/sorter.c \
 	tools/analysis/llvm_compat.c tools/analysis/xray_yaml.c \
@@ -34,7 +34,8 @@ CHECK_SUITES += tools/llvm-golden:tests/tools/test_llvm_golden.py
 CHECK_SUITES += tools/outputs:tests/tools/test_outputs.py
 
 # The text readers' fuzz targets build them in (tests/fuzz/fuzz_*.c).
-TEXT_FUZZ_BINS := $(BUILD)/fuzz/fuzz_yaml $(BUILD)/fuzz/fuzz_tracelog
+TEXT_FUZZ_BINS := $(BUILD)/fuzz/fuzz_yaml $(BUILD)/fuzz/fuzz_tracelog \
+	$(BUILD)/fuzz/fuzz_instr_map
 $(TEXT_FUZZ_BINS): $(ANALYSIS_READER_SRCS) $(wildcard tools/analysis/*.h)
 $(TEXT_FUZZ_BINS): FUZZ_EXTRA_SRCS = $(ANALYSIS_READER_SRCS)
 

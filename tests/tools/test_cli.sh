@@ -49,6 +49,12 @@ check "dump of a missing file exits 2 and names it" 2 "nope.xray: No such file" 
 	$X dump "$tmp/nope.xray"
 check "dump of a directory exits 2" 2 "Is a directory" -- $X dump "$tmp"
 head -c 200 "$tmp/good.xray" >"$tmp/cut.xray"
+printf -- '---\n- { id: 1, address: 0x10, function: 0x10, kind: function-enter }\n- { id: 3, address: 0x20, function: 0x20, kind: function-exit }\n' >"$tmp/gap-map.yaml"
+check "-m: a YAML map that does not parse names its file and line" 2 "gap-map.yaml: line 3: an id skips ahead" -- \
+	$X account -m "$tmp/gap-map.yaml" "$tmp/good.xray"
+printf -- '---\n- { id: 1, address: 0x10, function: 0x10, kind: function-sideways }\n' >"$tmp/kind-map.yaml"
+check "-m: a YAML map's unknown sled kind is named" 2 "kind-map.yaml: line 2: an unknown sled kind 'function-sideways'" -- \
+	$X account -m "$tmp/kind-map.yaml" "$tmp/good.xray"
 check "dump --verify of a cut log exits 1 with offset and rule" 1 \
 	"offset [0-9]+ \(0x[0-9a-f]+\): .*\[truncated\]" -- $X dump --verify --quiet "$tmp/cut.xray"
 check "dump --keep-going reports what it skipped" 1 "INVALID: .* 1 errors" -- \

@@ -237,6 +237,17 @@ def extract_cases(tmp, workload):
         same("account -m, a binary without DWARF (files from STT_FILE symbols)",
              [XRAYFDR, "account", "--compat", "-m", nodebug, log],
              [LLVM_XRAY, "account", f"-instr_map={nodebug}", log])
+        # a YAML map (llvm-xray extract's, and ours): ids and addresses,
+        # functions named by address, as llvm-xray names them
+        for who, cmd in (("llvm-xray's", [LLVM_XRAY, "extract", nodebug]),
+                         ("ours", [XRAYFDR, "extract", nodebug])):
+            ymap = os.path.join(tmp, f"tiny-map-{who[:4]}.yaml")
+            with open(ymap, "w") as f:
+                f.write(run(cmd).stdout)
+            for tool, compat in (("account", ["--compat"]), ("stack", [])):
+                same(f"{tool} -m with a YAML map ({who} extract)",
+                     [XRAYFDR, tool] + compat + ["-m", ymap, log],
+                     [LLVM_XRAY, tool, f"-instr_map={ymap}", log])
     if workload:
         same("extract --symbolize --no-demangle",
              [XRAYFDR, "extract", "--symbolize", "--no-demangle", workload],

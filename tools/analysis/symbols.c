@@ -17,6 +17,7 @@
 
 #include "demangle.h"
 #include "symbols.h"
+#include "yaml_map.h"
 
 struct symbol_cache {
 	char *name;
@@ -64,6 +65,19 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
+/* Does the file @path start a YAML document (a map llvm-xray extract
+ * wrote)? */
+static bool is_yaml(const char *path)
+{
+	char head[4];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
+
+	if (f)
+		fclose(f);
+	return yaml_map_looks_like(head, n);
+}
+
 struct symbols *symbols_open(const char *binary, bool demangle_names, char *err,
 			     size_t errlen)
 {
@@ -78,6 +92,21 @@ struct symbols *symbols_open(const char *binary, bool demangle_names, char *err,
 	if (!binary)
 		return s;
 	ret = xray_instr_map_load_elf(binary, &s->map, err, errlen);
+	if (ret && is_yaml(binary)) {
+		/* llvm-xray extract's output: ids and addresses, and
+		 * (as llvm-xray has it) no names but addresses */
+		ret = yaml_map_load(binary, &s->map, err, errlen);
+		if (!ret) {
+			s->have_map = true;
+			s->cache = calloc(s->map.nfunctions + 1,
+					  sizeof(*s->cache));
+			if (s->cache)
+				return s;
+			snprintf(err, errlen, "out of memory");
+			symbols_free(s);
+			return NULL;
+		}
+	}
 	if (ret) {
 		free(s);
 		return NULL;
