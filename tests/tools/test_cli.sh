@@ -49,6 +49,14 @@ check "dump of a missing file exits 2 and names it" 2 "nope.xray: No such file" 
 	$X dump "$tmp/nope.xray"
 check "dump of a directory exits 2" 2 "Is a directory" -- $X dump "$tmp"
 head -c 200 "$tmp/good.xray" >"$tmp/cut.xray"
+# LLVM's YAML writer wraps long flow mappings: a record on two lines
+$X convert -f yaml "$tmp/good.xray" >"$tmp/flat.yaml"
+sed 's/, cpu:/,\n      cpu:/' "$tmp/flat.yaml" >"$tmp/wrapped.yaml"
+check "YAML: a record wrapped onto two lines reads as on one" 0 "^same$" -- \
+	sh -c "grep -q '^      cpu:' '$tmp/wrapped.yaml' && $X account '$tmp/flat.yaml' >'$tmp/f.txt' && $X account '$tmp/wrapped.yaml' >'$tmp/w.txt' && cmp -s '$tmp/f.txt' '$tmp/w.txt' && echo same"
+head -n 12 "$tmp/wrapped.yaml" | sed '$ s/ }$//' >"$tmp/open.yaml"
+check "YAML: a record that never ends names the line it starts on" 1 "does not end \('}'\)" -- \
+	$X account "$tmp/open.yaml"
 printf -- '---\n- { id: 1, address: 0x10, function: 0x10, kind: function-enter }\n- { id: 3, address: 0x20, function: 0x20, kind: function-exit }\n' >"$tmp/gap-map.yaml"
 check "-m: a YAML map that does not parse names its file and line" 2 "gap-map.yaml: line 3: an id skips ahead" -- \
 	$X account -m "$tmp/gap-map.yaml" "$tmp/good.xray"

@@ -636,7 +636,32 @@ static int yaml_finish_record(struct text_reader *r, struct yaml_record *rec)
 	return 1;
 }
 
-/* A whole flow mapping: "- { key: value, ... }". */
+/*
+ * In a flow mapping, at the end of a line: the mapping goes on on the
+ * next one (LLVM's YAML writer wraps long ones).  Return 0 with the
+ * cursor on it, or an error.
+ */
+static int flow_continues(struct text_reader *r, struct cursor *c)
+{
+	uint64_t first = r->lineno;
+	int ret;
+
+	while (!*c->p) {
+		ret = next_line(r);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			return error(r,
+				     "the record that starts on line %" PRIu64
+				     " does not end ('}')",
+				     first);
+		c->p = r->line;
+		skip_spaces(c);
+	}
+	return 0;
+}
+
+/* A whole flow mapping: "- { key: value, ... }", on one line or more. */
 static int yaml_flow_record(struct text_reader *r, struct cursor *c)
 {
 	struct yaml_record rec = { 0 };
@@ -644,6 +669,8 @@ static int yaml_flow_record(struct text_reader *r, struct cursor *c)
 
 	c->p++; /* '{' */
 	skip_spaces(c);
+	if ((ret = flow_continues(r, c)))
+		return ret;
 	while (*c->p != '}') {
 		ret = yaml_field(r, c, &rec, ",}");
 		if (ret < 0)
@@ -652,9 +679,13 @@ static int yaml_flow_record(struct text_reader *r, struct cursor *c)
 		    (ret = keep_payload(r, &r->payload, rec.data_len)))
 			return ret;
 		skip_spaces(c);
+		if ((ret = flow_continues(r, c)))
+			return ret;
 		if (*c->p == ',') {
 			c->p++;
 			skip_spaces(c);
+			if ((ret = flow_continues(r, c)))
+				return ret;
 			continue;
 		}
 		if (*c->p != '}')
