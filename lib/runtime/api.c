@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <xrayfdr/runtime.h>
 #include <xrayfdr/xray.h>
@@ -95,8 +96,13 @@ __attribute__((constructor)) static void rt_startup(void)
 	}
 	if (!rt_options_trace_at_start(&o) || rt_init())
 		return;
-	if (start(NULL) == -ENOENT && o.verbosity)
+	if (start(NULL) == -ENOENT && o.verbosity) {
+		/* LLVM's words, which its tests look for, then ours */
+		fprintf(stderr,
+			"==%d==XRay instrumentation map missing. Not initializing XRay.\n",
+			(int)getpid());
 		pr_warn("nothing in this process is instrumented (build with clang -fxray-instrument)\n");
+	}
 }
 
 /* LLVM's entry point, here with the constructor: a static link that

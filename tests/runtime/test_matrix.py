@@ -747,6 +747,13 @@ def check_record_errors():
         "nothing was recorded" in p.stderr and not os.path.exists(log),
         "record: a program without sleds says so, and leaves no empty log",
         f"exit {p.returncode}: {p.stderr}{b.stderr}")
+    env = dict(os.environ, LD_PRELOAD=os.path.join(LIBDIR, "libxrayfdr.so.0"),
+               XRAY_OPTIONS="patch_premain=true verbosity=1")
+    p = subprocess.run([nosleds], env=env, capture_output=True, text=True)
+    tap(re.search(r"^==\d+==XRay instrumentation map missing\. Not initializing XRay\.$",
+                  p.stderr, re.M),
+        "verbosity=1 without sleds: LLVM's 'instrumentation map missing' line",
+        p.stderr)
     log = os.path.join(d, "kill.xray")
     p = rec("-o", log, exe, "kill")
     tap(p.returncode == 128 + 9 and "killed by SIGKILL: a thread-mode trace cannot "
