@@ -274,7 +274,8 @@ static int mark_loaded(struct dl_phdr_info *info, size_t size, void *ctx)
 	(void)size;
 	for (size_t i = 1; i < nobjects; i++)
 		if (objects[i].path && objects[i].bias == info->dlpi_addr &&
-		    info->dlpi_name && !strcmp(objects[i].path, info->dlpi_name))
+		    info->dlpi_name &&
+		    !strcmp(objects[i].path, info->dlpi_name))
 			loaded[i] = true;
 	return 0;
 }
@@ -295,8 +296,8 @@ static void drop_unloaded_locked(void)
 
 		if (!o->path || loaded[i])
 			continue;
-		pr_info("%s: unloaded; ids from %" PRId32 " retired\n",
-			o->path, first_id(i));
+		pr_info("%s: unloaded; ids from %" PRId32 " retired\n", o->path,
+			first_id(i));
 		xray_instr_map_free(&o->map);
 		free(o->path);
 		free(o->selected);
@@ -755,6 +756,49 @@ uintptr_t rt_function_address(int32_t id)
 size_t rt_max_function_id(void)
 {
 	return objects[0].map.nfunctions;
+}
+
+size_t rt_num_objects(void)
+{
+	size_t n;
+
+	rt_api_lock();
+	drop_unloaded_locked();
+	n = nobjects ? nobjects : 1;
+	rt_api_unlock();
+	return n;
+}
+
+size_t rt_max_function_id_in(int32_t index)
+{
+	size_t n = 0;
+
+	rt_api_lock();
+	drop_unloaded_locked();
+	if (index >= 0 && (size_t)index < nobjects)
+		n = objects[index].map.nfunctions;
+	rt_api_unlock();
+	return n;
+}
+
+int rt_patch_object(int32_t index, bool enable)
+{
+	int ret;
+
+	if (!begin_patching())
+		return -EBUSY;
+	rt_api_lock();
+	ret = scan_locked() == -ENOENT ? -ENOENT : 0;
+	if (!ret &&
+	    (index < 0 || (size_t)index >= nobjects || !objects[index].path))
+		ret = -EINVAL;
+	if (!ret && enable && rt_filter_load(NULL, 0))
+		ret = -EINVAL;
+	if (!ret)
+		ret = patch_selected((size_t)index, enable);
+	rt_api_unlock();
+	end_patching();
+	return ret;
 }
 
 bool rt_objects_targets_fixed(void)

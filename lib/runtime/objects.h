@@ -18,6 +18,12 @@ int rt_patch_all(bool enable);
 int rt_patch_function(int32_t id, bool enable);
 uintptr_t rt_function_address(int32_t id);
 size_t rt_max_function_id(void);
+/* Objects numbered so far; one object's largest function id (0 for an
+ * unknown or unloaded one); patch or unpatch one object's functions
+ * (-EINVAL for an unknown or unloaded one). */
+size_t rt_num_objects(void);
+size_t rt_max_function_id_in(int32_t index);
+int rt_patch_object(int32_t index, bool enable);
 /* Have sleds been given their trampolines (of rt.sink) yet?  Then the
  * sink cannot change in this process. */
 bool rt_objects_targets_fixed(void);

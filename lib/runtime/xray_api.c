@@ -191,6 +191,84 @@ size_t __xray_max_function_id(void)
 }
 
 /*
+ * LLVM 19's calls per object.  Our ids already pack the object in bits
+ * 24-31 (objects.c), as LLVM's do.
+ */
+#define FUNC_BITS 24
+#define FUNC_MASK ((1u << FUNC_BITS) - 1)
+
+int32_t __xray_pack_id(int32_t func_id, int32_t obj_id)
+{
+	return (int32_t)((uint32_t)obj_id << FUNC_BITS |
+			 ((uint32_t)func_id & FUNC_MASK));
+}
+
+int32_t __xray_unpack_function_id(int32_t packed_id)
+{
+	return (int32_t)((uint32_t)packed_id & FUNC_MASK);
+}
+
+int32_t __xray_unpack_object_id(int32_t packed_id)
+{
+	return (int32_t)((uint32_t)packed_id >> FUNC_BITS);
+}
+
+size_t __xray_num_objects(void)
+{
+	return rt_init() ? 0 : rt_num_objects();
+}
+
+static XRayPatchingStatus patch_object(int32_t obj_id, bool enable)
+{
+	int ret = rt_init();
+
+	return patch_status(ret ? ret : rt_patch_object(obj_id, enable));
+}
+
+XRayPatchingStatus __xray_patch_object(int32_t obj_id)
+{
+	return patch_object(obj_id, true);
+}
+
+XRayPatchingStatus __xray_unpatch_object(int32_t obj_id)
+{
+	return patch_object(obj_id, false);
+}
+
+/* A function of an object as one id; 0 if it cannot be one. */
+static int32_t packed(int32_t func_id, int32_t obj_id)
+{
+	if (func_id <= 0 || (uint32_t)func_id > FUNC_MASK || obj_id < 0 ||
+	    obj_id > 255)
+		return 0;
+	return __xray_pack_id(func_id, obj_id);
+}
+
+XRayPatchingStatus __xray_patch_function_in_object(int32_t func_id,
+						   int32_t obj_id)
+{
+	return __xray_patch_function(packed(func_id, obj_id));
+}
+
+XRayPatchingStatus __xray_unpatch_function_in_object(int32_t func_id,
+						     int32_t obj_id)
+{
+	return __xray_unpatch_function(packed(func_id, obj_id));
+}
+
+uintptr_t __xray_function_address_in_object(int32_t func_id, int32_t obj_id)
+{
+	int32_t id = packed(func_id, obj_id);
+
+	return id ? __xray_function_address(id) : 0;
+}
+
+size_t __xray_max_function_id_in_object(int32_t obj_id)
+{
+	return rt_init() ? 0 : rt_max_function_id_in(obj_id);
+}
+
+/*
  * Log modes.
  */
 void __xray_log_set_buffer_iterator(XRayBuffer (*it)(XRayBuffer))

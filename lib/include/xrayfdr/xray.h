@@ -85,6 +85,27 @@ XRAYFDR_API size_t __xray_max_function_id(void);
 /* Initialise now (every other call does it on first use). */
 XRAYFDR_API void __xray_init(void);
 
+/*
+ * LLVM 19's calls per object: object 0 is the main program, 1, 2, ...
+ * the instrumented shared objects in load order; a function id packs the
+ * object in its top 8 bits and the function in the low 24.  Objects that
+ * dlclose() unloaded keep their number and have no functions.
+ */
+XRAYFDR_API int32_t __xray_pack_id(int32_t func_id, int32_t obj_id);
+XRAYFDR_API int32_t __xray_unpack_function_id(int32_t packed_id);
+XRAYFDR_API int32_t __xray_unpack_object_id(int32_t packed_id);
+/* Objects numbered so far (the main program's slot included). */
+XRAYFDR_API size_t __xray_num_objects(void);
+XRAYFDR_API XRayPatchingStatus __xray_patch_object(int32_t obj_id);
+XRAYFDR_API XRayPatchingStatus __xray_unpatch_object(int32_t obj_id);
+XRAYFDR_API XRayPatchingStatus __xray_patch_function_in_object(int32_t func_id,
+							       int32_t obj_id);
+XRAYFDR_API XRayPatchingStatus
+__xray_unpatch_function_in_object(int32_t func_id, int32_t obj_id);
+XRAYFDR_API uintptr_t __xray_function_address_in_object(int32_t func_id,
+							int32_t obj_id);
+XRAYFDR_API size_t __xray_max_function_id_in_object(int32_t obj_id);
+
 /* Log implementations. */
 enum XRayLogInitStatus {
 	XRAY_LOG_UNINITIALIZED = 0,

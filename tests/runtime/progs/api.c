@@ -154,6 +154,22 @@ int main(int argc, char **argv)
 	check(__xray_function_address(0) == 0 &&
 		      __xray_function_address(100000) == 0,
 	      "unknown ids have no address", "an address for a bad id");
+	/* LLVM 19's calls per object: the program is object 0 */
+	check(__xray_num_objects() >= 1 &&
+		      __xray_pack_id(id_target, 0) == id_target &&
+		      __xray_pack_id(5, 3) == (3 << 24 | 5) &&
+		      __xray_unpack_function_id(3 << 24 | 5) == 5 &&
+		      __xray_unpack_object_id(3 << 24 | 5) == 3 &&
+		      __xray_max_function_id_in_object(0) ==
+			      __xray_max_function_id() &&
+		      __xray_max_function_id_in_object(200) == 0 &&
+		      __xray_function_address_in_object(id_target, 0) ==
+			      __xray_function_address(id_target) &&
+		      __xray_function_address_in_object(id_target, 200) == 0,
+	      "ids per object", "a per-object call disagrees");
+	check(__xray_patch_object(200) == FAILED &&
+		      __xray_patch_function_in_object(0, 0) == FAILED,
+	      "unknown objects and functions fail", "not FAILED");
 
 	check(__xray_set_handler(handler) == 1, "set handler", "returned 0");
 	check(__xray_patch() == SUCCESS, "patch all", "not SUCCESS");
@@ -180,6 +196,22 @@ int main(int argc, char **argv)
 	check(__xray_patch_function(-3) == FAILED &&
 		      __xray_patch_function(1 << 20) == FAILED,
 	      "bad function ids fail", "not FAILED");
+
+	/* one object at a time: the program's, then one function in it */
+	memset(entries, 0, sizeof(entries));
+	check(__xray_patch_object(0) == SUCCESS, "patch object 0",
+	      "not SUCCESS");
+	target(0), other(0);
+	check(__xray_unpatch_object(0) == SUCCESS, "unpatch object 0",
+	      "not SUCCESS");
+	target(0), other(0);
+	check(__xray_patch_function_in_object(id_target, 0) == SUCCESS,
+	      "patch a function of object 0", "not SUCCESS");
+	target(0), other(0);
+	check(__xray_unpatch_function_in_object(id_target, 0) == SUCCESS,
+	      "unpatch a function of object 0", "not SUCCESS");
+	check(entries[1] == 2 && entries[2] == 1,
+	      "objects patched and unpatched as asked", "wrong counts");
 
 	check(__xray_set_handler_arg1(handler_arg1) == 1, "set arg1 handler",
 	      "returned 0");
