@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Log buffers from what the sinks keep (see logbuf.h). */
+#include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../fdr/codec.h"
 #include "../fdr/records.h"
@@ -8,6 +10,23 @@
 
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 #define FN XRAYFDR_FUNCTION_RECORD_SIZE
+
+int rt_logbuf_scratch(uint8_t **buf, size_t *size, size_t capacity)
+{
+	if (*buf && *size == capacity)
+		return 0;
+	if (*buf)
+		munmap(*buf, *size);
+	*size = 0;
+	*buf = mmap(NULL, capacity, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*buf == MAP_FAILED) {
+		*buf = NULL;
+		return -ENOMEM;
+	}
+	*size = capacity;
+	return 0;
+}
 
 void rt_logbuf_init(struct rt_logbuf *o, uint8_t *buf, size_t size,
 		    unsigned int version, uint64_t threshold)

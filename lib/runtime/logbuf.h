@@ -28,6 +28,13 @@ struct rt_logbuf {
 	struct rt_rewind rewind;
 };
 
+/*
+ * The drain's own buffer for building log buffers: *@buf of *@size bytes,
+ * mapped anew unless it already has @capacity bytes.  Return 0 or
+ * -ENOMEM (nothing mapped then).
+ */
+int rt_logbuf_scratch(uint8_t **buf, size_t *size, size_t capacity);
+
 /* An empty buffer of @size bytes at @buf for a log of @version. */
 void rt_logbuf_init(struct rt_logbuf *o, uint8_t *buf, size_t size,
 		    unsigned int version, uint64_t threshold);

@@ -455,19 +455,7 @@ int rt_cpu_view(int fd, char *err, size_t errlen)
 /* The drain's log buffer: @capacity bytes. */
 static int scratch_for(size_t capacity)
 {
-	if (cr.capacity == capacity)
-		return 0;
-	if (cr.scratch)
-		munmap(cr.scratch, cr.capacity);
-	cr.capacity = 0;
-	cr.scratch = mmap(NULL, capacity, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (cr.scratch == MAP_FAILED) {
-		cr.scratch = NULL;
-		return -ENOMEM;
-	}
-	cr.capacity = capacity;
-	return 0;
+	return rt_logbuf_scratch(&cr.scratch, &cr.capacity, capacity);
 }
 
 int rt_cpu_view_setup(unsigned int version, size_t capacity, pid_t pid)

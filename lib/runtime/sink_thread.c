@@ -48,18 +48,9 @@ static int thread_start(const struct rt_options *o, size_t capacity,
 		madvise(previous.mem, previous.map_size, MADV_DONTNEED);
 		memset(&q, 0, sizeof(q));
 	}
-	if (scratch_size != capacity) {
-		if (scratch)
-			munmap(scratch, scratch_size);
-		scratch_size = 0;
-		scratch = mmap(NULL, capacity, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (scratch == MAP_FAILED) {
-			scratch = NULL;
-			snprintf(err, errlen, "cannot map the drain's buffer");
-			return -ENOMEM;
-		}
-		scratch_size = capacity;
+	if (rt_logbuf_scratch(&scratch, &scratch_size, capacity)) {
+		snprintf(err, errlen, "cannot map the drain's buffer");
+		return -ENOMEM;
 	}
 	ret = rt_bufq_init(&q, capacity, o->buffer_max);
 	if (ret) {
@@ -214,17 +205,14 @@ static size_t record_len(const uint8_t *p, size_t left)
 	}
 }
 
-/* The record at @p into @o, or the base and CPU it sets into @d.  False if
- * it does not fit. */
-static bool out_record(struct rt_logbuf *o, struct rt_drain *d,
-		       const uint8_t *p, size_t len)
+/* The metadata record at @p into @o, or the base and CPU it sets into @d
+ * (fill_chunk() writes the function records).  False if it does not
+ * fit. */
+static bool out_md(struct rt_logbuf *o, struct rt_drain *d, const uint8_t *p,
+		   size_t len)
 {
 	struct xrayfdr_metadata md;
 
-	if (!fdr_is_metadata(p[0], false))
-		return rt_logbuf_function(o, d->cpu,
-					  d->base + get32(p + 4, false),
-					  get32(p, false));
 	switch (fdr_md_kind(p[0], false)) {
 	case XRAYFDR_MD_NEW_CPU_ID:
 	case XRAYFDR_MD_TSC_WRAP:
@@ -291,7 +279,7 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 			d->offset = used; /* (the process wrote over it) */
 			break;
 		}
-		if (!out_record(&o, d, p, len)) {
+		if (!out_md(&o, d, p, len)) {
 			if (!any) /* larger than a whole buffer */
 				d->offset += len;
 			goto split;

@@ -826,11 +826,13 @@ def check_light_objects():
                "bufq.o": {"calloc", "free", "mmap", "munmap", "sched_yield",
                           "_GLOBAL_OFFSET_TABLE_"},
                # the drain's log buffers (only the drain calls it)
-               "logbuf.o": {"fdr_decode_metadata", "memcpy", "_GLOBAL_OFFSET_TABLE_"},
-               # madvise, mmap, munmap, snprintf and rt_bufq_init/destroy:
+               "logbuf.o": {"fdr_decode_metadata", "memcpy", "mmap", "munmap",
+                            "_GLOBAL_OFFSET_TABLE_"},
+               # madvise, snprintf, rt_logbuf_scratch and rt_bufq_init/destroy:
                # thread_start only; the rest but clock_gettime: the drain
-               "sink_thread.o": {"clock_gettime", "madvise", "snprintf", "mmap",
-                                 "munmap", "memcpy", "rt", "fdr_decode_metadata",
+               "sink_thread.o": {"clock_gettime", "madvise", "snprintf",
+                                 "memcpy", "rt", "fdr_decode_metadata",
+                                 "rt_logbuf_scratch",
                                  "rt_logbuf_init", "rt_logbuf_function_slow",
                                  "rt_logbuf_argument", "rt_logbuf_marker",
                                  "rt_bufq_acquire", "rt_bufq_destroy", "rt_bufq_init",
@@ -847,7 +849,7 @@ def check_light_objects():
                               "rt_objects_text", "rt_tsc_source_name", "xrayfdr_log",
                               "rt_logbuf_init", "rt_logbuf_function_slow",
                               "rt_logbuf_argument", "rt_logbuf_marker",
-                              "rt_logbuf_custom",
+                              "rt_logbuf_custom", "rt_logbuf_scratch",
                               "_GLOBAL_OFFSET_TABLE_"}}
     objdump = which("objdump")
     for obj, ok in allowed.items():
