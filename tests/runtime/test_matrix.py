@@ -667,15 +667,24 @@ def check_threshold(exe, log, taskset, mode):
         verify_log(f"mode={mode}: a rewound log is valid", log)
 
 
+def built(prog, lang="c", opt="-O2"):
+    """@prog compiled (our runtime's build): (exe, its directory), or None
+    after a failed result saying why."""
+    cell = compile_cell(prog, lang, opt)
+    if "error" in cell:
+        tap(False, f"{prog.name} builds", cell["error"])
+        return None
+    return cell["ours"], cell["dir"]
+
+
 def check_dying():
     """Fatal signals, SIGTERM and ^C write the log of what came before."""
     import signal
     import time
-    cell = compile_cell(Prog("crash", ["crash.c"]), "c", "-O2")
-    if "error" in cell:
-        tap(False, "crash builds", cell["error"])
+    b = built(Prog("crash", ["crash.c"]))
+    if not b:
         return
-    exe, d = cell["ours"], cell["dir"]
+    exe, d = b
     ids = symbol_ids(exe)
     for how, sig in (("segv", signal.SIGSEGV), ("abort", signal.SIGABRT),
                      ("term", signal.SIGTERM), ("wait", signal.SIGINT)):
@@ -711,11 +720,10 @@ def check_dying():
 
 def check_record_errors():
     """xrayfdr record fails early and says why, each with its own status."""
-    cell = compile_cell(Prog("crash", ["crash.c"]), "c", "-O2")
-    if "error" in cell:
-        tap(False, "crash builds", cell["error"])
+    b = built(Prog("crash", ["crash.c"]))
+    if not b:
         return
-    exe, d = cell["ours"], cell["dir"]
+    exe, d = b
 
     def rec(*args):
         return run([XRAYFDR, "record"] + list(args))
@@ -774,11 +782,10 @@ def check_record_errors():
 
 def check_filters():
     """record -F/-N patch exactly the functions their patterns name."""
-    cell = compile_cell(Prog("cxx", ["cxx.cc"], cxx_only=True), "c++", "-O2")
-    if "error" in cell:
-        tap(False, "cxx builds", cell["error"])
+    b = built(Prog("cxx", ["cxx.cc"], cxx_only=True), "c++")
+    if not b:
         return
-    exe, d = cell["ours"], cell["dir"]
+    exe, d = b
     ids = symbol_ids(exe)
     base = os.path.basename(exe)
     square = {n for n in ids if n.startswith("Square::")}
