@@ -12,7 +12,7 @@ PACKAGES="
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	busybox-static cpio kmod xz-utils
 	flex bison bc libssl-dev
-	uftrace chromium hyperfine valgrind graphviz
+	uftrace chromium hyperfine valgrind graphviz protobuf-compiler
 "
 
 if [ "$(id -u)" -ne 0 ]; then
