@@ -21,6 +21,7 @@
 #include "analysis/cmdline.h"
 #include "analysis/llvm_compat.h"
 #include "analysis/order_stats.h"
+#include "analysis/replay.h"
 #include "analysis/source.h"
 #include "analysis/symbols.h"
 #include "analysis/table.h"
@@ -120,7 +121,6 @@ struct thread_state {
 	uint8_t *seen; /* bitset over function indexes */
 	size_t seen_bytes;
 	struct u64map recursion; /* function index -> struct rec_status */
-	uint64_t block_pid;
 };
 
 struct rec_status {
@@ -135,10 +135,8 @@ struct first_seen {
 };
 
 struct account {
-	const char *path;
-	enum trace_format input; /* for trace_where() */
-	bool keep_going, recursive_only, fdr;
-	uint16_t version;
+	struct replay *replay;
+	bool keep_going, recursive_only;
 	struct table functions;
 	struct fstat **funcs; /* the table's records, by number */
 	uint32_t nfuncs;
@@ -146,9 +144,6 @@ struct account {
 	size_t nfirsts, firsts_cap;
 	uint64_t seq;
 	struct order_stats *durations;
-	uint64_t unmatched;
-	int error;
-	struct calls *calls;
 };
 
 static struct fstat *get_func(struct account *a, int32_t id)
@@ -179,10 +174,9 @@ static void on_thread(void *ctx, struct call_thread *t)
 	struct thread_state *s = calloc(1, sizeof(*s));
 
 	if (!s) {
-		a->error = -ENOMEM;
+		replay_fail(a->replay, -ENOMEM);
 		return;
 	}
-	s->block_pid = llvm_block_pid(a->version, t->pid);
 	t->user = s;
 }
 
@@ -199,7 +193,7 @@ static struct rec_status *recursion(struct account *a, struct call_thread *t,
 		r = calloc(1, sizeof(*r));
 		if (!r || u64map_put(&s->recursion, (uint32_t)id, r)) {
 			free(r);
-			a->error = -ENOMEM;
+			replay_fail(a->replay, -ENOMEM);
 			return NULL;
 		}
 	}
@@ -274,13 +268,13 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 	}
 	f = get_func(a, d->func_id);
 	if (!f) {
-		a->error = -ENOMEM;
+		replay_fail(a->replay, -ENOMEM);
 		return;
 	}
 	a->seq++;
 	ret = note_first(a, t, f);
 	if (ret) {
-		a->error = ret;
+		replay_fail(a->replay, ret);
 		return;
 	}
 	f->count++;
@@ -293,18 +287,22 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 	if (d->dur > f->max)
 		f->max = d->dur;
 	ret = order_stats_add(a->durations, f->index, d->dur);
+	if (ret && ret != -ENOMEM) {
+		tool_error("account", "%s", order_stats_why(a->durations, ret));
+		ret = -EIO;
+	}
 	if (ret)
-		a->error = ret;
+		replay_fail(a->replay, ret);
 }
 
 static void on_unmatched(void *ctx, struct call_thread *t,
 			 const struct xrayfdr_event *ev)
 {
 	struct account *a = ctx;
+	const struct replay_input *in = replay_input(a->replay);
 	char where[48];
 
-	a->unmatched++;
-	if (a->keep_going || a->error)
+	if (a->keep_going)
 		return;
 	if (t->depth)
 		tool_error(
@@ -313,19 +311,20 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 			": the exit of function %" PRId32
 			" does not match function %" PRId32
 			" on top of its stack (see --deduce-sibling-calls and --keep-going)",
-			a->path,
-			trace_where(a->input, ev->offset, where, sizeof(where)),
+			in->path,
+			trace_where(in->format, ev->offset, where,
+				    sizeof(where)),
 			ev->tid, ev->func_id, t->stack[t->depth - 1].func_id);
 	else
 		tool_error("account",
 			   "%s: record at %s: thread %" PRIu32
 			   ": exit of function %" PRId32
 			   " with no entry before it (see --keep-going)",
-			   a->path,
-			   trace_where(a->input, ev->offset, where,
+			   in->path,
+			   trace_where(in->format, ev->offset, where,
 				       sizeof(where)),
 			   ev->tid, ev->func_id);
-	a->error = -EBADMSG;
+	replay_fail(a->replay, -EBADMSG);
 }
 
 /* llvm-xray's picks: the median at n / 2, percentiles at floor(n * p). */
@@ -369,41 +368,6 @@ static int cmp_name(const void *x, const void *y, void *ctx)
 	return c ? c : (a->id > b->id) - (a->id < b->id);
 }
 
-/* llvm-xray's thread order: the DenseMap of (process, thread) buffers
- * for FDR logs; other formats are read in file order. */
-static int thread_ranks(struct account *a, uint64_t **ranks_out)
-{
-	uint32_t n = calls_nthreads(a->calls);
-	uint64_t *pids = malloc((n + 1) * sizeof(*pids));
-	uint32_t *tids = malloc((n + 1) * sizeof(*tids));
-	uint32_t *order = malloc((n + 1) * sizeof(*order));
-	uint64_t *ranks = calloc(n + 1, sizeof(*ranks));
-	int ret = -ENOMEM;
-
-	if (!pids || !tids || !order || !ranks)
-		goto out;
-	for (uint32_t i = 0; i < n; i++) {
-		struct call_thread *t = calls_thread(a->calls, i);
-		struct thread_state *s = tstate(t);
-
-		pids[i] = s ? s->block_pid : 0;
-		tids[i] = t->tid;
-	}
-	ret = llvm_thread_ranks(pids, tids, n, order);
-	if (ret)
-		goto out;
-	for (uint32_t i = 0; i < n; i++)
-		ranks[i] = a->fdr ? order[i] : 0;
-	*ranks_out = ranks;
-	ranks = NULL;
-out:
-	free(pids);
-	free(tids);
-	free(order);
-	free(ranks);
-	return ret;
-}
-
 static double key_of(const struct fstat *f, enum sort_field field)
 {
 	switch (field) {
@@ -442,13 +406,9 @@ static int order_rows(struct account *a, enum sort_field field, bool dsc,
 	uint32_t *hashes = malloc((n + 1) * sizeof(*hashes));
 	uint32_t *rows = malloc((n + 1) * sizeof(*rows));
 	double *keys = malloc((n + 1) * sizeof(*keys));
-	uint64_t *ranks = NULL;
 	int ret = -ENOMEM;
 
 	if (!byfirst || !hashes || !rows || !keys)
-		goto out;
-	ret = thread_ranks(a, &ranks);
-	if (ret)
 		goto out;
 	for (uint32_t i = 0; i < n; i++) {
 		a->funcs[i]->first_rank = UINT64_MAX;
@@ -456,7 +416,8 @@ static int order_rows(struct account *a, enum sort_field field, bool dsc,
 	}
 	for (size_t i = 0; i < a->nfirsts; i++) {
 		struct fstat *f = a->funcs[a->firsts[i].func];
-		uint64_t rank = ranks[a->firsts[i].thread];
+		uint64_t rank =
+			replay_thread_rank(a->replay, a->firsts[i].thread);
 
 		if (rank < f->first_rank || (rank == f->first_rank &&
 					     a->firsts[i].seq < f->first_seq)) {
@@ -497,7 +458,6 @@ out:
 	free(hashes);
 	free(rows);
 	free(keys);
-	free(ranks);
 	return ret;
 }
 
@@ -633,8 +593,10 @@ static int free_value(void *ctx, void *value)
 
 static void account_free(struct account *a)
 {
-	for (uint32_t i = 0; a->calls && i < calls_nthreads(a->calls); i++) {
-		struct thread_state *s = tstate(calls_thread(a->calls, i));
+	struct calls *calls = a->replay ? replay_calls(a->replay) : NULL;
+
+	for (uint32_t i = 0; calls && i < calls_nthreads(calls); i++) {
+		struct thread_state *s = tstate(calls_thread(calls, i));
 
 		if (!s)
 			continue;
@@ -643,17 +605,19 @@ static void account_free(struct account *a)
 		free(s->seen);
 		free(s);
 	}
-	calls_free(a->calls);
+	replay_free(a->replay);
 	table_free(&a->functions);
 	free(a->firsts);
 	order_stats_free(a->durations);
 }
 
-static const struct calls_ops account_ops = {
-	.enter = on_enter,
-	.done = on_done,
-	.unmatched = on_unmatched,
-	.thread = on_thread,
+static const struct replay_hooks account_hooks = {
+	.calls = {
+		.enter = on_enter,
+		.done = on_done,
+		.unmatched = on_unmatched,
+		.thread = on_thread,
+	},
 };
 
 static int account_run(int argc, char **argv)
@@ -675,10 +639,8 @@ static int account_run(int argc, char **argv)
 	enum sort_field field = SORT_FUNCID;
 	bool dsc = false, deduce = false;
 	uint64_t top = 0;
-	const struct trace_header *hdr;
-	const struct xrayfdr_event *ev;
 	struct row_order ro = { 0 };
-	struct trace *t = NULL;
+	const char *path;
 	char err[512];
 	int opt, ret, status = EXIT_USAGE;
 	size_t i;
@@ -754,7 +716,7 @@ static int account_run(int argc, char **argv)
 		tool_error("account", "expects exactly one FILE (see --help)");
 		return EXIT_USAGE;
 	}
-	a.path = argv[optind];
+	path = argv[optind];
 	table_init(&a.functions, sizeof(struct fstat), MAX_FUNCTIONS);
 	a.keep_going = o.in.keep_going;
 	p.syms = symbols_open(o.instr_map, true, err, sizeof(err));
@@ -763,57 +725,33 @@ static int account_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	a.durations = order_stats_new(o.sort_memory);
-	a.calls = calls_new(deduce ? CALLS_DEDUCE : CALLS_STRICT, true,
-			    &account_ops, &a);
-	if (!a.durations || !a.calls) {
+	a.replay = replay_new(&(struct replay_opts){
+		.size = sizeof(struct replay_opts),
+		.cmd = "account",
+		.mode = deduce ? CALLS_DEDUCE : CALLS_STRICT,
+		.by_tid = true,
+		.in = o.in,
+		.hooks = &account_hooks,
+		.ctx = &a,
+		.names = p.syms,
+	});
+	if (!a.durations || !a.replay) {
 		tool_error("account", "out of memory");
 		goto out;
 	}
-	t = trace_open(a.path, &o.in);
-	if (!t)
+	status = replay_file(a.replay, path);
+	if (replay_stopped(a.replay))
 		goto out;
-	symbols_use_trace_names(p.syms, trace_function_name, t);
-	ret = trace_header(t, &hdr);
-	if (ret == 0) {
-		a.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
-		a.input = hdr->format;
-		a.version = hdr->version;
-		p.freq = (double)hdr->cycle_frequency;
-		while ((ret = trace_next(t, &ev)) == 1) {
-			ret = calls_event(a.calls, ev);
-			if (ret || a.error)
-				break;
-		}
-	}
-	if (ret == -E2BIG)
-		tool_error("account", "%s: a call stack deeper than %u frames",
-			   a.path, CALLS_MAX_DEPTH);
-	if (a.error == -ENOMEM || ret == -ENOMEM) {
-		tool_error("account", "out of memory");
-		goto out;
-	}
-	if (a.error && a.error != -EBADMSG) {
-		tool_error("account", "%s", order_stats_error(a.durations));
-		goto out;
-	}
-	status = trace_status(t, ret < 0 ? ret : 0);
-	if (a.error == -EBADMSG || ret < 0) {
-		if (status == EXIT_OK)
-			status = EXIT_INVALID;
-		goto out;
-	}
+	p.freq = replay_input(a.replay)->freq;
 	ret = order_stats_walk(a.durations, pick, &a);
 	if (!ret)
 		ret = order_rows(&a, field, dsc, &ro);
 	if (ret) {
-		tool_error("account", "%s",
-			   *order_stats_error(a.durations) ?
-				   order_stats_error(a.durations) :
-				   strerror(-ret));
+		tool_error("account", "%s", order_stats_why(a.durations, ret));
 		status = EXIT_USAGE;
 		goto out;
 	}
-	p.sched = calls_saw_sched(a.calls);
+	p.sched = calls_saw_sched(replay_calls(a.replay));
 	p.out = analysis_open_output(&o);
 	if (!p.out) {
 		status = EXIT_USAGE;
@@ -821,17 +759,16 @@ static int account_run(int argc, char **argv)
 	}
 	print_rows(&a, &p, &ro, (uint32_t)top);
 	status = analysis_close_output(&o, p.out, status);
-	if (a.unmatched) {
+	if (replay_unmatched(a.replay)) {
 		tool_error(
 			"account",
 			"%s: skipped %" PRIu64
 			" exits that matched no entry on their thread's stack",
-			a.path, a.unmatched);
+			path, replay_unmatched(a.replay));
 		status = EXIT_INVALID;
 	}
 out:
 	free(ro.rows);
-	trace_close(t);
 	account_free(&a);
 	symbols_free(p.syms);
 	return status;

@@ -164,25 +164,11 @@ static int convert_calls(struct trace *t, const struct trace_header *hdr,
 	return trace_status(t, ret);
 }
 
-static int convert_folded(struct trace *t, struct symbols *syms, FILE *out)
+/* stack_write_folded() says what went wrong itself. */
+static int convert_folded(struct trace *t, const char *path,
+			  struct symbols *syms, FILE *out)
 {
-	uint64_t unmatched = 0;
-	int ret = stack_write_folded(t, syms, out, &unmatched);
-
-	if (ret == -ENOMEM || ret == -E2BIG) {
-		tool_error("convert", "%s",
-			   ret == -E2BIG ?
-				   "a call stack deeper than the limit" :
-				   "out of memory");
-		return EXIT_USAGE;
-	}
-	if (unmatched)
-		tool_error(
-			"convert",
-			"%" PRIu64
-			" exits matched no entry on their thread's stack (left out)",
-			unmatched);
-	return trace_status(t, ret);
+	return stack_write_folded(t, path, syms, out);
 }
 
 static int write_fd(void *ctx, const void *data, size_t size)
@@ -364,7 +350,7 @@ static int convert_run(int argc, char **argv)
 		status = convert_calls(t, hdr, syms, out, WRITER_TRACELOG);
 		break;
 	case OUT_FOLDED:
-		status = convert_folded(t, syms, out);
+		status = convert_folded(t, argv[optind], syms, out);
 		break;
 	case OUT_FDR:
 		status = convert_fdr(t, hdr, out, o.fdr_version);

@@ -21,6 +21,7 @@
 #include "analysis/cmdline.h"
 #include "analysis/llvm_compat.h"
 #include "analysis/order_stats.h"
+#include "analysis/replay.h"
 #include "analysis/source.h"
 #include "analysis/symbols.h"
 #include "analysis/table.h"
@@ -103,24 +104,16 @@ struct vertex {
 };
 
 struct graph {
-	const char *path;
-	enum trace_format input; /* for trace_where() */
+	struct replay *replay;
 	bool keep_going;
 	struct table edge_tab, vertex_tab;
 	struct edge **edges; /* the tables' records, by number */
 	struct vertex **vertices;
 	uint32_t nedges, nvertices;
 	struct order_stats *durations;
-	uint64_t seq, unmatched;
 	uint32_t sub;
 	const struct xrayfdr_event *ev; /* the event being processed */
 	uint32_t thread_index;
-	int error;
-	struct calls *calls;
-	uint16_t version;
-	bool fdr;
-	uint64_t *thread_pid;
-	uint32_t thread_cap;
 };
 
 static void note_first(struct graph *g, struct stat *s)
@@ -133,7 +126,7 @@ static void note_first(struct graph *g, struct stat *s)
 		return;
 	s->first_tsc = tsc;
 	s->first_thread = g->thread_index;
-	s->first_seq = g->seq;
+	s->first_seq = replay_input(g->replay)->seq;
 	s->first_sub = g->sub++;
 }
 
@@ -193,7 +186,7 @@ static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
 	g->thread_index = t->index;
 	v = vertex(g, f->func_id);
 	if (!v) {
-		g->error = -ENOMEM;
+		replay_fail(g->replay, -ENOMEM);
 		return;
 	}
 	note_first(g, &v->s);
@@ -205,6 +198,7 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 	int32_t from = d->depth ? t->stack[d->depth - 1].func_id : 0;
 	struct vertex *vf, *vt;
 	struct edge *e;
+	int ret;
 
 	g->thread_index = t->index;
 	/* as llvm-xray's Graph: the edge's ends become vertices, then the
@@ -217,61 +211,60 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 		note_first(g, &vt->s);
 	e = edge(g, from, d->func_id);
 	if (!vf || !vt || !e) {
-		g->error = -ENOMEM;
+		replay_fail(g->replay, -ENOMEM);
 		return;
 	}
 	note_first(g, &e->s);
 	update(&e->s, d->dur);
 	update(&vt->s, d->dur);
-	if (order_stats_add(g->durations, 2 * e->index, d->dur) ||
-	    order_stats_add(g->durations, 2 * vt->index + 1, d->dur))
-		g->error = -EIO;
+	ret = order_stats_add(g->durations, 2 * e->index, d->dur);
+	if (!ret)
+		ret = order_stats_add(g->durations, 2 * vt->index + 1, d->dur);
+	if (ret && ret != -ENOMEM) {
+		tool_error("graph", "%s", order_stats_why(g->durations, ret));
+		ret = -EIO;
+	}
+	if (ret)
+		replay_fail(g->replay, ret);
 }
 
 static void on_unmatched(void *ctx, struct call_thread *t,
 			 const struct xrayfdr_event *ev)
 {
 	struct graph *g = ctx;
+	const struct replay_input *in = replay_input(g->replay);
 	char where[48];
 
 	(void)t;
-	g->unmatched++;
-	if (g->keep_going || g->error)
+	if (g->keep_going)
 		return;
 	tool_error(
 		"graph",
 		"%s: record at %s: thread %" PRIu32
 		": exit of function %" PRId32
 		" does not match the top of its thread's stack (see --deduce-sibling-calls and --keep-going)",
-		g->path,
-		trace_where(g->input, ev->offset, where, sizeof(where)),
+		in->path,
+		trace_where(in->format, ev->offset, where, sizeof(where)),
 		ev->tid, ev->func_id);
-	g->error = -EBADMSG;
+	replay_fail(g->replay, -EBADMSG);
 }
 
-static void on_thread(void *ctx, struct call_thread *t)
+static int on_event(void *ctx, const struct xrayfdr_event *ev)
 {
 	struct graph *g = ctx;
 
-	if (t->index >= g->thread_cap) {
-		uint32_t cap = g->thread_cap ? 2 * g->thread_cap : 64;
-		uint64_t *n = realloc(g->thread_pid, cap * sizeof(*n));
-
-		if (!n) {
-			g->error = -ENOMEM;
-			return;
-		}
-		g->thread_pid = n;
-		g->thread_cap = cap;
-	}
-	g->thread_pid[t->index] = llvm_block_pid(g->version, t->pid);
+	g->ev = ev;
+	g->sub = 0;
+	return 0;
 }
 
-static const struct calls_ops graph_ops = {
-	.enter = on_enter,
-	.done = on_done,
-	.unmatched = on_unmatched,
-	.thread = on_thread,
+static const struct replay_hooks graph_hooks = {
+	.calls = {
+		.enter = on_enter,
+		.done = on_done,
+		.unmatched = on_unmatched,
+	},
+	.event = on_event,
 };
 
 /* llvm-xray graph picks with integer arithmetic. */
@@ -312,8 +305,7 @@ static int cmp_item(const void *x, const void *y)
 }
 
 /* The DenseMap order of items inserted in time order. */
-static int item_order(struct graph *g, bool vertices, const uint32_t *ranks,
-		      uint32_t *out)
+static int item_order(struct graph *g, bool vertices, uint32_t *out)
 {
 	uint32_t n = vertices ? g->nvertices : g->nedges;
 	struct item_order *items = malloc((n + 1) * sizeof(*items));
@@ -328,7 +320,9 @@ static int item_order(struct graph *g, bool vertices, const uint32_t *ranks,
 					    &g->edges[i]->s;
 
 		items[i] = (struct item_order){
-			.s = s, .index = i, .rank = ranks[s->first_thread]
+			.s = s,
+			.index = i,
+			.rank = replay_thread_rank(g->replay, s->first_thread)
 		};
 	}
 	qsort(items, n, sizeof(*items), cmp_item);
@@ -527,24 +521,17 @@ static void xml_escape(FILE *out, const char *s, size_t max)
 static int write_dot(struct graph *g, FILE *out, struct symbols *syms,
 		     const struct dot_opts *o)
 {
-	uint32_t nt = calls_nthreads(g->calls);
-	uint32_t *ranks = calloc(nt + 1, sizeof(*ranks));
-	uint32_t *tids = malloc((nt + 1) * sizeof(*tids));
 	uint32_t *eorder = malloc((g->nedges + 1) * sizeof(*eorder));
 	uint32_t *vorder = malloc((g->nvertices + 1) * sizeof(*vorder));
 	double emax = 0, vmax = 0;
 	char colour[16];
 	int ret = -ENOMEM;
 
-	if (!ranks || !tids || !eorder || !vorder)
+	if (!eorder || !vorder)
 		goto out;
-	for (uint32_t i = 0; i < nt; i++)
-		tids[i] = calls_thread(g->calls, i)->tid;
-	ret = g->fdr ? llvm_thread_ranks(g->thread_pid, tids, nt, ranks) : 0;
+	ret = item_order(g, false, eorder);
 	if (!ret)
-		ret = item_order(g, false, ranks, eorder);
-	if (!ret)
-		ret = item_order(g, true, ranks, vorder);
+		ret = item_order(g, true, vorder);
 	if (ret)
 		goto out;
 	if (o->edge_color)
@@ -596,8 +583,6 @@ static int write_dot(struct graph *g, FILE *out, struct symbols *syms,
 	}
 	fputs("}\n", out);
 out:
-	free(ranks);
-	free(tids);
 	free(eorder);
 	free(vorder);
 	return ret;
@@ -632,10 +617,8 @@ static int graph_run(int argc, char **argv)
 	struct analysis_opts o;
 	struct dot_opts dot = { 0 };
 	struct graph g = { 0 };
-	const struct trace_header *hdr;
-	const struct xrayfdr_event *ev;
 	struct symbols *syms = NULL;
-	struct trace *t = NULL;
+	const char *path;
 	bool deduce = false;
 	FILE *out;
 	char err[512];
@@ -678,7 +661,7 @@ static int graph_run(int argc, char **argv)
 		tool_error("graph", "expects exactly one FILE (see --help)");
 		return EXIT_USAGE;
 	}
-	g.path = argv[optind];
+	path = argv[optind];
 	table_init(&g.edge_tab, sizeof(struct edge), MAX_ITEMS);
 	table_init(&g.vertex_tab, sizeof(struct vertex), MAX_ITEMS);
 	g.keep_going = o.in.keep_going;
@@ -688,52 +671,27 @@ static int graph_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	g.durations = order_stats_new(o.sort_memory);
-	g.calls = calls_new(deduce ? CALLS_DEDUCE : CALLS_STRICT, true,
-			    &graph_ops, &g);
-	if (!g.durations || !g.calls) {
+	g.replay = replay_new(&(struct replay_opts){
+		.size = sizeof(struct replay_opts),
+		.cmd = "graph",
+		.mode = deduce ? CALLS_DEDUCE : CALLS_STRICT,
+		.by_tid = true,
+		.in = o.in,
+		.hooks = &graph_hooks,
+		.ctx = &g,
+		.names = syms,
+	});
+	if (!g.durations || !g.replay) {
 		tool_error("graph", "out of memory");
 		goto out;
 	}
-	t = trace_open(g.path, &o.in);
-	if (!t)
+	status = replay_file(g.replay, path);
+	if (replay_stopped(g.replay))
 		goto out;
-	symbols_use_trace_names(syms, trace_function_name, t);
-	ret = trace_header(t, &hdr);
-	if (!ret) {
-		g.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
-		g.input = hdr->format;
-		g.version = hdr->version;
-		dot.freq = (double)hdr->cycle_frequency;
-		while ((ret = trace_next(t, &ev)) == 1) {
-			g.ev = ev;
-			g.seq++;
-			g.sub = 0;
-			ret = calls_event(g.calls, ev);
-			if (ret || g.error)
-				break;
-		}
-	}
-	if (ret == -E2BIG)
-		tool_error("graph", "%s: a call stack deeper than %u frames",
-			   g.path, CALLS_MAX_DEPTH);
-	if (ret == -ENOMEM || g.error == -ENOMEM || g.error == -EIO) {
-		tool_error("graph", "%s",
-			   g.error == -EIO ? order_stats_error(g.durations) :
-					     "out of memory");
-		goto out;
-	}
-	status = trace_status(t, ret < 0 ? ret : 0);
-	if (g.error == -EBADMSG || ret < 0) {
-		if (status == EXIT_OK)
-			status = EXIT_INVALID;
-		goto out;
-	}
+	dot.freq = replay_input(g.replay)->freq;
 	ret = order_stats_walk(g.durations, pick, &g);
 	if (ret) {
-		tool_error("graph", "%s",
-			   *order_stats_error(g.durations) ?
-				   order_stats_error(g.durations) :
-				   strerror(-ret));
+		tool_error("graph", "%s", order_stats_why(g.durations, ret));
 		status = EXIT_USAGE;
 		goto out;
 	}
@@ -747,21 +705,19 @@ static int graph_run(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 	status = analysis_close_output(&o, out, status);
-	if (g.unmatched) {
+	if (replay_unmatched(g.replay)) {
 		tool_error(
 			"graph",
 			"%s: skipped %" PRIu64
 			" exits that matched no entry on their thread's stack",
-			g.path, g.unmatched);
+			path, replay_unmatched(g.replay));
 		status = EXIT_INVALID;
 	}
 out:
-	trace_close(t);
-	calls_free(g.calls);
+	replay_free(g.replay);
 	order_stats_free(g.durations);
 	table_free(&g.edge_tab);
 	table_free(&g.vertex_tab);
-	free(g.thread_pid);
 	symbols_free(syms);
 	return status;
 }

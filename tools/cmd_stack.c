@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/util/u64map.h"
 #include "analysis/calls.h"
 #include "analysis/cmdline.h"
 #include "analysis/flamegraph.h"
 #include "analysis/llvm_compat.h"
+#include "analysis/replay.h"
 #include "analysis/source.h"
 #include "analysis/symbols.h"
 #include "analysis/trie.h"
@@ -85,31 +85,15 @@ static void stack_usage(FILE *out)
 struct thread_data {
 	struct trie_thread roots;
 	bool rooted;
-	uint64_t root_file, root_seq; /* where its first root call was */
-	uint64_t block_pid;
+	uint64_t root_seq; /* where its first root call was */
 };
 
 struct stack {
 	struct trie trie;
-	struct calls *calls;
+	struct replay *replay;
 	struct symbols *syms;
 	enum stack_format format;
 	bool keep_going;
-	const char *path;
-	enum trace_format input; /* for trace_where() */
-	uint64_t file, seq;
-	uint16_t version;
-	bool fdr;
-	uint64_t unmatched;
-	int error;
-	/* threads of the current file, in order of first appearance, for
-	 * llvm-xray's thread order */
-	struct u64map file_keys;
-	uint64_t *file_pids;
-	uint32_t *file_tids;
-	uint32_t nfile, file_cap;
-	uint64_t *thread_rank; /* by call thread index: (file, rank) */
-	uint32_t rank_cap;
 };
 
 static struct thread_data *tdata(struct call_thread *t)
@@ -123,11 +107,10 @@ static void on_thread(void *ctx, struct call_thread *t)
 	struct thread_data *d = calloc(1, sizeof(*d));
 
 	if (!d) {
-		s->error = -ENOMEM;
+		replay_fail(s->replay, -ENOMEM);
 		return;
 	}
 	d->roots.tid = t->tid;
-	d->block_pid = llvm_block_pid(s->version, t->pid);
 	t->user = d;
 }
 
@@ -145,12 +128,11 @@ static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
 		return;
 	if (!depth && !d->rooted) {
 		d->rooted = true;
-		d->root_file = s->file;
-		d->root_seq = s->seq;
+		d->root_seq = replay_input(s->replay)->seq;
 	}
 	node = trie_child(&s->trie, &d->roots, parent, f->func_id);
 	if (node == TRIE_NONE)
-		s->error = -ENOMEM;
+		replay_fail(s->replay, -ENOMEM);
 	f->user = node;
 }
 
@@ -178,10 +160,10 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 			 const struct xrayfdr_event *ev)
 {
 	struct stack *s = ctx;
+	const struct replay_input *in = replay_input(s->replay);
 	char where[48];
 
 	(void)t;
-	s->unmatched++;
 	if (s->format == FMT_FOLDED || s->format == FMT_SVG || s->keep_going)
 		return;
 	tool_error(
@@ -189,86 +171,20 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 		"%s: record at %s: thread %" PRIu32
 		": exit of function %" PRId32
 		" with no matching entry on the thread's stack (see --keep-going)",
-		s->path,
-		trace_where(s->input, ev->offset, where, sizeof(where)),
+		in->path,
+		trace_where(in->format, ev->offset, where, sizeof(where)),
 		ev->tid, ev->func_id);
-	s->error = -EBADMSG;
+	replay_fail(s->replay, -EBADMSG);
 }
 
-static const struct calls_ops stack_ops = {
-	.enter = on_enter,
-	.done = on_done,
-	.unmatched = on_unmatched,
-	.thread = on_thread,
+static const struct replay_hooks stack_hooks = {
+	.calls = {
+		.enter = on_enter,
+		.done = on_done,
+		.unmatched = on_unmatched,
+		.thread = on_thread,
+	},
 };
-
-/* Remember the (buffer process, thread) keys of this file in order. */
-static int note_key(struct stack *s, const struct xrayfdr_event *ev)
-{
-	uint64_t pid = llvm_block_pid(s->version, ev->pid);
-	uint64_t key = thread_key((uint32_t)pid, ev->tid);
-
-	if (u64map_get(&s->file_keys, key))
-		return 0;
-	if (s->nfile == s->file_cap) {
-		uint32_t cap = s->file_cap ? 2 * s->file_cap : 16;
-		uint64_t *p = realloc(s->file_pids, cap * sizeof(*p));
-		uint32_t *t;
-
-		if (!p)
-			return -ENOMEM;
-		s->file_pids = p;
-		t = realloc(s->file_tids, cap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		s->file_tids = t;
-		s->file_cap = cap;
-	}
-	s->file_pids[s->nfile] = pid;
-	s->file_tids[s->nfile++] = ev->tid;
-	return u64map_put(&s->file_keys, key, (void *)(uintptr_t)s->nfile);
-}
-
-/* At the end of a file: the rank of the threads first rooted in it. */
-static int rank_file_threads(struct stack *s)
-{
-	uint32_t *ranks = calloc(s->nfile + 1, sizeof(*ranks));
-	uint32_t n = calls_nthreads(s->calls);
-	int ret = ranks ? 0 : -ENOMEM;
-
-	if (!ret)
-		ret = llvm_thread_ranks(s->file_pids, s->file_tids, s->nfile,
-					ranks);
-	if (!ret && n > s->rank_cap) {
-		uint64_t *r = realloc(s->thread_rank, n * sizeof(*r));
-
-		if (r) {
-			memset(r + s->rank_cap, 0,
-			       (n - s->rank_cap) * sizeof(*r));
-			s->thread_rank = r;
-			s->rank_cap = n;
-		} else {
-			ret = -ENOMEM;
-		}
-	}
-	for (uint32_t i = 0; !ret && i < n; i++) {
-		struct call_thread *t = calls_thread(s->calls, i);
-		struct thread_data *d = tdata(t);
-		uintptr_t pos;
-
-		if (!d || !d->rooted || d->root_file != s->file)
-			continue;
-		pos = (uintptr_t)u64map_get(&s->file_keys,
-					    thread_key((uint32_t)d->block_pid,
-						       t->tid));
-		s->thread_rank[i] = (uint64_t)s->file << 32 |
-				    (pos && s->fdr ? ranks[pos - 1] : 0);
-	}
-	free(ranks);
-	u64map_free(&s->file_keys);
-	s->nfile = 0;
-	return ret;
-}
 
 /*
  * llvm-xray's Roots: a DenseMap from thread id to the thread's roots,
@@ -285,8 +201,8 @@ static int cmp_first_root(const void *x, const void *y)
 {
 	const struct call_thread *a = *(struct call_thread *const *)x;
 	const struct call_thread *b = *(struct call_thread *const *)y;
-	uint64_t ra = sort_ctx->thread_rank[a->index];
-	uint64_t rb = sort_ctx->thread_rank[b->index];
+	uint64_t ra = replay_thread_rank(sort_ctx->replay, a->index);
+	uint64_t rb = replay_thread_rank(sort_ctx->replay, b->index);
 
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
@@ -298,7 +214,8 @@ static int cmp_first_root(const void *x, const void *y)
 
 static int roots_order(struct stack *s, struct root_order *ro)
 {
-	uint32_t n = calls_nthreads(s->calls), k = 0;
+	struct calls *calls = replay_calls(s->replay);
+	uint32_t n = calls_nthreads(calls), k = 0;
 	struct call_thread **th = malloc((n + 1) * sizeof(*th));
 	uint32_t *hashes = malloc((n + 1) * sizeof(*hashes));
 	uint32_t *order = malloc((n + 1) * sizeof(*order));
@@ -307,7 +224,7 @@ static int roots_order(struct stack *s, struct root_order *ro)
 	if (!th || !hashes || !order)
 		goto out;
 	for (uint32_t i = 0; i < n; i++) {
-		struct call_thread *t = calls_thread(s->calls, i);
+		struct call_thread *t = calls_thread(calls, i);
 
 		if (tdata(t) && tdata(t)->rooted)
 			th[k++] = t;
@@ -802,12 +719,13 @@ static int report(struct stack *s, FILE *out, const struct stack_opts *o)
 					 .self = svg_self,
 					 .name = svg_name,
 					 .ctx = &st };
-		struct flame_opts fo = { .title = o->title ? o->title : s->path,
-					 .subtitle =
-						 o->aggregate ?
-							 "all threads merged" :
-							 "by thread",
-					 .ticks_per_second = o->freq };
+		struct flame_opts fo = {
+			.title = o->title ? o->title :
+					    replay_input(s->replay)->path,
+			.subtitle = o->aggregate ? "all threads merged" :
+						   "by thread",
+			.ticks_per_second = o->freq
+		};
 
 		ret = flamegraph_write(out, &ft, &fo);
 		break;
@@ -821,66 +739,34 @@ out:
 
 static void stack_free(struct stack *s)
 {
-	for (uint32_t i = 0; s->calls && i < calls_nthreads(s->calls); i++) {
-		struct thread_data *d = tdata(calls_thread(s->calls, i));
+	struct calls *calls = s->replay ? replay_calls(s->replay) : NULL;
+
+	for (uint32_t i = 0; calls && i < calls_nthreads(calls); i++) {
+		struct thread_data *d = tdata(calls_thread(calls, i));
 
 		if (d) {
 			trie_thread_free(&d->roots);
 			free(d);
 		}
 	}
-	calls_free(s->calls);
+	replay_free(s->replay);
 	trie_free(&s->trie);
-	u64map_free(&s->file_keys);
-	free(s->file_pids);
-	free(s->file_tids);
-	free(s->thread_rank);
 }
 
-/* Read one input.  It stays open (in *@tp) until the report is written:
- * a TraceLog's function names live in its reader. */
-static int read_file(struct stack *s, const char *path, struct trace_opts *in,
-		     double *freq, struct trace **tp)
+static struct replay *stack_replay(struct stack *s, enum calls_mode mode,
+				   const struct trace_opts *in)
 {
-	const struct trace_header *hdr;
-	const struct xrayfdr_event *ev;
-	struct trace *t = trace_open(path, in);
-	int ret, status;
-
-	*tp = t;
-	if (!t)
-		return EXIT_USAGE;
-	symbols_use_trace_names(s->syms, trace_function_name, t);
-	s->path = path;
-	ret = trace_header(t, &hdr);
-	if (!ret) {
-		s->fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
-		s->input = hdr->format;
-		s->version = hdr->version;
-		*freq = (double)hdr->cycle_frequency;
-		while ((ret = trace_next(t, &ev)) == 1) {
-			s->seq++;
-			ret = note_key(s, ev);
-			if (!ret)
-				ret = calls_event(s->calls, ev);
-			if (ret || s->error)
-				break;
-		}
-	}
-	if (ret == -E2BIG)
-		tool_error("stack", "%s: a call stack deeper than %u frames",
-			   path, CALLS_MAX_DEPTH);
-	status = trace_status(t, ret < 0 ? ret : 0);
-	if (ret == -ENOMEM || s->error == -ENOMEM) {
-		tool_error("stack", "out of memory");
-		status = EXIT_USAGE;
-	} else if (s->error && status == EXIT_OK) {
-		status = EXIT_INVALID;
-	}
-	if (status == EXIT_OK && rank_file_threads(s))
-		status = EXIT_USAGE;
-	s->file++;
-	return status;
+	s->replay = replay_new(&(struct replay_opts){
+		.size = sizeof(struct replay_opts),
+		.cmd = in->cmd,
+		.mode = mode,
+		.by_tid = true,
+		.in = *in,
+		.hooks = &stack_hooks,
+		.ctx = s,
+		.names = s->syms,
+	});
+	return s->replay;
 }
 
 static int stack_run(int argc, char **argv)
@@ -901,7 +787,6 @@ static int stack_run(int argc, char **argv)
 	struct stack s = { 0 };
 	bool all = false;
 	FILE *out;
-	struct trace **traces = NULL;
 	char err[512];
 	int opt, status = EXIT_OK, ret;
 
@@ -987,31 +872,26 @@ static int stack_run(int argc, char **argv)
 		tool_error("stack", "%s", err);
 		return EXIT_USAGE;
 	}
-	s.calls = calls_new(so.format == FMT_FOLDED || so.format == FMT_SVG ?
-				    CALLS_UNWIND :
-				    CALLS_CLEAR,
-			    true, &stack_ops, &s);
-	if (!s.calls) {
-		tool_error("stack", "out of memory");
-		status = EXIT_USAGE;
-		goto out;
-	}
-	traces = calloc((size_t)argc, sizeof(*traces));
-	if (!traces) {
+	if (!stack_replay(&s,
+			  so.format == FMT_FOLDED || so.format == FMT_SVG ?
+				  CALLS_UNWIND :
+				  CALLS_CLEAR,
+			  &o.in)) {
 		tool_error("stack", "out of memory");
 		status = EXIT_USAGE;
 		goto out;
 	}
 	for (int i = optind; i < argc; i++) {
-		int st = read_file(&s, argv[i], &o.in, &so.freq, &traces[i]);
+		int st = replay_file(s.replay, argv[i]);
 
 		if (st > status)
 			status = st;
-		if (st == EXIT_USAGE || (st && !o.in.keep_going))
+		if (replay_stopped(s.replay) || (st && !o.in.keep_going))
 			goto out;
+		so.freq = replay_input(s.replay)->freq;
 	}
 	if (so.format == FMT_FOLDED || so.format == FMT_SVG)
-		calls_close_all(s.calls);
+		calls_close_all(replay_calls(s.replay));
 	if (!s.trie.n) {
 		tool_error("stack", "no instrumented calls in the input");
 		status = EXIT_INVALID;
@@ -1030,11 +910,11 @@ static int stack_run(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 	status = analysis_close_output(&o, out, status);
-	if (s.unmatched) {
+	if (replay_unmatched(s.replay)) {
 		tool_error("stack",
 			   "%" PRIu64
 			   " exits matched no entry on their thread's stack%s",
-			   s.unmatched,
+			   replay_unmatched(s.replay),
 			   so.format == FMT_FOLDED || so.format == FMT_SVG ?
 				   " (left out)" :
 				   "");
@@ -1042,49 +922,40 @@ static int stack_run(int argc, char **argv)
 			status = EXIT_INVALID;
 	}
 out:
-	for (int i = 0; traces && i < argc; i++)
-		trace_close(traces[i]);
-	free(traces);
 	stack_free(&s);
 	symbols_free(s.syms);
 	return status;
 }
 
-int stack_write_folded(struct trace *t, struct symbols *syms, FILE *out,
-		       uint64_t *unmatched)
+int stack_write_folded(struct trace *t, const char *path, struct symbols *syms,
+		       FILE *out)
 {
+	const struct trace_opts in = { .cmd = "convert" };
 	struct stack_opts so = { .format = FMT_FOLDED };
-	struct stack s = { .format = FMT_FOLDED, .syms = syms, .path = "" };
-	const struct xrayfdr_event *ev;
-	const struct trace_header *hdr;
-	int ret;
+	struct stack s = { .format = FMT_FOLDED, .syms = syms };
+	int status, ret;
 
-	s.calls = calls_new(CALLS_UNWIND, true, &stack_ops, &s);
-	if (!s.calls)
-		return -ENOMEM;
-	ret = trace_header(t, &hdr);
-	if (!ret) {
-		s.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
-		s.input = hdr->format;
-		s.version = hdr->version;
+	if (!stack_replay(&s, CALLS_UNWIND, &in)) {
+		tool_error("convert", "out of memory");
+		return EXIT_USAGE;
 	}
-	while (!ret && (ret = trace_next(t, &ev)) == 1) {
-		s.seq++;
-		ret = note_key(&s, ev);
-		if (!ret)
-			ret = calls_event(s.calls, ev);
-		if (!ret)
-			ret = s.error;
-	}
-	if (!ret)
-		ret = rank_file_threads(&s);
-	if (!ret) {
-		calls_close_all(s.calls);
+	status = replay_trace(s.replay, t, path);
+	if (!replay_stopped(s.replay)) {
+		calls_close_all(replay_calls(s.replay));
 		ret = report(&s, out, &so);
+		if (ret) {
+			tool_error("convert", "%s", strerror(-ret));
+			status = EXIT_USAGE;
+		}
 	}
-	*unmatched = s.unmatched;
+	if (replay_unmatched(s.replay))
+		tool_error(
+			"convert",
+			"%" PRIu64
+			" exits matched no entry on their thread's stack (left out)",
+			replay_unmatched(s.replay));
 	stack_free(&s);
-	return ret;
+	return status;
 }
 
 const struct command cmd_stack = {

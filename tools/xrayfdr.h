@@ -34,11 +34,11 @@ struct trace;
 struct symbols;
 /*
  * The folded stacks of `xrayfdr stack --format=folded`, for `convert`:
- * read @t to the end and write them.  Return 0 (*unmatched: exits that
- * matched no entry), the reader's negative errno, or -ENOMEM.
+ * read @t (named @path in messages) to the end and write them.  Return
+ * the exit status, having said what went wrong.
  */
-int stack_write_folded(struct trace *t, struct symbols *syms, FILE *out,
-		       uint64_t *unmatched);
+int stack_write_folded(struct trace *t, const char *path, struct symbols *syms,
+		       FILE *out);
 
 /* Print "xrayfdr CMD: message" to stderr. */
 __attribute__((format(printf, 2, 3))) void tool_error(const char *cmd,
@@ -53,6 +53,12 @@ int parse_size(const char *s, uint64_t *out);
  */
 bool filter_add_rule(const char *cmd, char **filter, char sign,
 		     const char *pattern);
+/*
+ * Parse a time such as "5us", "2.5ms", "1s" (also ns, sec, m, min) into
+ * nanoseconds; a bare number is in @default_unit nanoseconds (0: a unit
+ * is required).  Return 0 or -EINVAL.
+ */
+int parse_time_ns(const char *text, uint64_t default_unit, uint64_t *ns);
 /* Parse an unsigned integer in [min, max].  Return 0 or -EINVAL. */
 int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 

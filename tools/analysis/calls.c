@@ -16,6 +16,7 @@ struct calls {
 	struct call_thread *last; /* the thread of the last event */
 	uint64_t last_key;
 	bool saw_sched;
+	uint64_t unmatched;
 };
 
 struct calls *calls_new(enum calls_mode mode, bool by_tid,
@@ -56,6 +57,11 @@ struct call_thread *calls_thread(const struct calls *c, uint32_t index)
 bool calls_saw_sched(const struct calls *c)
 {
 	return c->saw_sched;
+}
+
+uint64_t calls_unmatched(const struct calls *c)
+{
+	return c->unmatched;
 }
 
 static struct call_thread *get_thread(struct calls *c,
@@ -175,6 +181,7 @@ static void exit_event(struct calls *c, struct call_thread *t,
 		for (bool first = true; c->mode == CALLS_CLEAR && t->depth;
 		     first = false)
 			pop(c, t, ev->tsc, false, first, false);
+		c->unmatched++;
 		if (c->ops->unmatched)
 			c->ops->unmatched(c->ctx, t, ev);
 		return;
@@ -188,8 +195,11 @@ static void sched_event(struct calls *c, struct call_thread *t,
 {
 	struct xrayfdr_sched_event se;
 
-	if (!xrayfdr_sched_decode(ev->data, ev->data_size, &se))
+	if (!xrayfdr_sched_decode(ev->data, ev->data_size, &se)) {
+		if (c->ops->other)
+			c->ops->other(c->ctx, t, ev);
 		return;
+	}
 	c->saw_sched = true;
 	t->saw_sched = true;
 	if (se.kind == XRAYFDR_SCHED_SWITCH_OUT && !t->off_cpu) {
@@ -226,6 +236,10 @@ int calls_event(struct calls *c, const struct xrayfdr_event *ev)
 		break;
 	case XRAYFDR_EV_CUSTOM:
 		sched_event(c, t, ev);
+		break;
+	case XRAYFDR_EV_TYPED:
+		if (c->ops->other)
+			c->ops->other(c->ctx, t, ev);
 		break;
 	default:
 		break;

@@ -85,6 +85,9 @@ struct calls_ops {
 	void (*sched)(void *ctx, struct call_thread *t, bool off, uint64_t tsc);
 	/* a new thread */
 	void (*thread)(void *ctx, struct call_thread *t);
+	/* a typed event, or a custom event that is not a scheduler event */
+	void (*other)(void *ctx, struct call_thread *t,
+		      const struct xrayfdr_event *ev);
 };
 
 struct calls;
@@ -110,5 +113,8 @@ struct call_thread *calls_thread(const struct calls *c, uint32_t index);
 
 /* Whether any scheduler event was seen. */
 bool calls_saw_sched(const struct calls *c);
+
+/* Exits that matched no frame, so far. */
+uint64_t calls_unmatched(const struct calls *c);
 
 #endif

@@ -48,6 +48,12 @@ const char *order_stats_error(const struct order_stats *s)
 	return sorter_error(s->sorter);
 }
 
+const char *order_stats_why(const struct order_stats *s, int err)
+{
+	return *sorter_error(s->sorter) ? sorter_error(s->sorter) :
+					  strerror(-err);
+}
+
 int order_stats_add(struct order_stats *s, uint32_t set, uint64_t value)
 {
 	uint64_t key = (uint64_t)set << VALUE_BITS |

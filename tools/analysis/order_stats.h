@@ -35,4 +35,8 @@ int order_stats_walk(struct order_stats *s,
 /* What went wrong with the temporary files, or "". */
 const char *order_stats_error(const struct order_stats *s);
 
+/* Why a call that returned @err failed: the temporary files' problem, or
+ * @err's text. */
+const char *order_stats_why(const struct order_stats *s, int err);
+
 #endif

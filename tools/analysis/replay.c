@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The replay driver; see replay.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/util/u64map.h"
+#include "../xrayfdr.h"
+#include "llvm_compat.h"
+#include "replay.h"
+#include "symbols.h"
+
+struct replay {
+	struct replay_opts o;
+	struct calls *calls;
+	struct replay_input in;
+	uint64_t seq;
+	int failed; /* a hook's replay_fail() */
+	bool stopped;
+	/* the traces read, kept open for their names */
+	struct trace **traces;
+	size_t ntraces, traces_cap;
+	/* this input's (buffer process, thread) keys in order of first
+	 * appearance, for llvm-xray's walk of its buffers */
+	struct u64map keys;
+	uint64_t *key_pids;
+	uint32_t *key_tids;
+	uint32_t nkeys, keys_cap;
+	uint32_t first_thread; /* the first call thread of this input */
+	uint64_t *rank; /* by call thread */
+	uint32_t rank_cap;
+	uint64_t input_events;
+	uint64_t from, to; /* the time range in ticks */
+};
+
+struct replay *replay_new(const struct replay_opts *opts)
+{
+	struct replay *r;
+
+	if (!opts || opts->size < sizeof(*opts) || !opts->hooks) {
+		errno = EINVAL;
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->o = *opts;
+	r->calls = calls_new(opts->mode, opts->by_tid, &opts->hooks->calls,
+			     opts->ctx);
+	if (!r->calls) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void replay_free(struct replay *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->ntraces; i++)
+		trace_close(r->traces[i]);
+	free(r->traces);
+	calls_free(r->calls);
+	u64map_free(&r->keys);
+	free(r->key_pids);
+	free(r->key_tids);
+	free(r->rank);
+	free(r);
+}
+
+void replay_fail(struct replay *r, int err)
+{
+	if (!r->failed)
+		r->failed = err;
+}
+
+bool replay_stopped(const struct replay *r)
+{
+	return r->stopped;
+}
+
+const struct replay_input *replay_input(const struct replay *r)
+{
+	return &r->in;
+}
+
+struct calls *replay_calls(const struct replay *r)
+{
+	return r->calls;
+}
+
+uint64_t replay_unmatched(const struct replay *r)
+{
+	return calls_unmatched(r->calls);
+}
+
+uint64_t replay_thread_rank(const struct replay *r, uint32_t thread_index)
+{
+	return thread_index < r->rank_cap ? r->rank[thread_index] : 0;
+}
+
+static int note_key(struct replay *r, const struct xrayfdr_event *ev)
+{
+	uint64_t pid = llvm_block_pid(r->in.version, ev->pid);
+	uint64_t key = thread_key((uint32_t)pid, ev->tid);
+
+	if (u64map_get(&r->keys, key))
+		return 0;
+	if (r->nkeys == r->keys_cap) {
+		uint32_t cap = r->keys_cap ? 2 * r->keys_cap : 16;
+		uint64_t *p = realloc(r->key_pids, cap * sizeof(*p));
+		uint32_t *t;
+
+		if (!p)
+			return -ENOMEM;
+		r->key_pids = p;
+		t = realloc(r->key_tids, cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		r->key_tids = t;
+		r->keys_cap = cap;
+	}
+	r->key_pids[r->nkeys] = pid;
+	r->key_tids[r->nkeys++] = ev->tid;
+	return u64map_put(&r->keys, key, (void *)(uintptr_t)r->nkeys);
+}
+
+/* At the end of an input: the rank of the threads first seen in it. */
+static int rank_threads(struct replay *r)
+{
+	uint32_t n = calls_nthreads(r->calls);
+	uint32_t *ranks = calloc(r->nkeys + 1, sizeof(*ranks));
+	int ret = ranks ? 0 : -ENOMEM;
+
+	if (!ret && r->in.fdr)
+		ret = llvm_thread_ranks(r->key_pids, r->key_tids, r->nkeys,
+					ranks);
+	if (!ret && n > r->rank_cap) {
+		uint64_t *p = realloc(r->rank, n * sizeof(*p));
+
+		if (p) {
+			memset(p + r->rank_cap, 0,
+			       (n - r->rank_cap) * sizeof(*p));
+			r->rank = p;
+			r->rank_cap = n;
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	for (uint32_t i = r->first_thread; !ret && i < n; i++) {
+		struct call_thread *t = calls_thread(r->calls, i);
+		uint64_t key = thread_key(
+			(uint32_t)llvm_block_pid(r->in.version, t->pid),
+			t->tid);
+		uintptr_t pos = (uintptr_t)u64map_get(&r->keys, key);
+
+		r->rank[i] = r->in.index << 32 | (pos ? ranks[pos - 1] : 0);
+	}
+	free(ranks);
+	u64map_free(&r->keys);
+	r->nkeys = 0;
+	r->first_thread = n;
+	return ret;
+}
+
+static bool tid_wanted(const struct replay *r, uint32_t tid)
+{
+	if (!r->o.ntids)
+		return true;
+	for (size_t i = 0; i < r->o.ntids; i++)
+		if (r->o.tids[i] == tid)
+			return true;
+	return false;
+}
+
+/* The range in TSC ticks once the first event is known: 0 or -EINVAL. */
+static int range_ticks(struct replay *r, uint64_t first_tsc)
+{
+	const struct replay_range *rg = &r->o.range;
+	double ticks_per_ns = r->in.freq / 1e9;
+
+	if (!rg->relative) {
+		r->from = rg->from;
+		r->to = rg->to;
+		return 0;
+	}
+	if (!r->in.freq) {
+		tool_error(
+			r->o.cmd,
+			"%s: --time-range: the trace does not say its TSC frequency; give the range in TSC values (no unit)",
+			r->in.path);
+		return -EINVAL;
+	}
+	r->from = first_tsc + (uint64_t)((double)rg->from * ticks_per_ns);
+	r->to = rg->to == UINT64_MAX ?
+			UINT64_MAX :
+			first_tsc + (uint64_t)((double)rg->to * ticks_per_ns);
+	return 0;
+}
+
+/* 1 if @ev is to be replayed, 0 if not, or negative errno. */
+static int wanted(struct replay *r, const struct xrayfdr_event *ev)
+{
+	if (!r->input_events++) {
+		r->in.first_tsc = ev->tsc;
+		if (r->o.range.set && range_ticks(r, ev->tsc))
+			return -EINVAL;
+	}
+	if (!tid_wanted(r, ev->tid))
+		return 0;
+	return !r->o.range.set || (ev->tsc >= r->from && ev->tsc <= r->to);
+}
+
+/* The exit status of an input by the table in replay.h. */
+static int input_status(struct replay *r, struct trace *t, int ret)
+{
+	int status;
+
+	if (!ret && r->failed)
+		ret = r->failed;
+	r->stopped = ret < 0;
+	if (ret == -E2BIG)
+		tool_error(r->o.cmd, "%s: a call stack deeper than %u frames",
+			   r->in.path, CALLS_MAX_DEPTH);
+	status = trace_status(t, ret == -EBADMSG && r->failed ? 0 : ret);
+	if (ret == -ENOMEM) {
+		tool_error(r->o.cmd, "out of memory");
+		status = EXIT_USAGE;
+	} else if ((ret == -EIO && r->failed) || ret == -EINVAL) {
+		status = EXIT_USAGE;
+	} else if (ret < 0 && status == EXIT_OK) {
+		status = EXIT_INVALID;
+	}
+	return status;
+}
+
+int replay_trace(struct replay *r, struct trace *t, const char *path)
+{
+	const struct replay_hooks *h = r->o.hooks;
+	const struct trace_header *hdr;
+	const struct xrayfdr_event *ev;
+	int ret;
+
+	r->failed = 0;
+	r->in.path = path;
+	r->input_events = 0;
+	if (r->o.names)
+		symbols_use_trace_names(r->o.names, trace_function_name, t);
+	ret = trace_header(t, &hdr);
+	if (!ret) {
+		r->in.format = hdr->format;
+		r->in.version = hdr->version;
+		r->in.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
+		r->in.freq = (double)hdr->cycle_frequency;
+		while ((ret = trace_next(t, &ev)) == 1) {
+			r->in.seq = ++r->seq;
+			ret = wanted(r, ev);
+			if (ret <= 0) {
+				if (ret < 0)
+					break;
+				continue;
+			}
+			ret = note_key(r, ev);
+			if (!ret && h->event)
+				ret = h->event(r->o.ctx, ev);
+			if (!ret)
+				ret = calls_event(r->calls, ev);
+			if (ret || r->failed)
+				break;
+		}
+	}
+	if (ret >= 0 && !r->failed)
+		ret = rank_threads(r);
+	if (ret >= 0 && !r->failed && h->input_done)
+		ret = h->input_done(r->o.ctx);
+	ret = input_status(r, t, ret < 0 ? ret : 0);
+	r->in.index++;
+	return ret;
+}
+
+int replay_file(struct replay *r, const char *path)
+{
+	struct trace *t;
+
+	if (r->ntraces == r->traces_cap) {
+		size_t cap = r->traces_cap ? 2 * r->traces_cap : 4;
+		struct trace **n = realloc(r->traces, cap * sizeof(*n));
+
+		if (!n) {
+			tool_error(r->o.cmd, "out of memory");
+			r->stopped = true;
+			return EXIT_USAGE;
+		}
+		r->traces = n;
+		r->traces_cap = cap;
+	}
+	t = trace_open(path, &r->o.in);
+	if (!t) {
+		r->stopped = true;
+		return EXIT_USAGE;
+	}
+	r->traces[r->ntraces++] = t;
+	return replay_trace(r, t, path);
+}

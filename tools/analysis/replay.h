@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The replay driver: the one read path of the analysis commands that
+ * rebuild calls (account, stack, graph, replay, convert's folded output).
+ *
+ * It opens each input, reads its header and events (source.h), feeds them
+ * to the call matcher (calls.h) whose hooks are the command's, keeps
+ * llvm-xray's thread order of every input, and turns what went wrong into
+ * one message and one exit status by one table:
+ *
+ *   the input could not be read or is damaged   as trace_status() says
+ *   a call stack deeper than CALLS_MAX_DEPTH     EXIT_INVALID
+ *   out of memory                                EXIT_USAGE
+ *   a hook reported the input bad (-EBADMSG)     EXIT_INVALID
+ *   a hook failed otherwise (-EIO, said why)     EXIT_USAGE
+ *
+ * Events of threads not asked for (--tid) and outside the time range
+ * (--time-range) are dropped before the call matcher: a range that
+ * begins in the middle of calls shows their exits without entries, as a
+ * flight recorder's window does.
+ *
+ * A command is a set of hooks: the call matcher's (enter, done, unmatched,
+ * sched, thread), one per event before the matcher sees it, and one at the
+ * end of each input.  Hooks report failure with replay_fail(); reading
+ * stops at the event that failed.
+ */
+#ifndef XRAYFDR_TOOLS_REPLAY_H
+#define XRAYFDR_TOOLS_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "calls.h"
+#include "source.h"
+
+struct symbols;
+
+struct replay;
+
+struct replay_hooks {
+	/* the call matcher's hooks; their ctx is replay_opts.ctx */
+	struct calls_ops calls;
+	/* every event, before the call matcher: 0 or negative errno */
+	int (*event)(void *ctx, const struct xrayfdr_event *ev);
+	/* the end of one input (its threads are ranked by then) */
+	int (*input_done)(void *ctx);
+};
+
+/* --time-range: [from, to], both included. */
+struct replay_range {
+	bool set;
+	bool relative; /* nanoseconds from the input's first event; else
+			* values of the trace's TSC */
+	uint64_t from, to;
+};
+
+struct replay_opts {
+	size_t size; /* sizeof(struct replay_opts) */
+	const char *cmd; /* for messages: "xrayfdr CMD: ..." */
+	enum calls_mode mode;
+	bool by_tid; /* key threads by thread id alone, as llvm-xray */
+	struct trace_opts in;
+	const struct replay_hooks *hooks;
+	void *ctx;
+	/* if set, given each input's own function names (TraceLog) */
+	struct symbols *names;
+	/* only these threads' events (ntids 0: every thread's) */
+	const uint32_t *tids;
+	size_t ntids;
+	/* only the events in this time range */
+	struct replay_range range;
+};
+
+/* What the driver knows of the input being read. */
+struct replay_input {
+	const char *path;
+	enum trace_format format; /* for trace_where() */
+	uint16_t version; /* of the XRay log or YAML */
+	bool fdr; /* an XRay FDR log (llvm-xray orders its threads) */
+	double freq; /* cycles per second; 0 if the header does not say */
+	uint64_t index; /* 0, 1, ... among the inputs */
+	uint64_t seq; /* events read so far, of all inputs, from 1 */
+	uint64_t first_tsc; /* of the input's first event */
+};
+
+/* NULL with errno set on a bad @opts or no memory. */
+struct replay *replay_new(const struct replay_opts *opts);
+
+/*
+ * Read @path to its end, or to the first error; the input stays open
+ * (a TraceLog names its functions) until replay_free().  Return the exit
+ * status by the table above.
+ */
+int replay_file(struct replay *r, const char *path);
+
+/* The same for a trace someone else opened (and will close). */
+int replay_trace(struct replay *r, struct trace *t, const char *path);
+
+/* Whether the last input stopped before its end (its status said why). */
+bool replay_stopped(const struct replay *r);
+
+/* Report a hook's failure: -ENOMEM, -EBADMSG (the hook said why) or -EIO
+ * (the hook said why).  The first failure wins. */
+void replay_fail(struct replay *r, int err);
+
+const struct replay_input *replay_input(const struct replay *r);
+struct calls *replay_calls(const struct replay *r);
+
+/*
+ * A call thread's place in llvm-xray's order: (input << 32 | rank), with
+ * rank its place in the input's walk of (process, thread) buffers for FDR
+ * logs, 0 for other formats, so inputs come in their order.  Threads
+ * first seen in a later input than the one being read rank 0 until that
+ * input ends.
+ */
+uint64_t replay_thread_rank(const struct replay *r, uint32_t thread_index);
+
+/* Exits that matched nothing, so far. */
+uint64_t replay_unmatched(const struct replay *r);
+
+void replay_free(struct replay *r);
+
+#endif
