@@ -14,7 +14,7 @@ ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/symbols.c \
 	tools/analysis/writers.c tools/analysis/order_stats.c tools/analysis/cmdline.c \
 	tools/analysis/table.c
 TOOL_SRCS += $(ANALYSIS_SRCS) tools/cmd_extract.c tools/cmd_convert.c \
-	tools/cmd_account.c tools/cmd_stack.c tools/cmd_graph.c
+	tools/cmd_account.c tools/cmd_stack.c tools/cmd_graph.c tools/cmd_replay.c
 # C++ only where a C++ facility is needed: demangling, and std::sort's
 # order of equal elements, which llvm-xray's output inherits (libstdc++).
 TOOL_CXX_SRCS := tools/analysis/demangle.cc tools/analysis/llvm_sort.cc
@@ -32,6 +32,7 @@ $(BUILD)/obj/%.o: %.cc
 # Test suites of the analysis commands (tests/tools/).
 CHECK_SUITES += tools/llvm-golden:tests/tools/test_llvm_golden.py
 CHECK_SUITES += tools/outputs:tests/tools/test_outputs.py
+CHECK_SUITES += tools/replay:tests/tools/test_replay.py
 
 # The text readers' fuzz targets build them in (tests/fuzz/fuzz_*.c).
 TEXT_FUZZ_BINS := $(BUILD)/fuzz/fuzz_yaml $(BUILD)/fuzz/fuzz_tracelog \

@@ -385,32 +385,15 @@ static int append_env(const char *name, const char *value, char sep)
 	return ret;
 }
 
-/* "5us", "2ms", "1s", "7" (microseconds) into *@us. */
+/* "5us", "2ms", "1s", "7" (microseconds) into *@us, up to a minute. */
 static bool parse_duration(const char *text, uint64_t *us)
 {
-	static const struct {
-		const char *unit;
-		uint64_t scale;
-	} units[] = { { "", 1 },
-		      { "us", 1 },
-		      { "ms", 1000 },
-		      { "s", 1000000 },
-		      { "sec", 1000000 } };
-	char *end;
-	unsigned long long v;
+	uint64_t ns;
 
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (errno || end == text || text[0] == '-')
+	if (parse_time_ns(text, 1000, &ns) || ns > 60000000000ull)
 		return false;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit)) {
-			if (v > 60000000ull / units[i].scale)
-				return false;
-			*us = v * units[i].scale;
-			return true;
-		}
-	return false;
+	*us = (ns + 999) / 1000;
+	return true;
 }
 
 enum verify { VERIFY_SMALL, VERIFY_ALWAYS, VERIFY_NEVER };

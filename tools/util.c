@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -147,4 +148,35 @@ bool filter_add_rule(const char *cmd, char **filter, char sign,
 	snprintf(f + old, n + 2, "%s\n", line);
 	*filter = f;
 	return true;
+}
+
+int parse_time_ns(const char *text, uint64_t default_unit, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t scale;
+	} units[] = { { "ns", 1 },	     { "us", 1000 },
+		      { "ms", 1000000 },     { "s", 1000000000 },
+		      { "sec", 1000000000 }, { "m", 60000000000 },
+		      { "min", 60000000000 } };
+	uint64_t scale = default_unit;
+	char *end;
+	double v;
+
+	if (!*text || *text == '-' || *text == '+' || isspace(*text))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text || !(v >= 0))
+		return -EINVAL;
+	if (*end) {
+		scale = 0;
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcmp(end, units[i].unit))
+				scale = units[i].scale;
+	}
+	if (!scale || v * (double)scale >= 1.8e19)
+		return -EINVAL;
+	*ns = (uint64_t)(v * (double)scale + 0.5);
+	return 0;
 }

@@ -249,12 +249,14 @@ static bool matches(const struct rule *r, const char *name,
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
-static bool passes(const char *name, const char *object)
+/* Which kinds of rule @name in @object matches (RT_FILTER_*): each kind
+ * is looked for until one rule of it matches. */
+static unsigned int classify(const char *name, const char *object)
 {
 	static demangle_fn demangle;
 	static bool looked;
 	char *demangled = NULL;
-	bool selected = !any_select, out = false;
+	unsigned int hits = 0;
 	int status = -1;
 
 	if (!looked) {
@@ -265,25 +267,43 @@ static bool passes(const char *name, const char *object)
 		demangled = demangle(name, NULL, NULL, &status);
 	if (status)
 		demangled = NULL; /* (failed: nothing allocated) */
-	for (size_t i = 0; i < nrules && !out; i++) {
+	for (size_t i = 0; i < nrules && !(hits & RT_FILTER_LEFT_OUT); i++) {
 		const struct rule *r = &rules[i];
+		unsigned int kind = r->select ? RT_FILTER_SELECTED :
+						RT_FILTER_LEFT_OUT;
 
+		if (hits & kind)
+			continue;
 		if (r->object && fnmatch(r->object, object, 0))
 			continue;
-		if ((r->select && selected) || !matches(r, name, demangled))
-			continue;
-		if (r->select)
-			selected = true;
-		else
-			out = true;
+		if (matches(r, name, demangled))
+			hits |= kind;
 	}
 	free(demangled);
-	return selected && !out;
+	return hits;
+}
+
+static bool passes(const char *name, const char *object)
+{
+	unsigned int hits = classify(name, object);
+
+	return (!any_select || (hits & RT_FILTER_SELECTED)) &&
+	       !(hits & RT_FILTER_LEFT_OUT);
 }
 
 bool rt_filter_match(const char *name, const char *path)
 {
 	return passes(name, base_name(path));
+}
+
+unsigned int rt_filter_classify(const char *name, const char *path)
+{
+	return classify(name, base_name(path));
+}
+
+bool rt_filter_selects(void)
+{
+	return any_select;
 }
 
 struct sym {

@@ -52,4 +52,12 @@ uint8_t *rt_filter_select(const char *path, uintptr_t bias,
  * tools and tests.) */
 bool rt_filter_match(const char *name, const char *path);
 
+/* For tools that apply the rules to call trees (uftrace's -F and -N):
+ * which kinds of rule @name in @path matches, and whether there are
+ * selecting rules at all. */
+#define RT_FILTER_SELECTED 1u /* a "+" rule */
+#define RT_FILTER_LEFT_OUT 2u /* a "-" rule */
+unsigned int rt_filter_classify(const char *name, const char *path);
+bool rt_filter_selects(void);
+
 #endif

@@ -195,11 +195,8 @@ static void sched_event(struct calls *c, struct call_thread *t,
 {
 	struct xrayfdr_sched_event se;
 
-	if (!xrayfdr_sched_decode(ev->data, ev->data_size, &se)) {
-		if (c->ops->other)
-			c->ops->other(c->ctx, t, ev);
+	if (!xrayfdr_sched_decode(ev->data, ev->data_size, &se))
 		return;
-	}
 	c->saw_sched = true;
 	t->saw_sched = true;
 	if (se.kind == XRAYFDR_SCHED_SWITCH_OUT && !t->off_cpu) {
@@ -236,6 +233,8 @@ int calls_event(struct calls *c, const struct xrayfdr_event *ev)
 		break;
 	case XRAYFDR_EV_CUSTOM:
 		sched_event(c, t, ev);
+		if (c->ops->other)
+			c->ops->other(c->ctx, t, ev);
 		break;
 	case XRAYFDR_EV_TYPED:
 		if (c->ops->other)

@@ -85,7 +85,7 @@ struct calls_ops {
 	void (*sched)(void *ctx, struct call_thread *t, bool off, uint64_t tsc);
 	/* a new thread */
 	void (*thread)(void *ctx, struct call_thread *t);
-	/* a typed event, or a custom event that is not a scheduler event */
+	/* a custom or typed event (scheduler events too, after .sched) */
 	void (*other)(void *ctx, struct call_thread *t,
 		      const struct xrayfdr_event *ev);
 };

@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * xrayfdr replay: a trace as indented call trees, one line per call (or
+ * two, around its callees), as uftrace replay shows them.
+ *
+ * It streams: a line is written as soon as what it says is known, so
+ * memory holds the open frames of each thread and no more.  A call's
+ * entry line waits until the call either has something to show inside it
+ * (then it opens with "{") or ends (then it is one line, "f();"), which
+ * is also how --min-duration works: a call shorter than the limit has no
+ * callee longer than it, and a call that is long enough has ancestors
+ * that are too.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/runtime/filter.h"
+#include "../lib/util/u64map.h"
+#include "analysis/cmdline.h"
+#include "analysis/replay.h"
+#include "analysis/symbols.h"
+#include "xrayfdr.h"
+
+static void replay_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: xrayfdr replay [OPTIONS] FILE\n"
+		"\n"
+		"Show a trace as call trees: a line per call, nested under its caller,\n"
+		"with the time it began, its duration and its self time (the duration\n"
+		"less that of its callees).  A call with callees shown opens with\n"
+		"'f() {' and closes with '} /* f */', where its times are given.\n"
+		"Custom, typed and scheduler events appear where they happened.\n"
+		"Lines are written as calls end, so any trace size streams.\n"
+		"\n"
+		"On a terminal the output is coloured (durations of a millisecond and\n"
+		"more in yellow, of a second and more in red) and goes through a pager\n"
+		"($PAGER, else 'less -FRX'), as git does.\n"
+		"\n"
+		"Options:\n"
+		"  -F, --filter=PATTERN   show only the calls of matching functions and\n"
+		"                         what they call (repeatable)\n"
+		"  -N, --notrace=PATTERN  hide matching functions and what they call;\n"
+		"                         their time stays in their callers' self time\n"
+		"                         PATTERN: a shell glob or /regex/ on the function\n"
+		"                         name (demangled, with or without parameters),\n"
+		"                         optionally ending in @OBJECT (see 'record -F')\n"
+		"      --depth=N          show N levels of calls (counting shown ones)\n"
+		"      --min-duration=TIME  hide calls shorter than TIME (5us, 2ms, 1s;\n"
+		"                         a bare number is microseconds)\n"
+		"      --tid=TID[,TID...] only these threads\n"
+		"      --time-range=START,END  only events in this range: times with a\n"
+		"                         unit (1.5ms, 2s) count from the first record;\n"
+		"                         plain integers are TSC values; either end may\n"
+		"                         be empty\n"
+		"  -m, --instr-map=BINARY name functions from BINARY\n"
+		"  -o, --output=FILE      write to FILE (no pager, no colour)\n"
+		"      --color=WHEN       auto (the default), always or never\n"
+		"      --no-pager         write to standard output as it is\n"
+		"  -k, --keep-going       skip damaged parts of the input, exit 1 at the end\n"
+		"      --input-format=F   xray, yaml or tracelog instead of recognising it\n"
+		"  -q, --quiet            no progress line on a terminal\n"
+		"  -h, --help             show this help\n"
+		"\n"
+		"Calls a flight-recorder window caught in the middle, whose entries were\n"
+		"overwritten, show their exit with '(entered before the trace)'; calls\n"
+		"ended by an exception or longjmp through them show '(unwound)'; calls\n"
+		"still running when the trace ends show '(still running)'.\n"
+		"\n"
+		"Exit status: 0 done, 1 the input is invalid, 2 usage or I/O error.\n");
+}
+
+/* struct call_frame.user: the frame's display state */
+#define FR_SHOWN (1ull << 0) /* passes the filters other than duration */
+#define FR_OPENED (1ull << 1) /* its "f() {" line is out */
+#define FR_SELECTED (1ull << 2) /* it or a caller matched -F */
+#define FR_LEFT_OUT (1ull << 3) /* it or a caller matched -N */
+#define FR_LEVEL_SHIFT 32 /* shown callers above it */
+
+struct view_thread {
+	uint32_t opened; /* frames [0, opened) are open or not shown */
+};
+
+struct view {
+	struct replay *replay;
+	struct symbols *syms;
+	const char *map_path;
+	FILE *out;
+	bool color, filter_active, pager_gone;
+	uint32_t max_depth; /* 0: no limit */
+	uint64_t min_ns;
+	uint64_t before_window, unwound, still_running;
+	struct u64map classes; /* function id -> RT_FILTER_* bits + 1 */
+	char line[64];
+};
+
+static struct view_thread *vthread(struct call_thread *t)
+{
+	return t->user;
+}
+
+static double ns_of(const struct view *v, uint64_t ticks)
+{
+	double freq = replay_input(v->replay)->freq;
+
+	return freq ? (double)ticks * 1e9 / freq : (double)ticks;
+}
+
+/* "  12.345 us" (or ticks when the trace has no frequency) */
+static const char *duration(struct view *v, uint64_t ticks, char *buf,
+			    size_t len)
+{
+	double ns = ns_of(v, ticks);
+	const char *on = "", *off = "";
+
+	if (!replay_input(v->replay)->freq) {
+		snprintf(buf, len, "%10" PRIu64 " tk", ticks);
+		return buf;
+	}
+	if (v->color && ns >= 1e9)
+		on = "\033[31m", off = "\033[0m";
+	else if (v->color && ns >= 1e6)
+		on = "\033[33m", off = "\033[0m";
+	if (ns < 1e6)
+		snprintf(buf, len, "%s%10.3f us%s", on, ns / 1e3, off);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%s%10.3f ms%s", on, ns / 1e6, off);
+	else
+		snprintf(buf, len, "%s%10.3f  s%s", on, ns / 1e9, off);
+	return buf;
+}
+
+/* The time of @tsc from the input's first record, in seconds. */
+static void print_time(struct view *v, uint64_t tsc)
+{
+	const struct replay_input *in = replay_input(v->replay);
+	bool before = tsc < in->first_tsc;
+	uint64_t d = before ? in->first_tsc - tsc : tsc - in->first_tsc;
+
+	if (!in->freq)
+		fprintf(v->out, "%c%15" PRIu64, before ? '-' : ' ', d);
+	else
+		fprintf(v->out, "%c%15.9f", before ? '-' : ' ',
+			ns_of(v, d) / 1e9);
+}
+
+static void print_prefix(struct view *v, const struct call_thread *t,
+			 bool has_time, uint64_t tsc, const char *dur,
+			 const char *self, uint32_t level)
+{
+	if (has_time)
+		print_time(v, tsc);
+	else
+		fprintf(v->out, "%16s", "");
+	fprintf(v->out, " %13s %13s [%7" PRIu32 "] | %*s", dur, self, t->tid,
+		(int)(2 * level), "");
+}
+
+static uint32_t level_of(uint64_t user)
+{
+	return (uint32_t)(user >> FR_LEVEL_SHIFT);
+}
+
+static const char *name_of(struct view *v, int32_t id)
+{
+	return symbols_name(v->syms, id);
+}
+
+/* Open every shown frame below @depth whose line is not out yet. */
+static void open_callers(struct view *v, struct call_thread *t, uint32_t depth)
+{
+	struct view_thread *vt = vthread(t);
+
+	for (uint32_t i = vt ? vt->opened : 0; i < depth; i++) {
+		struct call_frame *f = &t->stack[i];
+
+		if ((f->user & (FR_SHOWN | FR_OPENED)) != FR_SHOWN)
+			continue;
+		print_prefix(v, t, true, f->entry_tsc, "", "",
+			     level_of(f->user));
+		fprintf(v->out, "%s() {\n", name_of(v, f->func_id));
+		f->user |= FR_OPENED;
+	}
+	if (vt && vt->opened < depth)
+		vt->opened = depth;
+}
+
+static unsigned int classify(struct view *v, int32_t id)
+{
+	uintptr_t c = (uintptr_t)u64map_get(&v->classes, (uint32_t)id);
+	const char *name, *paren;
+	char *bare;
+
+	if (c)
+		return (unsigned int)(c - 1);
+	name = name_of(v, id);
+	c = rt_filter_classify(name, v->map_path);
+	/* the demangled name without its parameters */
+	paren = strchr(name, '(');
+	if (paren && paren != name) {
+		bare = strndup(name, (size_t)(paren - name));
+		if (bare)
+			c |= rt_filter_classify(bare, v->map_path);
+		free(bare);
+	}
+	if (u64map_put(&v->classes, (uint32_t)id, (void *)(c + 1)))
+		replay_fail(v->replay, -ENOMEM);
+	return (unsigned int)c;
+}
+
+static void on_thread(void *ctx, struct call_thread *t)
+{
+	struct view *v = ctx;
+
+	t->user = calloc(1, sizeof(struct view_thread));
+	if (!t->user)
+		replay_fail(v->replay, -ENOMEM);
+}
+
+static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
+		     uint32_t depth, const struct xrayfdr_event *ev)
+{
+	struct view *v = ctx;
+	uint64_t parent = depth ? t->stack[depth - 1].user :
+				  (v->filter_active && rt_filter_selects() ?
+					   0 :
+					   FR_SELECTED);
+	uint32_t level = depth ? level_of(parent) + !!(parent & FR_SHOWN) : 0;
+	uint64_t user = parent & (FR_SELECTED | FR_LEFT_OUT);
+
+	if (v->filter_active) {
+		unsigned int c = classify(v, f->func_id);
+
+		if (c & RT_FILTER_SELECTED)
+			user |= FR_SELECTED;
+		if (c & RT_FILTER_LEFT_OUT)
+			user |= FR_LEFT_OUT;
+	}
+	if ((user & (FR_SELECTED | FR_LEFT_OUT)) == FR_SELECTED &&
+	    (!v->max_depth || level < v->max_depth))
+		user |= FR_SHOWN;
+	f->user = user | (uint64_t)level << FR_LEVEL_SHIFT;
+	if (!(user & FR_SHOWN))
+		return;
+	if (!v->min_ns)
+		open_callers(v, t, depth);
+	/* arguments are shown now, on a line that opens the call */
+	if (ev->kind == XRAYFDR_EV_ENTRY_ARGS && ev->nargs) {
+		open_callers(v, t, depth);
+		print_prefix(v, t, true, f->entry_tsc, "", "", level);
+		fprintf(v->out, "%s(", name_of(v, f->func_id));
+		for (uint32_t i = 0; i < ev->nargs; i++)
+			fprintf(v->out, "%s%#" PRIx64, i ? ", " : "",
+				ev->args[i]);
+		fputs(") {\n", v->out);
+		f->user |= FR_OPENED;
+	}
+}
+
+static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
+{
+	struct view *v = ctx;
+	struct view_thread *vt = vthread(t);
+	uint64_t user = d->frame->user;
+	char dur[48], self[48];
+	const char *note = "";
+
+	if (vt && vt->opened > d->depth)
+		vt->opened = d->depth;
+	if (!(user & FR_SHOWN) || ns_of(v, d->dur) < (double)v->min_ns)
+		return;
+	if (d->at_end) {
+		note = " (still running)";
+		v->still_running++;
+	} else if (!d->by_exit) {
+		note = " (unwound)";
+		v->unwound++;
+	}
+	open_callers(v, t, d->depth);
+	duration(v, d->dur, dur, sizeof(dur));
+	duration(v, d->self, self, sizeof(self));
+	if (user & FR_OPENED) {
+		print_prefix(v, t, false, 0, dur, self, level_of(user));
+		fprintf(v->out, "} /* %s */%s\n", name_of(v, d->func_id), note);
+	} else {
+		print_prefix(v, t, true, d->entry_tsc, dur, self,
+			     level_of(user));
+		fprintf(v->out, "%s();%s\n", name_of(v, d->func_id), note);
+	}
+}
+
+/* Where a line about the thread's present goes: under its innermost
+ * shown call, or nowhere if that call is hidden. */
+static bool here(struct view *v, struct call_thread *t, uint32_t *level)
+{
+	const struct call_frame *top = t->depth ? &t->stack[t->depth - 1] :
+						  NULL;
+
+	if (top && !(top->user & FR_SHOWN))
+		return false;
+	if (!top && v->filter_active && rt_filter_selects())
+		return false;
+	if (top && v->max_depth && level_of(top->user) + 1 >= v->max_depth)
+		return false;
+	open_callers(v, t, t->depth);
+	*level = top ? level_of(top->user) + 1 : 0;
+	return true;
+}
+
+static void on_unmatched(void *ctx, struct call_thread *t,
+			 const struct xrayfdr_event *ev)
+{
+	struct view *v = ctx;
+	uint32_t level;
+
+	v->before_window++;
+	if (v->min_ns || !here(v, t, &level))
+		return;
+	if (v->filter_active) {
+		unsigned int c = classify(v, ev->func_id);
+
+		if ((rt_filter_selects() && !(c & RT_FILTER_SELECTED)) ||
+		    (c & RT_FILTER_LEFT_OUT))
+			return;
+	}
+	print_prefix(v, t, true, ev->tsc, "", "", level);
+	fprintf(v->out, "} /* %s */ (entered before the trace)\n",
+		name_of(v, ev->func_id));
+}
+
+static void on_other(void *ctx, struct call_thread *t,
+		     const struct xrayfdr_event *ev)
+{
+	struct view *v = ctx;
+	struct xrayfdr_sched_event se;
+	uint32_t level;
+
+	if (v->min_ns || !here(v, t, &level))
+		return;
+	print_prefix(v, t, true, ev->tsc, "", "", level);
+	if (ev->kind == XRAYFDR_EV_CUSTOM &&
+	    xrayfdr_sched_decode(ev->data, ev->data_size, &se)) {
+		if (se.kind == XRAYFDR_SCHED_SWITCH_OUT)
+			fprintf(v->out, "/* off CPU %u%s */\n", se.cpu,
+				se.flags & XRAYFDR_SCHED_PREEMPTED ?
+					" (preempted)" :
+					"");
+		else if (se.kind == XRAYFDR_SCHED_SWITCH_IN)
+			fprintf(v->out, "/* on CPU %u */\n", se.cpu);
+		else
+			fprintf(v->out, "/* migrated from CPU %u to %u */\n",
+				se.prev_cpu, se.cpu);
+		return;
+	}
+	if (ev->kind == XRAYFDR_EV_TYPED)
+		fprintf(v->out, "/* typed event %u: ", ev->event_type);
+	else
+		fputs("/* custom event: ", v->out);
+	print_escaped(v->out, ev->data, ev->data_size, 64);
+	fputs(" */\n", v->out);
+}
+
+static int on_event(void *ctx, const struct xrayfdr_event *ev)
+{
+	struct view *v = ctx;
+
+	(void)ev;
+	/* the pager quit: nobody reads on */
+	if (ferror(v->out)) {
+		v->pager_gone = true;
+		return -EPIPE;
+	}
+	return 0;
+}
+
+static const struct replay_hooks view_hooks = {
+	.calls = {
+		.enter = on_enter,
+		.done = on_done,
+		.unmatched = on_unmatched,
+		.thread = on_thread,
+		.other = on_other,
+	},
+	.event = on_event,
+};
+
+static int parse_tids(const char *arg, uint32_t **tids, size_t *n)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint64_t tid;
+		uint32_t *p;
+
+		if (parse_uint(tok, 0, UINT32_MAX, &tid)) {
+			ret = -EINVAL;
+			break;
+		}
+		p = realloc(*tids, (*n + 1) * sizeof(*p));
+		if (!p) {
+			ret = -ENOMEM;
+			break;
+		}
+		*tids = p;
+		p[(*n)++] = (uint32_t)tid;
+	}
+	free(copy);
+	return ret || *n ? ret : -EINVAL;
+}
+
+/* One end of --time-range: with a unit, relative; else a TSC value. */
+static int parse_range_end(const char *s, size_t len, bool *relative,
+			   uint64_t *out)
+{
+	char buf[64];
+	size_t digits = strspn(s, "0123456789");
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (digits == len)
+		return parse_uint(buf, 0, UINT64_MAX, out);
+	*relative = true;
+	return parse_time_ns(buf, 0, out);
+}
+
+static int parse_time_range(const char *arg, struct replay_range *r)
+{
+	const char *comma = strchr(arg, ',');
+	bool rel_from = false, rel_to = false;
+	size_t flen;
+
+	if (!comma)
+		return -EINVAL;
+	flen = (size_t)(comma - arg);
+	r->from = 0;
+	r->to = UINT64_MAX;
+	if (flen && parse_range_end(arg, flen, &rel_from, &r->from))
+		return -EINVAL;
+	if (comma[1] &&
+	    parse_range_end(comma + 1, strlen(comma + 1), &rel_to, &r->to))
+		return -EINVAL;
+	/* both ends in the same terms (an empty end takes the other's) */
+	if ((flen && comma[1] && rel_from != rel_to) || r->from > r->to)
+		return -EINVAL;
+	r->relative = rel_from || rel_to;
+	r->set = true;
+	return 0;
+}
+
+/* git's way: $PAGER (or less) when standard output is a terminal. */
+static FILE *start_pager(void)
+{
+	const char *pager = getenv("PAGER");
+	FILE *p;
+
+	if (!pager || !*pager)
+		pager = "less";
+	if (!strcmp(pager, "cat"))
+		return NULL;
+	setenv("LESS", "FRX", 0);
+	fflush(stdout);
+	p = popen(pager, "w");
+	if (p)
+		signal(SIGPIPE, SIG_IGN);
+	return p;
+}
+
+static int replay_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "filter", required_argument, NULL, 'F' },
+		{ "notrace", required_argument, NULL, 'N' },
+		{ "depth", required_argument, NULL, 0x200 },
+		{ "min-duration", required_argument, NULL, 0x201 },
+		{ "tid", required_argument, NULL, 0x202 },
+		{ "time-range", required_argument, NULL, 0x203 },
+		{ "color", optional_argument, NULL, 0x204 },
+		{ "colour", optional_argument, NULL, 0x204 },
+		{ "no-pager", no_argument, NULL, 0x205 },
+		ANALYSIS_LONGOPTS,
+		{ 0 },
+	};
+	struct analysis_opts o;
+	struct view v = { 0 };
+	struct replay_range range = { 0 };
+	uint32_t *tids = NULL;
+	size_t ntids = 0;
+	char *filter = NULL, err[512];
+	int color = -1, opt, status = EXIT_USAGE;
+	bool paging = true;
+	FILE *pager = NULL;
+	uint64_t n;
+
+	analysis_opts_init(&o, "replay");
+	while ((opt = getopt_long(argc, argv, "F:N:" ANALYSIS_SHORTOPTS,
+				  longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'F':
+		case 'N':
+			if (!filter_add_rule("replay", &filter,
+					     opt == 'F' ? '+' : '-', optarg))
+				goto out;
+			break;
+		case 0x200:
+			if (parse_uint(optarg, 1, UINT32_MAX, &n)) {
+				tool_error(
+					"replay",
+					"--depth wants a number >= 1, not '%s'",
+					optarg);
+				goto out;
+			}
+			v.max_depth = (uint32_t)n;
+			break;
+		case 0x201:
+			if (parse_time_ns(optarg, 1000, &v.min_ns)) {
+				tool_error(
+					"replay",
+					"--min-duration wants a time such as 5us, 2ms or 1s, not '%s'",
+					optarg);
+				goto out;
+			}
+			break;
+		case 0x202:
+			if (parse_tids(optarg, &tids, &ntids)) {
+				tool_error(
+					"replay",
+					"--tid wants thread ids separated by commas, not '%s'",
+					optarg);
+				goto out;
+			}
+			break;
+		case 0x203:
+			if (parse_time_range(optarg, &range)) {
+				tool_error(
+					"replay",
+					"--time-range wants START,END (1.5ms,2s or TSC values), not '%s'",
+					optarg);
+				goto out;
+			}
+			break;
+		case 0x204:
+			if (!optarg || !strcmp(optarg, "always"))
+				color = 1;
+			else if (!strcmp(optarg, "never"))
+				color = 0;
+			else if (!strcmp(optarg, "auto"))
+				color = -1;
+			else {
+				tool_error(
+					"replay",
+					"--color is auto, always or never, not '%s'",
+					optarg);
+				goto out;
+			}
+			break;
+		case 0x205:
+			paging = false;
+			break;
+		case 'h':
+			replay_usage(stdout);
+			status = EXIT_OK;
+			goto out;
+		default:
+			if (analysis_option(&o, opt, optarg, replay_usage))
+				goto out;
+		}
+	}
+	if (optind != argc - 1) {
+		tool_error("replay", "expects exactly one FILE (see --help)");
+		goto out;
+	}
+	if (filter) {
+		if (rt_filter_parse(filter, strlen(filter), err, sizeof(err))) {
+			tool_error("replay", "%s", err);
+			goto out;
+		}
+		v.filter_active = true;
+	}
+	v.map_path = o.instr_map ? o.instr_map : "";
+	v.syms = symbols_open(o.instr_map, true, err, sizeof(err));
+	if (!v.syms) {
+		tool_error("replay", "%s", err);
+		goto out;
+	}
+	v.replay = replay_new(&(struct replay_opts){
+		.size = sizeof(struct replay_opts),
+		.cmd = "replay",
+		.mode = CALLS_UNWIND,
+		.by_tid = false,
+		.in = o.in,
+		.hooks = &view_hooks,
+		.ctx = &v,
+		.names = v.syms,
+		.tids = tids,
+		.ntids = ntids,
+		.range = range,
+	});
+	if (!v.replay) {
+		tool_error("replay", "out of memory");
+		goto out;
+	}
+	if (!o.output && paging && isatty(STDOUT_FILENO))
+		pager = start_pager();
+	v.out = pager ? pager : analysis_open_output(&o);
+	if (!v.out)
+		goto out;
+	v.color = color == 1 ||
+		  (color == -1 && !o.output && isatty(STDOUT_FILENO));
+	fprintf(v.out, "#%15s %13s %13s %9s   %s\n", "TIME (s)", "DURATION",
+		"SELF", "TID", "FUNCTION");
+	status = replay_file(v.replay, argv[optind]);
+	if (!replay_stopped(v.replay))
+		calls_close_all(replay_calls(v.replay));
+	if (v.pager_gone)
+		status = EXIT_OK;
+	if (pager) {
+		pclose(pager);
+	} else {
+		status = analysis_close_output(&o, v.out, status);
+	}
+	if (v.before_window || v.unwound || v.still_running)
+		tool_error("replay",
+			   "%" PRIu64
+			   " calls entered before the trace, %" PRIu64
+			   " unwound, %" PRIu64 " still running at its end",
+			   v.before_window, v.unwound, v.still_running);
+out:
+	if (v.replay) {
+		struct calls *calls = replay_calls(v.replay);
+
+		for (uint32_t i = 0; i < calls_nthreads(calls); i++)
+			free(calls_thread(calls, i)->user);
+	}
+	replay_free(v.replay);
+	u64map_free(&v.classes);
+	symbols_free(v.syms);
+	free(filter);
+	free(tids);
+	return status;
+}
+
+const struct command cmd_replay = {
+	.name = "replay",
+	.summary =
+		"the trace as indented call trees with times (uftrace replay)",
+	.run = replay_run,
+	.usage = replay_usage,
+};
