@@ -79,17 +79,21 @@ static void account_usage(FILE *out)
 		"  -p, --top=N             only the first N rows\n"
 		"  -f, --format=FORMAT     text (default), csv or json\n"
 		"      --compat            only llvm-xray's columns, formatted exactly as\n"
-		"                          llvm-xray account prints them\n"
+		"                          llvm-xray account prints them, and its\n"
+		"                          matching of exits (--strict)\n"
+		"      --strict            match exits as llvm-xray does: only the top\n"
+		"                          of the thread's stack may exit, and an exit\n"
+		"                          that matches no entry is an error\n"
 		"  -d, --deduce-sibling-calls\n"
-		"                          an exit that does not match the top of its\n"
-		"                          thread's stack ends the calls above the one it\n"
-		"                          matches (as llvm-xray -d); without it, such an\n"
-		"                          exit is an error\n"
+		"                          with --strict: an exit that does not match the\n"
+		"                          top of its thread's stack ends the calls above\n"
+		"                          the one it matches (as llvm-xray -d)\n"
 		"      --recursive-calls-only\n"
 		"                          count only calls of functions that were on\n"
 		"                          their thread's stack more than once\n"
-		"  -k, --keep-going        skip exits that match nothing (and damaged\n"
-		"                          parts of the input), count them, exit 1\n"
+		"  -k, --keep-going        skip damaged parts of the input (and, with\n"
+		"                          --strict, exits that match nothing), count\n"
+		"                          them, exit 1\n"
 		"  -o, --output=FILE       write to FILE instead of standard output\n"
 		"      --sort-memory=SIZE  RAM for the durations (default 256M)\n"
 		"      --input-format=F    xray, yaml or tracelog instead of recognising it\n"
@@ -102,8 +106,15 @@ static void account_usage(FILE *out)
 		"thread was running, from the scheduler events of xrayfdr's kernel\n"
 		"module.\n"
 		"\n"
-		"Exit status: 0 done, 1 the input is invalid or an exit matched no entry\n"
-		"(also after --keep-going), 2 usage or I/O error.\n");
+		"Calls are matched as the program made them, by default: an exit that\n"
+		"is not of the innermost call ends the calls above its own (an exception\n"
+		"or longjmp went through them: they are counted, ending there), and an\n"
+		"exit with no entry on its thread's stack belongs to a call entered\n"
+		"before the trace began (a flight recorder's window starts inside calls:\n"
+		"it is not counted).  A line on standard error says how many of each.\n"
+		"\n"
+		"Exit status: 0 done, 1 the input is invalid (also after --keep-going)\n"
+		"or, with --strict, an exit matched no entry, 2 usage or I/O error.\n");
 }
 
 struct fstat {
@@ -136,7 +147,7 @@ struct first_seen {
 
 struct account {
 	struct replay *replay;
-	bool keep_going, recursive_only;
+	bool keep_going, recursive_only, strict;
 	struct table functions;
 	struct fstat **funcs; /* the table's records, by number */
 	uint32_t nfuncs;
@@ -302,7 +313,7 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 	const struct replay_input *in = replay_input(a->replay);
 	char where[48];
 
-	if (a->keep_going)
+	if (a->keep_going || !a->strict)
 		return;
 	if (t->depth)
 		tool_error(
@@ -629,6 +640,7 @@ static int account_run(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "compat", no_argument, NULL, 'C' },
 		{ "deduce-sibling-calls", no_argument, NULL, 'd' },
+		{ "strict", no_argument, NULL, 'S' },
 		{ "recursive-calls-only", no_argument, NULL, 'R' },
 		ANALYSIS_LONGOPTS,
 		{ 0 },
@@ -701,6 +713,9 @@ static int account_run(int argc, char **argv)
 		case 'd':
 			deduce = true;
 			break;
+		case 'S':
+			a.strict = true;
+			break;
 		case 'R':
 			a.recursive_only = true;
 			break;
@@ -719,6 +734,7 @@ static int account_run(int argc, char **argv)
 	path = argv[optind];
 	table_init(&a.functions, sizeof(struct fstat), MAX_FUNCTIONS);
 	a.keep_going = o.in.keep_going;
+	a.strict = a.strict || p.compat;
 	p.syms = symbols_open(o.instr_map, true, err, sizeof(err));
 	if (!p.syms) {
 		tool_error("account", "%s", err);
@@ -728,7 +744,9 @@ static int account_run(int argc, char **argv)
 	a.replay = replay_new(&(struct replay_opts){
 		.size = sizeof(struct replay_opts),
 		.cmd = "account",
-		.mode = deduce ? CALLS_DEDUCE : CALLS_STRICT,
+		.mode = !a.strict ? CALLS_UNWIND :
+			deduce	  ? CALLS_DEDUCE :
+				    CALLS_STRICT,
 		.by_tid = true,
 		.in = o.in,
 		.hooks = &account_hooks,
@@ -759,7 +777,9 @@ static int account_run(int argc, char **argv)
 	}
 	print_rows(&a, &p, &ro, (uint32_t)top);
 	status = analysis_close_output(&o, p.out, status);
-	if (replay_unmatched(a.replay)) {
+	if (!a.strict) {
+		replay_note_window(a.replay);
+	} else if (replay_unmatched(a.replay)) {
 		tool_error(
 			"account",
 			"%s: skipped %" PRIu64

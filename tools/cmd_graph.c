@@ -64,20 +64,27 @@ static void graph_usage(FILE *out)
 		"  -c, --color-edges=STAT    colour edges by STAT (OrRd scale)\n"
 		"  -b, --color-vertices=STAT colour vertices by STAT\n"
 		"  -m, --instr-map=BINARY    name functions from BINARY\n"
+		"      --strict              match exits as llvm-xray does: only the top\n"
+		"                            of the thread's stack may exit, and an exit\n"
+		"                            that matches no entry is an error\n"
 		"  -d, --deduce-sibling-calls\n"
-		"                            an exit that does not match the top of its\n"
-		"                            thread's stack ends the calls above the one it\n"
-		"                            matches; without it such an exit is an error\n"
-		"  -k, --keep-going          skip exits that match nothing (and damaged\n"
-		"                            input), count them, exit 1\n"
+		"                            with --strict: an exit that does not match\n"
+		"                            the top of its thread's stack ends the calls\n"
+		"                            above the one it matches (llvm-xray -d)\n"
+		"  -k, --keep-going          skip damaged input (and, with --strict, exits\n"
+		"                            that match nothing), count them, exit 1\n"
 		"  -o, --output=FILE         write to FILE instead of standard output\n"
 		"      --sort-memory=SIZE    RAM for durations (default 256M)\n"
 		"      --input-format=F      xray, yaml or tracelog instead of recognising it\n"
 		"  -q, --quiet               no progress line on a terminal\n"
 		"  -h, --help                show this help\n"
 		"\n"
-		"Exit status: 0 done, 1 the input is invalid or an exit matched no entry,\n"
-		"2 usage or I/O error.\n");
+		"Calls are matched as in 'xrayfdr account' (see its --help): exits of\n"
+		"calls an exception or longjmp went through end them there; exits with\n"
+		"no entry, of calls entered before the trace began, are not counted.\n"
+		"\n"
+		"Exit status: 0 done, 1 the input is invalid or (--strict) an exit\n"
+		"matched no entry, 2 usage or I/O error.\n");
 }
 
 /* llvm-xray's TimeStat: min ignores 0 as "unset", as it does. */
@@ -105,7 +112,7 @@ struct vertex {
 
 struct graph {
 	struct replay *replay;
-	bool keep_going;
+	bool keep_going, strict;
 	struct table edge_tab, vertex_tab;
 	struct edge **edges; /* the tables' records, by number */
 	struct vertex **vertices;
@@ -236,7 +243,7 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 	char where[48];
 
 	(void)t;
-	if (g->keep_going)
+	if (g->keep_going || !g->strict)
 		return;
 	tool_error(
 		"graph",
@@ -611,6 +618,7 @@ static int graph_run(int argc, char **argv)
 		{ "color-edges", required_argument, NULL, 'c' },
 		{ "color-vertices", required_argument, NULL, 'b' },
 		{ "deduce-sibling-calls", no_argument, NULL, 'd' },
+		{ "strict", no_argument, NULL, 'S' },
 		ANALYSIS_LONGOPTS,
 		{ 0 },
 	};
@@ -649,6 +657,9 @@ static int graph_run(int argc, char **argv)
 		case 'd':
 			deduce = true;
 			break;
+		case 'S':
+			g.strict = true;
+			break;
 		case 'h':
 			graph_usage(stdout);
 			return EXIT_OK;
@@ -674,7 +685,9 @@ static int graph_run(int argc, char **argv)
 	g.replay = replay_new(&(struct replay_opts){
 		.size = sizeof(struct replay_opts),
 		.cmd = "graph",
-		.mode = deduce ? CALLS_DEDUCE : CALLS_STRICT,
+		.mode = !g.strict ? CALLS_UNWIND :
+			deduce	  ? CALLS_DEDUCE :
+				    CALLS_STRICT,
 		.by_tid = true,
 		.in = o.in,
 		.hooks = &graph_hooks,
@@ -705,7 +718,9 @@ static int graph_run(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 	status = analysis_close_output(&o, out, status);
-	if (replay_unmatched(g.replay)) {
+	if (!g.strict) {
+		replay_note_window(g.replay);
+	} else if (replay_unmatched(g.replay)) {
 		tool_error(
 			"graph",
 			"%s: skipped %" PRIu64

@@ -63,23 +63,27 @@ static void stack_usage(FILE *out)
 		"                           --all-stacks)\n"
 		"      --aggregation-type=T with --all-stacks: time (default) or count\n"
 		"      --title=TEXT         svg: the title (default: the file name)\n"
-		"  -k, --keep-going         text and --all-stacks: go on after an exit that\n"
-		"                           matches no entry (llvm-xray stops); skipped\n"
-		"                           damaged input is counted; exit 1\n"
+		"      --strict             text and --all-stacks: match exits as llvm-xray\n"
+		"                           stack does (below)\n"
+		"  -k, --keep-going         skip damaged input (and, with --strict, go on\n"
+		"                           after an exit that matches no entry, where\n"
+		"                           llvm-xray stops), count it, exit 1\n"
 		"  -o, --output=FILE        write to FILE instead of standard output\n"
 		"      --input-format=F     xray, yaml or tracelog instead of recognising it\n"
 		"  -q, --quiet              no progress line on a terminal\n"
 		"  -h, --help               show this help\n"
 		"\n"
-		"text and --all-stacks follow llvm-xray stack exactly: an exit unwinds\n"
-		"its thread's stack to the matching entry; an exit with no matching entry\n"
-		"clears the stack and is an error.  folded and svg unwind the same way,\n"
-		"but an exit with no entry (common in a flight recording, whose oldest\n"
-		"buffers are gone) is only counted, and calls still open at the end of\n"
-		"the trace are closed at their thread's last timestamp.\n"
+		"An exit unwinds its thread's stack to the matching entry (an exception\n"
+		"or longjmp went through the calls above it); an exit with no matching\n"
+		"entry belongs to a call entered before the trace began (a flight\n"
+		"recording's window starts inside calls) and is only counted.  folded\n"
+		"and svg also close calls still open at the end of the trace at their\n"
+		"thread's last timestamp.  With --strict, text and --all-stacks follow\n"
+		"llvm-xray stack: an exit with no matching entry clears the stack and\n"
+		"is an error.\n"
 		"\n"
-		"Exit status: 0 done, 1 the input is invalid or an exit matched no entry,\n"
-		"2 usage or I/O error.\n");
+		"Exit status: 0 done, 1 the input is invalid or (--strict) an exit\n"
+		"matched no entry, 2 usage or I/O error.\n");
 }
 
 struct thread_data {
@@ -94,6 +98,7 @@ struct stack {
 	struct symbols *syms;
 	enum stack_format format;
 	bool keep_going;
+	bool strict; /* llvm-xray's matching: an unmatched exit is an error */
 };
 
 static struct thread_data *tdata(struct call_thread *t)
@@ -164,7 +169,7 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 	char where[48];
 
 	(void)t;
-	if (s->format == FMT_FOLDED || s->format == FMT_SVG || s->keep_going)
+	if (!s->strict || s->keep_going)
 		return;
 	tool_error(
 		"stack",
@@ -779,6 +784,7 @@ static int stack_run(int argc, char **argv)
 		{ "stack-format", required_argument, NULL, 'F' },
 		{ "aggregation-type", required_argument, NULL, 'T' },
 		{ "title", required_argument, NULL, 't' },
+		{ "strict", no_argument, NULL, 'S' },
 		ANALYSIS_LONGOPTS,
 		{ 0 },
 	};
@@ -835,6 +841,9 @@ static int stack_run(int argc, char **argv)
 			}
 			so.count = !strcmp(optarg, "count");
 			break;
+		case 'S':
+			s.strict = true;
+			break;
 		case 't':
 			so.title = optarg;
 			break;
@@ -872,11 +881,9 @@ static int stack_run(int argc, char **argv)
 		tool_error("stack", "%s", err);
 		return EXIT_USAGE;
 	}
-	if (!stack_replay(&s,
-			  so.format == FMT_FOLDED || so.format == FMT_SVG ?
-				  CALLS_UNWIND :
-				  CALLS_CLEAR,
-			  &o.in)) {
+	/* llvm-xray's matching is llvm-xray's outputs' only */
+	s.strict = s.strict && so.format != FMT_FOLDED && so.format != FMT_SVG;
+	if (!stack_replay(&s, s.strict ? CALLS_CLEAR : CALLS_UNWIND, &o.in)) {
 		tool_error("stack", "out of memory");
 		status = EXIT_USAGE;
 		goto out;
@@ -910,16 +917,14 @@ static int stack_run(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 	status = analysis_close_output(&o, out, status);
-	if (replay_unmatched(s.replay)) {
+	if (!s.strict) {
+		replay_note_window(s.replay);
+	} else if (replay_unmatched(s.replay)) {
 		tool_error("stack",
 			   "%" PRIu64
-			   " exits matched no entry on their thread's stack%s",
-			   replay_unmatched(s.replay),
-			   so.format == FMT_FOLDED || so.format == FMT_SVG ?
-				   " (left out)" :
-				   "");
-		if (so.format != FMT_FOLDED && so.format != FMT_SVG)
-			status = EXIT_INVALID;
+			   " exits matched no entry on their thread's stack",
+			   replay_unmatched(s.replay));
+		status = EXIT_INVALID;
 	}
 out:
 	stack_free(&s);
@@ -948,12 +953,7 @@ int stack_write_folded(struct trace *t, const char *path, struct symbols *syms,
 			status = EXIT_USAGE;
 		}
 	}
-	if (replay_unmatched(s.replay))
-		tool_error(
-			"convert",
-			"%" PRIu64
-			" exits matched no entry on their thread's stack (left out)",
-			replay_unmatched(s.replay));
+	replay_note_window(s.replay);
 	stack_free(&s);
 	return status;
 }

@@ -323,6 +323,35 @@ def record_and_count(cell, prog, built, log_name, env=None, label=""):
     return p, logs, prog_counts, ids, ours, ours_args
 
 
+# Programs whose every call returns or is unwound (by an exception or
+# longjmp) before the log is written: account must count each call once.
+ACCOUNT_EXACT = {"recursion", "tailcalls", "threads", "longjmp", "args", "exceptions", "cxx"}
+
+
+def check_account_exact(cell, prog, logs, prog_counts, ids):
+    """xrayfdr account, without options, counts every call the program made."""
+    if prog.name not in ACCOUNT_EXACT:
+        return
+    counted = collections.Counter()
+    problems = []
+    for l in logs:
+        ap = run([XRAYFDR, "account", "--format=json", l])
+        if ap.returncode:
+            problems.append(f"account {l}: exit {ap.returncode}: {ap.stderr[-300:]}")
+            continue
+        for f in json.loads(ap.stdout)["functions"]:
+            counted[f["id"]] += f["count"]
+    made = collections.Counter()
+    for (_, sym), n in prog_counts.items():
+        if not sym.startswith("@") and sym in ids:
+            made[ids[sym]] += n
+    problems += [f"{sym} (id {i}): the program made {made[i]} calls, account counts {counted[i]}"
+                 for sym, i in ids.items() if i in made and made[i] != counted[i]]
+    tap(made and not problems,
+        f"{cell}: xrayfdr account, without options, counts every call once "
+        "(those an exception or longjmp ended too)", "\n".join(problems))
+
+
 def verify_logs(name, logs):
     """Every log passes our verifier and llvm-xray's."""
     problems = []
@@ -346,6 +375,7 @@ def check_cell(prog, lang, opt):
     if not got:
         return
     p, logs, prog_counts, ids, ours, ours_args = got
+    check_account_exact(cell, prog, logs, prog_counts, ids)
 
     # vs LLVM basic mode
     if prog.llvm is None:

@@ -28,7 +28,7 @@ check() {
 }
 
 check "xrayfdr --help lists the commands" 0 "dump .*synth|synth" -- $X --help
-for c in extract convert account stack graph; do
+for c in extract convert account stack graph replay; do
 	check "$c --help" 0 "Usage: xrayfdr $c .*" -- $X $c --help
 	check "$c --help names its exit statuses" 0 "Exit status: 0" -- $X help $c
 	check "$c with no file is a usage error" 2 "expects .*FILE|BINARY|is required" -- $X $c
@@ -140,9 +140,22 @@ printf 'thr crt 0x5 0x00000000\nthr crt 0x5 0x00000001\nsam str 0x00000000 5 0 0
 check "TraceLog: two threads on one OS thread id are an error naming the line" 1 "twice.tl: line 4: sam str: thread 0x00000001 has the OS thread id 5 of another" -- \
 	$X account "$tmp/twice.tl"
 printf -- '---\nheader:\n  version: 1\n  type: 1\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1000\nrecords:\n  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-exit, tsc: 5, data: "" }\n' >"$tmp/exit.yaml"
+# the window begins inside 1; 3 throws out of 4, caught in 2
+sed '$d' "$tmp/exit.yaml" >"$tmp/window.yaml"
+for r in "0, func-id: 1, cpu: 0, thread: 5, kind: function-exit, tsc: 5" \
+	"0, func-id: 2, cpu: 0, thread: 5, kind: function-enter, tsc: 6" \
+	"0, func-id: 3, cpu: 0, thread: 5, kind: function-enter, tsc: 7" \
+	"0, func-id: 4, cpu: 0, thread: 5, kind: function-enter, tsc: 8" \
+	"0, func-id: 3, cpu: 0, thread: 5, kind: function-exit, tsc: 9" \
+	"0, func-id: 2, cpu: 0, thread: 5, kind: function-exit, tsc: 10"; do
+	echo "  - { type: $r, data: \"\" }" >>"$tmp/window.yaml"
+done
 for c in account stack graph; do
-	check "$c: an unmatched exit in YAML names its line" 1 "exit.yaml: record at line 9: thread 5: exit of function 1" -- \
-		$X $c "$tmp/exit.yaml"
+	check "$c --strict: an unmatched exit in YAML names its line" 1 "exit.yaml: record at line 9: thread 5: exit of function 1" -- \
+		$X $c --strict "$tmp/exit.yaml"
+	check "$c: an exit with no entry is of a call entered before the trace, not an error" 0 \
+		"window.yaml: 1 exits of calls entered before the trace began \\(not counted\\), 1 calls ended by unwinding" -- \
+		$X $c "$tmp/window.yaml"
 done
 printf 'prf zzz 1\n' >"$tmp/bad3.tl"
 check "TraceLog: an unknown record" 1 "line 1: unknown record 'prf zzz'" -- $X graph "$tmp/bad3.tl"

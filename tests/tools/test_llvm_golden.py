@@ -391,11 +391,13 @@ def stack_cases(tmp, runtime_logs, workload):
         if "1 thread" in label or "--threads 1" in label:
             variants += [["--aggregate-threads"],
                          ["--all-stacks", "--stack-format=flame", "--aggregate-threads"]]
-        # LLVM's basic mode logs main's exit, never its entry
+        # LLVM's basic mode logs main's exit, never its entry: llvm-xray
+        # goes on after it with -k, and so do we with its matching
         k = ["--keep-going"] if "basic" in label else []
+        strict = ["--strict"] if k else []
         for v in variants:
-            same(f"stack {' '.join(v + k) or '(defaults)'}, {label}",
-                 [XRAYFDR, "stack"] + m + v + k + [path],
+            same(f"stack {' '.join(strict + v + k) or '(defaults)'}, {label}",
+                 [XRAYFDR, "stack"] + m + strict + v + k + [path],
                  [LLVM_XRAY, "stack"] + lm + [a.replace("--", "-", 1) for a in v + k] + [path],
                  1 if k else 0)
     # llvm-xray 14 crashes merging threads; ours must still add up
@@ -449,9 +451,10 @@ def graph_cases(tmp, runtime_logs, workload):
         m = ["-m", workload] if "LLVM" in label else []
         lm = [f"-instr_map={workload}"] if "LLVM" in label else []
         k = ["-k"] if "basic" in label else []
+        strict = ["--strict"] if k else []
         for v in GRAPH_VARIANTS:
-            same(f"graph {' '.join(v + k) or '(defaults)'}, {label}",
-                 [XRAYFDR, "graph"] + m + v + k + [path],
+            same(f"graph {' '.join(strict + v + k) or '(defaults)'}, {label}",
+                 [XRAYFDR, "graph"] + m + strict + v + k + [path],
                  [LLVM_XRAY, "graph"] + lm + v + k + [path], 1 if k else 0)
 
 

@@ -16,7 +16,7 @@ struct calls {
 	struct call_thread *last; /* the thread of the last event */
 	uint64_t last_key;
 	bool saw_sched;
-	uint64_t unmatched;
+	uint64_t unmatched, unwound;
 };
 
 struct calls *calls_new(enum calls_mode mode, bool by_tid,
@@ -62,6 +62,11 @@ bool calls_saw_sched(const struct calls *c)
 uint64_t calls_unmatched(const struct calls *c)
 {
 	return c->unmatched;
+}
+
+uint64_t calls_unwound(const struct calls *c)
+{
+	return c->unwound;
 }
 
 static struct call_thread *get_thread(struct calls *c,
@@ -126,6 +131,8 @@ static void pop(struct calls *c, struct call_thread *t, uint64_t tsc,
 		.frame = f,
 	};
 
+	if (!by_exit && !at_end)
+		c->unwound++;
 	if (c->ops->done)
 		c->ops->done(c->ctx, t, &d);
 	t->depth--;

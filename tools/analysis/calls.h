@@ -117,4 +117,7 @@ bool calls_saw_sched(const struct calls *c);
 /* Exits that matched no frame, so far. */
 uint64_t calls_unmatched(const struct calls *c);
 
+/* Frames popped by another function's exit (not at the end), so far. */
+uint64_t calls_unwound(const struct calls *c);
+
 #endif

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The replay driver; see replay.h. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +95,29 @@ struct calls *replay_calls(const struct replay *r)
 uint64_t replay_unmatched(const struct replay *r)
 {
 	return calls_unmatched(r->calls);
+}
+
+void replay_note_window(const struct replay *r)
+{
+	uint64_t before = calls_unmatched(r->calls);
+	uint64_t unwound = calls_unwound(r->calls);
+	char a[96] = "", b[96] = "";
+
+	if (!before && !unwound)
+		return;
+	if (before)
+		snprintf(
+			a, sizeof(a),
+			"%" PRIu64
+			" exits of calls entered before the trace began (not counted)",
+			before);
+	if (unwound)
+		snprintf(b, sizeof(b),
+			 "%" PRIu64
+			 " calls ended by unwinding (an exception or longjmp)",
+			 unwound);
+	tool_error(r->o.cmd, "%s%s%s%s%s", r->in.index == 1 ? r->in.path : "",
+		   r->in.index == 1 ? ": " : "", a, *a && *b ? ", " : "", b);
 }
 
 uint64_t replay_thread_rank(const struct replay *r, uint32_t thread_index)

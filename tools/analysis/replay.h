@@ -119,6 +119,15 @@ uint64_t replay_thread_rank(const struct replay *r, uint32_t thread_index);
 /* Exits that matched nothing, so far. */
 uint64_t replay_unmatched(const struct replay *r);
 
+/*
+ * Say on stderr, in one line, what the call matcher made of a trace that
+ * is not a whole run: exits of calls entered before the trace began (a
+ * flight recorder's window starts inside calls; they are not counted)
+ * and calls ended by unwinding (an exception or longjmp went through
+ * them).  Neither is an error; nothing is said if there was none.
+ */
+void replay_note_window(const struct replay *r);
+
 void replay_free(struct replay *r);
 
 #endif
