@@ -141,6 +141,7 @@ demo: all
 
 deps:
 	$(Q)scripts/deps.sh
+	$(Q)scripts/npm-deps.sh --system
 
 install: all
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))

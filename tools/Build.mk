@@ -33,6 +33,14 @@ $(BUILD)/obj/%.o: %.cc
 CHECK_SUITES += tools/llvm-golden:tests/tools/test_llvm_golden.py
 CHECK_SUITES += tools/outputs:tests/tools/test_outputs.py
 CHECK_SUITES += tools/replay:tests/tools/test_replay.py
+# Our outputs loaded into speedscope in headless Chromium; its npm
+# packages, pinned by tests/viewer/package-lock.json, go into $(BUILD)/viewer.
+VIEWER_STAMP := $(BUILD)/viewer/npm.stamp
+$(VIEWER_STAMP): tests/viewer/package.json tests/viewer/package-lock.json scripts/npm-deps.sh
+	$(call msg,NPM,$(BUILD)/viewer)
+	$(Q)scripts/npm-deps.sh $(BUILD)
+CHECK_DEPS += $(VIEWER_STAMP)
+CHECK_SUITES += tools/viewer:tests/tools/test_viewer.py
 
 # The text readers' fuzz targets build them in (tests/fuzz/fuzz_*.c).
 TEXT_FUZZ_BINS := $(BUILD)/fuzz/fuzz_yaml $(BUILD)/fuzz/fuzz_tracelog \
