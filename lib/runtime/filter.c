@@ -42,7 +42,8 @@ static bool any_select;
  */
 static const char *regex_problem(const char *re)
 {
-	bool repeated = false, bracket = false;
+	const char *list = NULL; /* the open bracket expression's first byte */
+	bool repeated = false;
 	unsigned int repetitions = 0;
 
 	if (strlen(re) > MAX_REGEX)
@@ -51,9 +52,21 @@ static const char *regex_problem(const char *re)
 		if (*p < 0x20 || *p > 0x7e)
 			return "a byte that is not printable ASCII";
 	for (const char *p = re; *p; p++) {
-		if (bracket) {
-			bracket = *p != ']' || p[-1] == '[' ||
-				  (p[-1] == '^' && p[-2] == '[');
+		if (list) {
+			/* "]" first in the list, after any "^", is a member */
+			if (p == list && *p == '^') {
+				list++;
+			} else if (*p == '[' && (p[1] == ':' || p[1] == '=' ||
+						 p[1] == '.')) {
+				/* [:class:], [=x=], [.x.] may hold a "]" */
+				const char close[3] = { p[1], ']', '\0' };
+				const char *end = strstr(p + 2, close);
+
+				if (end)
+					p = end + 1;
+			} else if (*p == ']' && p != list) {
+				list = NULL;
+			}
 			continue;
 		}
 		if (*p == '\\' && p[1]) {
@@ -81,7 +94,8 @@ static const char *regex_problem(const char *re)
 			continue;
 		}
 		repeated = false;
-		bracket = *p == '[';
+		if (*p == '[')
+			list = p + 1;
 	}
 	return NULL;
 }

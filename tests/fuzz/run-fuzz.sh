@@ -13,7 +13,7 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 dir=$BUILD/fuzz
 if [ $# -eq 0 ]; then
 	for f in "$dir"/fuzz_*; do
-		case $f in *.*) continue ;; esac
+		case ${f##*/} in *.*) continue ;; esac
 		[ -x "$f" ] && set -- "$@" "${f##*/}"
 	done
 fi

@@ -247,7 +247,10 @@ def check_errors(tmp):
                       (["--time-range", "2us,1us"], "--time-range"),
                       (["--time-range", "1us,200"], "--time-range"),
                       (["--tid", "x"], "--tid"), (["--min-duration", "fast"], "--min-duration"),
-                      (["-F", "/a{1000}/"], "-F"), (["--color=sometimes"], "--color")):
+                      (["-F", "/a{1000}/"], "-F"),
+                      # a "]" first in a bracket is a member: the "++" is outside
+                      (["-F", "/[^][^]b++/"], "repeats a repetition"),
+                      (["--color=sometimes"], "--color")):
         p = replay(path, *args)
         tap(p.returncode == 2 and why in p.stderr,
             f"replay {' '.join(args)}: refused with exit 2, naming {why}", p.stderr)
