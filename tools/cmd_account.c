@@ -339,6 +339,17 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 }
 
 /* llvm-xray's picks: the median at n / 2, percentiles at floor(n * p). */
+static unsigned int ranks(void *ctx, uint32_t set, uint64_t count,
+			  uint64_t *out)
+{
+	(void)ctx;
+	(void)set;
+	out[0] = count / 2;
+	out[1] = (uint64_t)floor((double)count * 0.9);
+	out[2] = (uint64_t)floor((double)count * 0.99);
+	return 3;
+}
+
 static void pick(void *ctx, uint32_t set, uint64_t rank, uint64_t value)
 {
 	struct fstat *f = ((struct account *)ctx)->funcs[set];
@@ -761,7 +772,7 @@ static int account_run(int argc, char **argv)
 	if (replay_stopped(a.replay))
 		goto out;
 	p.freq = replay_input(a.replay)->freq;
-	ret = order_stats_walk(a.durations, pick, &a);
+	ret = order_stats_select(a.durations, ranks, pick, &a);
 	if (!ret)
 		ret = order_rows(&a, field, dsc, &ro);
 	if (ret) {

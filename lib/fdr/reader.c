@@ -1115,9 +1115,65 @@ static bool is_argument(const struct xrayfdr_record *rec)
 		rec->md.kind == XRAYFDR_MD_CALL_ARGUMENT);
 }
 
+/*
+ * The common case: a function record without arguments inside a buffer's
+ * body, in the window, when calls are not checked.  What fdr_step() and
+ * record_to_event() do for it, less the checks that cannot fail here.
+ * Return true with r->ev filled, false to take the general path.
+ */
+static bool fast_function_event(struct xrayfdr_reader *r)
+{
+	uint64_t end = r->data_off + r->win_len;
+	struct xrayfdr_event *ev = &r->ev;
+	const uint8_t *p;
+	unsigned int kind;
+	uint32_t word;
+
+	if (r->state != ST_BODY || r->basic || r->stop ||
+	    !(r->flags & XRAYFDR_READ_NO_CALL_CHECK) ||
+	    r->pos + XRAYFDR_FUNCTION_RECORD_SIZE > end ||
+	    (r->buf_end != NO_END &&
+	     r->pos + XRAYFDR_FUNCTION_RECORD_SIZE > r->buf_end))
+		return false;
+	p = r->data + (r->pos - r->data_off);
+	if (fdr_is_metadata(p[0], r->be))
+		return false;
+	word = get32(p, r->be);
+	kind = fdr_function_kind(word, r->be);
+	/* arguments may follow an entry: the general path collects them */
+	if (kind >= XRAYFDR_FUNC_ENTRY_ARGS)
+		return false;
+	r->base_tsc += get32(p + 4, r->be);
+	r->args_open = false;
+	ev->offset = r->pos;
+	ev->tsc = r->base_tsc;
+	ev->wall_sec = r->wall_sec;
+	ev->wall_usec = r->wall_usec;
+	ev->kind = kind;
+	ev->func_id = (int32_t)fdr_function_id(word, r->be);
+	ev->tid = r->tid;
+	ev->pid = r->pid;
+	ev->cpu = r->cpu;
+	ev->event_type = 0;
+	ev->nargs = 0;
+	ev->args = r->args;
+	ev->data_size = 0;
+	ev->data = NULL;
+	ev->buffer_offset = r->buf_start;
+	r->pos += XRAYFDR_FUNCTION_RECORD_SIZE;
+	r->stats.records++;
+	r->stats.events++;
+	r->stats.bytes = r->pos;
+	return true;
+}
+
 int xrayfdr_reader_next_event(struct xrayfdr_reader *r,
 			      const struct xrayfdr_event **ev)
 {
+	if (!r->stash && !r->pending && fast_function_event(r)) {
+		*ev = &r->ev;
+		return 1;
+	}
 	for (;;) {
 		int ret;
 

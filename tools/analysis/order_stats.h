@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Exact order statistics (medians, percentiles) of many sets of values
- * (durations per function, per edge...) in bounded memory: the values go
- * through the external sort (sorter.h) keyed by set then value, and are
- * read back set by set in ascending order with their rank, so a caller
- * picks whatever positions it needs.
+ * (durations per function, per edge...) in bounded memory.  Values are
+ * kept in RAM while they fit in the memory given, and the asked-for ranks
+ * of each set are found by selection, in time linear in the values; past
+ * that, they go through the external sort (sorter.h) keyed by set then
+ * value, and are read back set by set in ascending order.  Either way the
+ * answers are the same exact values.
  */
 #ifndef XRAYFDR_TOOLS_ORDER_STATS_H
 #define XRAYFDR_TOOLS_ORDER_STATS_H
@@ -23,14 +25,21 @@ void order_stats_free(struct order_stats *s);
 /* Add @value to set @set (< ORDER_STATS_MAX_SETS).  0 or -errno. */
 int order_stats_add(struct order_stats *s, uint32_t set, uint64_t value);
 
+#define ORDER_STATS_MAX_RANKS 8
+
 /*
- * Visit every value, set by set (in increasing set number), each set's in
- * ascending order, @rank counting from 0 within the set.  0 or -errno.
+ * For each set with values, in increasing set number: ask @ranks which
+ * ranks (counting from 0, each < @count, at most ORDER_STATS_MAX_RANKS,
+ * in any order, repeats allowed) of its @count values are wanted, then
+ * call @visit once for each distinct one, in ascending rank order, with
+ * the value at that rank.  0 or -errno.
  */
-int order_stats_walk(struct order_stats *s,
-		     void (*visit)(void *ctx, uint32_t set, uint64_t rank,
-				   uint64_t value),
-		     void *ctx);
+int order_stats_select(struct order_stats *s,
+		       unsigned int (*ranks)(void *ctx, uint32_t set,
+					     uint64_t count, uint64_t *out),
+		       void (*visit)(void *ctx, uint32_t set, uint64_t rank,
+				     uint64_t value),
+		       void *ctx);
 
 /* What went wrong with the temporary files, or "". */
 const char *order_stats_error(const struct order_stats *s);

@@ -28,6 +28,7 @@ struct replay {
 	uint64_t *key_pids;
 	uint32_t *key_tids;
 	uint32_t nkeys, keys_cap;
+	uint64_t last_key; /* of the last event, when nkeys */
 	uint32_t first_thread; /* the first call thread of this input */
 	uint64_t *rank; /* by call thread */
 	uint32_t rank_cap;
@@ -130,6 +131,10 @@ static int note_key(struct replay *r, const struct xrayfdr_event *ev)
 	uint64_t pid = llvm_block_pid(r->in.version, ev->pid);
 	uint64_t key = thread_key((uint32_t)pid, ev->tid);
 
+	/* records come a buffer, so a thread, at a time */
+	if (r->nkeys && key == r->last_key)
+		return 0;
+	r->last_key = key;
 	if (u64map_get(&r->keys, key))
 		return 0;
 	if (r->nkeys == r->keys_cap) {
