@@ -12,7 +12,7 @@ ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/symbols.c \
 	tools/analysis/llvm_compat.c tools/analysis/xray_yaml.c \
 	tools/analysis/calls.c tools/analysis/replay.c tools/analysis/trie.c tools/analysis/flamegraph.c \
 	tools/analysis/writers.c tools/analysis/order_stats.c tools/analysis/cmdline.c \
-	tools/analysis/table.c
+	tools/analysis/table.c tools/analysis/perfetto.c
 TOOL_SRCS += $(ANALYSIS_SRCS) tools/cmd_extract.c tools/cmd_convert.c \
 	tools/cmd_account.c tools/cmd_stack.c tools/cmd_graph.c tools/cmd_replay.c
 # C++ only where a C++ facility is needed: demangling, and std::sort's
@@ -33,6 +33,7 @@ $(BUILD)/obj/%.o: %.cc
 CHECK_SUITES += tools/llvm-golden:tests/tools/test_llvm_golden.py
 CHECK_SUITES += tools/outputs:tests/tools/test_outputs.py
 CHECK_SUITES += tools/replay:tests/tools/test_replay.py
+CHECK_SUITES += tools/perfetto:tests/tools/test_perfetto.py
 # Our outputs loaded into speedscope in headless Chromium; its npm
 # packages, pinned by tests/viewer/package-lock.json, go into $(BUILD)/viewer.
 VIEWER_STAMP := $(BUILD)/viewer/npm.stamp

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/cmdline.h"
+#include "analysis/perfetto.h"
 #include "analysis/source.h"
 #include "analysis/symbols.h"
 #include "analysis/writers.h"
@@ -16,15 +17,16 @@
 enum out_format {
 	OUT_YAML,
 	OUT_TRACE_EVENT,
+	OUT_PERFETTO,
 	OUT_FOLDED,
 	OUT_TRACELOG,
 	OUT_FDR,
 };
 
 static const char *const out_names[] = {
-	[OUT_YAML] = "yaml",	 [OUT_TRACE_EVENT] = "trace_event",
-	[OUT_FOLDED] = "folded", [OUT_TRACELOG] = "tracelog",
-	[OUT_FDR] = "fdr",
+	[OUT_YAML] = "yaml",	     [OUT_TRACE_EVENT] = "trace_event",
+	[OUT_PERFETTO] = "perfetto", [OUT_FOLDED] = "folded",
+	[OUT_TRACELOG] = "tracelog", [OUT_FDR] = "fdr",
 };
 
 static void convert_usage(FILE *out)
@@ -44,6 +46,11 @@ static void convert_usage(FILE *out)
 		"               fields the log does not carry\n"
 		"  trace_event  Chrome trace_event JSON (chrome://tracing, Perfetto): one\n"
 		"               complete event ('X') per call, per thread, in microseconds\n"
+		"  perfetto     Perfetto's protobuf trace (ui.perfetto.dev, trace_processor):\n"
+		"               a slice per call on a track per thread, function names\n"
+		"               interned, off-CPU slices from scheduler events; timestamps\n"
+		"               in nanoseconds (BOOTTIME) from the TSC and its frequency;\n"
+		"               several times smaller than trace_event\n"
 		"  folded       FlameGraph folded stacks, 'thread;f;g;h N' with N the\n"
 		"               exclusive (self) time of the stack in TSC ticks\n"
 		"  tracelog     CoreProfiler TraceLog text (instrumentation mode: a stack\n"
@@ -125,6 +132,29 @@ static int convert_yaml(struct trace *t, const struct trace_header *hdr,
 	return trace_status(t, ret);
 }
 
+/* What a call-level writer's failure means, said once for all of them:
+ * true if @ret is one (then the exit status is EXIT_USAGE). */
+static bool calls_failed(int ret)
+{
+	if (ret != -E2BIG && ret != -ENOMEM && ret != -EINVAL)
+		return false;
+	tool_error("convert", "%s",
+		   ret == -E2BIG  ? "a call stack deeper than the limit" :
+		   ret == -EINVAL ? "a negative function id cannot be written" :
+				    "out of memory");
+	return true;
+}
+
+static void report_unmatched(uint64_t unmatched)
+{
+	if (unmatched)
+		tool_error(
+			"convert",
+			"%" PRIu64
+			" exits matched no entry on their thread's stack (left out)",
+			unmatched);
+}
+
 static int convert_calls(struct trace *t, const struct trace_header *hdr,
 			 struct symbols *syms, FILE *out,
 			 enum call_writer_kind kind)
@@ -144,23 +174,41 @@ static int convert_calls(struct trace *t, const struct trace_header *hdr,
 	}
 	if (ret == 0 || ret == -EBADMSG)
 		ret = call_writer_finish(w) ?: ret;
-	if (ret == -E2BIG || ret == -ENOMEM || ret == -EINVAL) {
-		tool_error("convert", "%s",
-			   ret == -E2BIG ?
-				   "a call stack deeper than the limit" :
-			   ret == -EINVAL ?
-				   "a negative function id cannot be written" :
-				   "out of memory");
+	if (calls_failed(ret)) {
 		call_writer_free(w);
 		return EXIT_USAGE;
 	}
-	if (call_writer_unmatched(w))
-		tool_error(
-			"convert",
-			"%" PRIu64
-			" exits matched no entry on their thread's stack (left out)",
-			call_writer_unmatched(w));
+	report_unmatched(call_writer_unmatched(w));
 	call_writer_free(w);
+	return trace_status(t, ret);
+}
+
+/* As convert_calls(), with Perfetto's writer; it stops at a write error,
+ * which analysis_close_output() reports. */
+static int convert_perfetto(struct trace *t, const struct trace_header *hdr,
+			    struct symbols *syms, FILE *out)
+{
+	struct perfetto_writer *w = perfetto_writer_new(out, hdr, syms);
+	const struct xrayfdr_event *ev;
+	int ret;
+
+	if (!w) {
+		tool_error("convert", "out of memory");
+		return EXIT_USAGE;
+	}
+	while ((ret = trace_next(t, &ev)) == 1) {
+		ret = perfetto_writer_event(w, ev);
+		if (ret)
+			break;
+	}
+	if (ret == 0 || ret == -EBADMSG)
+		ret = perfetto_writer_finish(w) ?: ret;
+	if (ret == -EIO || calls_failed(ret)) {
+		perfetto_writer_free(w);
+		return EXIT_USAGE;
+	}
+	report_unmatched(perfetto_writer_unmatched(w));
+	perfetto_writer_free(w);
 	return trace_status(t, ret);
 }
 
@@ -250,7 +298,7 @@ static int parse_options(int argc, char **argv, struct convert_opts *o)
 			if (!have_format) {
 				tool_error(
 					"convert",
-					"unknown output format '%s' (yaml, trace_event, folded, tracelog, fdr)",
+					"unknown output format '%s' (yaml, trace_event, perfetto, folded, tracelog, fdr)",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -289,7 +337,7 @@ static int parse_options(int argc, char **argv, struct convert_opts *o)
 	if (!have_format) {
 		tool_error(
 			"convert",
-			"--output-format is required (yaml, trace_event, folded, tracelog, fdr)");
+			"--output-format is required (yaml, trace_event, perfetto, folded, tracelog, fdr)");
 		return EXIT_USAGE;
 	}
 	if (optind != argc - 1) {
@@ -346,6 +394,9 @@ static int convert_run(int argc, char **argv)
 	case OUT_TRACE_EVENT:
 		status = convert_calls(t, hdr, syms, out, WRITER_TRACE_EVENT);
 		break;
+	case OUT_PERFETTO:
+		status = convert_perfetto(t, hdr, syms, out);
+		break;
 	case OUT_TRACELOG:
 		status = convert_calls(t, hdr, syms, out, WRITER_TRACELOG);
 		break;
@@ -366,7 +417,7 @@ out:
 const struct command cmd_convert = {
 	.name = "convert",
 	.summary =
-		"convert a trace: llvm-xray YAML, trace_event, folded, tracelog, FDR",
+		"convert a trace: llvm-xray YAML, trace_event, perfetto, folded, tracelog, FDR",
 	.run = convert_run,
 	.usage = convert_usage,
 };
