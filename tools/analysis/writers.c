@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "calls.h"
+#include "outbuf.h"
 #include "writers.h"
 
 struct call_writer {
@@ -16,6 +17,8 @@ struct call_writer {
 	struct symbols *names;
 	struct calls *calls;
 	double freq;
+	uint64_t hz; /* freq as an integer */
+	struct outbuf *ob; /* trace_event: text goes through it */
 	bool started;
 	uint64_t base_tsc;
 	bool first_record;
@@ -32,17 +35,13 @@ struct writer_thread {
 	bool running;
 };
 
-/* trace_event: microseconds since the TSC's zero, as llvm-xray's
- * trace_event output (another thread's first event may be older than the
- * first event in the file, so the file's first cannot be the origin). */
-static double micros(const struct call_writer *w, uint64_t tsc)
+/* trace_event: nanoseconds, rounded, of @ticks; printed as microseconds
+ * with three decimals, they need no floating point. */
+static uint64_t nanos(const struct call_writer *w, uint64_t ticks)
 {
-	return (double)tsc * 1e6 / w->freq;
-}
+	unsigned __int128 n = (unsigned __int128)ticks * 2000000000u + w->hz;
 
-static double span_micros(const struct call_writer *w, uint64_t a, uint64_t b)
-{
-	return (double)(b > a ? b - a : 0) * 1e6 / w->freq;
+	return (uint64_t)(n / (2 * (unsigned __int128)w->hz));
 }
 
 /* TraceLog: milliseconds since the first event in the file, negative for
@@ -55,20 +54,25 @@ static int64_t millis(const struct call_writer *w, uint64_t tsc)
 	return (int64_t)floor(d * 1e3 / w->freq);
 }
 
-static void json_bytes(FILE *out, const void *data, size_t len)
+static void json_bytes(struct outbuf *o, const void *data, size_t len)
 {
+	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = data;
 
-	putc('"', out);
+	ob_char(o, '"');
 	for (size_t i = 0; i < len; i++) {
-		if (p[i] == '"' || p[i] == '\\')
-			fprintf(out, "\\%c", p[i]);
-		else if (p[i] < 0x20 || p[i] >= 0x7f)
-			fprintf(out, "\\u%04x", p[i]);
-		else
-			putc(p[i], out);
+		if (p[i] == '"' || p[i] == '\\') {
+			ob_char(o, '\\');
+			ob_char(o, (char)p[i]);
+		} else if (p[i] < 0x20 || p[i] >= 0x7f) {
+			ob_str(o, "\\u00");
+			ob_char(o, hex[p[i] >> 4]);
+			ob_char(o, hex[p[i] & 15]);
+		} else {
+			ob_char(o, (char)p[i]);
+		}
 	}
-	putc('"', out);
+	ob_char(o, '"');
 }
 
 static const char *fname(struct call_writer *w, int32_t id)
@@ -81,8 +85,28 @@ static const char *fname(struct call_writer *w, int32_t id)
  */
 static void te_record_start(struct call_writer *w)
 {
-	fputs(w->first_record ? "\n" : ",\n", w->out);
+	ob_str(w->ob, w->first_record ? "\n" : ",\n");
 	w->first_record = false;
+}
+
+/* ",\"KEY\":" then @ns as microseconds: "12.345" */
+static void te_micros(struct call_writer *w, const char *key, uint64_t ns)
+{
+	char frac[4] = { (char)('0' + ns / 100 % 10),
+			 (char)('0' + ns / 10 % 10), (char)('0' + ns % 10), 0 };
+
+	ob_str(w->ob, key);
+	ob_u64(w->ob, ns / 1000);
+	ob_char(w->ob, '.');
+	ob_write(w->ob, frac, 3);
+}
+
+static void te_ids(struct call_writer *w, uint32_t pid, uint32_t tid)
+{
+	ob_str(w->ob, ",\"pid\":");
+	ob_u64(w->ob, pid);
+	ob_str(w->ob, ",\"tid\":");
+	ob_u64(w->ob, tid);
 }
 
 static void te_thread(void *ctx, struct call_thread *t)
@@ -90,51 +114,58 @@ static void te_thread(void *ctx, struct call_thread *t)
 	struct call_writer *w = ctx;
 
 	te_record_start(w);
-	fprintf(w->out,
-		"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%" PRIu32
-		",\"tid\":%" PRIu32 ",\"args\":{\"name\":\"thread %" PRIu32
-		"\"}}",
-		t->pid, t->tid, t->tid);
+	ob_str(w->ob, "{\"name\":\"thread_name\",\"ph\":\"M\"");
+	te_ids(w, t->pid, t->tid);
+	ob_str(w->ob, ",\"args\":{\"name\":\"thread ");
+	ob_u64(w->ob, t->tid);
+	ob_str(w->ob, "\"}}");
 }
 
+/*
+ * A complete event per call.  Its arguments are what a viewer cannot
+ * work out: the function id and how the call ended if not by its exit.
+ * (Self time follows from the callees, time off the CPU from the off-CPU
+ * slices; and viewers such as speedscope tell frames apart by their
+ * arguments, so per-call values would split a function into many.)
+ */
 static void te_done(void *ctx, struct call_thread *t, const struct call_done *d)
 {
 	struct call_writer *w = ctx;
-	double ts = micros(w, d->entry_tsc);
+	const char *name = fname(w, d->func_id);
 
 	te_record_start(w);
-	fputs("{\"name\":", w->out);
-	json_bytes(w->out, fname(w, d->func_id), strlen(fname(w, d->func_id)));
-	fprintf(w->out,
-		",\"cat\":\"function\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%" PRIu32
-		",\"tid\":%" PRIu32 ",\"args\":{\"func_id\":%" PRId32
-		",\"self_us\":%.3f",
-		ts, span_micros(w, d->entry_tsc, d->exit_tsc), t->pid, t->tid,
-		d->func_id, (double)d->self * 1e6 / w->freq);
-	if (d->off_cpu)
-		fprintf(w->out, ",\"off_cpu_us\":%.3f",
-			(double)d->off_cpu * 1e6 / w->freq);
+	ob_str(w->ob, "{\"name\":");
+	json_bytes(w->ob, name, strlen(name));
+	ob_str(w->ob, ",\"cat\":\"function\",\"ph\":\"X\"");
+	te_micros(w, ",\"ts\":", nanos(w, d->entry_tsc));
+	te_micros(w, ",\"dur\":",
+		  nanos(w, d->exit_tsc > d->entry_tsc ?
+				   d->exit_tsc - d->entry_tsc :
+				   0));
+	te_ids(w, t->pid, t->tid);
+	ob_str(w->ob, ",\"args\":{\"func_id\":");
+	ob_i64(w->ob, d->func_id);
 	if (d->at_end)
-		fputs(",\"open_at_end\":true", w->out);
+		ob_str(w->ob, ",\"open_at_end\":true");
 	if (!d->by_exit && !d->at_end)
-		fputs(",\"ended_by_caller_exit\":true", w->out);
-	fputs("}}", w->out);
+		ob_str(w->ob, ",\"ended_by_caller_exit\":true");
+	ob_str(w->ob, "}}");
 }
 
 static void te_sched(void *ctx, struct call_thread *t, bool off, uint64_t tsc)
 {
 	struct call_writer *w = ctx;
-	double ts;
 
 	if (off)
 		return;
 	/* the thread is back: its time off the CPU as a slice */
-	ts = micros(w, t->off_since);
 	te_record_start(w);
-	fprintf(w->out,
-		"{\"name\":\"off-CPU\",\"cat\":\"sched\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%" PRIu32
-		",\"tid\":%" PRIu32 "}",
-		ts, span_micros(w, t->off_since, tsc), t->pid, t->tid);
+	ob_str(w->ob, "{\"name\":\"off-CPU\",\"cat\":\"sched\",\"ph\":\"X\"");
+	te_micros(w, ",\"ts\":", nanos(w, t->off_since));
+	te_micros(w, ",\"dur\":",
+		  nanos(w, tsc > t->off_since ? tsc - t->off_since : 0));
+	te_ids(w, t->pid, t->tid);
+	ob_char(w->ob, '}');
 }
 
 static void te_event(struct call_writer *w, const struct xrayfdr_event *ev)
@@ -145,16 +176,21 @@ static void te_event(struct call_writer *w, const struct xrayfdr_event *ev)
 	    xrayfdr_sched_decode(ev->data, ev->data_size, &se))
 		return; /* shown as off-CPU slices */
 	te_record_start(w);
-	fprintf(w->out,
-		"{\"name\":\"%s\",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%.3f,\"pid\":%" PRIu32
-		",\"tid\":%" PRIu32 ",\"args\":{",
-		ev->kind == XRAYFDR_EV_TYPED ? "typed-event" : "custom-event",
-		micros(w, ev->tsc), ev->pid, ev->tid);
-	if (ev->kind == XRAYFDR_EV_TYPED)
-		fprintf(w->out, "\"type\":%u,", ev->event_type);
-	fputs("\"data\":", w->out);
-	json_bytes(w->out, ev->data, ev->data_size);
-	fputs("}}", w->out);
+	ob_str(w->ob, ev->kind == XRAYFDR_EV_TYPED ?
+			      "{\"name\":\"typed-event\"" :
+			      "{\"name\":\"custom-event\"");
+	ob_str(w->ob, ",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"t\"");
+	te_micros(w, ",\"ts\":", nanos(w, ev->tsc));
+	te_ids(w, ev->pid, ev->tid);
+	ob_str(w->ob, ",\"args\":{");
+	if (ev->kind == XRAYFDR_EV_TYPED) {
+		ob_str(w->ob, "\"type\":");
+		ob_u64(w->ob, ev->event_type);
+		ob_char(w->ob, ',');
+	}
+	ob_str(w->ob, "\"data\":");
+	json_bytes(w->ob, ev->data, ev->data_size);
+	ob_str(w->ob, "}}");
 }
 
 /*
@@ -346,7 +382,16 @@ struct call_writer *call_writer_new(enum call_writer_kind kind, FILE *out,
 	w->out = out;
 	w->names = names;
 	/* without a frequency, call a tick a nanosecond */
-	w->freq = hdr->cycle_frequency ? (double)hdr->cycle_frequency : 1e9;
+	w->hz = hdr->cycle_frequency ? hdr->cycle_frequency : 1000000000;
+	w->freq = (double)w->hz;
+	if (kind == WRITER_TRACE_EVENT) {
+		w->ob = malloc(sizeof(*w->ob));
+		if (!w->ob) {
+			free(w);
+			return NULL;
+		}
+		ob_init(w->ob, out);
+	}
 	w->first_record = true;
 	w->calls = calls_new(CALLS_UNWIND, false,
 			     kind == WRITER_TRACELOG ? &tl_ops : &te_ops, w);
@@ -365,8 +410,8 @@ int call_writer_event(struct call_writer *w, const struct xrayfdr_event *ev)
 		w->started = true;
 		w->base_tsc = ev->tsc;
 		if (w->kind == WRITER_TRACE_EVENT)
-			fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[",
-			      w->out);
+			ob_str(w->ob,
+			       "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 		else
 			tl_header(w, ev);
 	}
@@ -382,9 +427,11 @@ int call_writer_finish(struct call_writer *w)
 	if (w->kind == WRITER_TRACE_EVENT) {
 		calls_close_all(w->calls);
 		if (!w->started)
-			fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[",
-			      w->out);
-		fputs("\n]}\n", w->out);
+			ob_str(w->ob,
+			       "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+		ob_str(w->ob, "\n]}\n");
+		/* a failed write is the output's error, which closing it says */
+		ob_flush(w->ob);
 		return w->error;
 	}
 	/* TraceLog: report the CPU time since the last report */
@@ -411,5 +458,6 @@ void call_writer_free(struct call_writer *w)
 			free(calls_thread(w->calls, i)->user);
 	calls_free(w->calls);
 	free(w->named);
+	free(w->ob);
 	free(w);
 }
