@@ -22,8 +22,10 @@
 #include "../lib/runtime/filter.h"
 #include "../lib/util/u64map.h"
 #include "analysis/cmdline.h"
+#include "analysis/outbuf.h"
 #include "analysis/replay.h"
 #include "analysis/symbols.h"
+#include "analysis/ticks.h"
 #include "xrayfdr.h"
 
 static void replay_usage(FILE *out)
@@ -91,6 +93,7 @@ struct view {
 	struct symbols *syms;
 	const char *map_path;
 	FILE *out;
+	struct outbuf *ob; /* the lines go through it to out */
 	bool color, filter_active, pager_gone;
 	uint32_t max_depth; /* 0: no limit */
 	uint64_t min_ns;
@@ -104,61 +107,114 @@ static struct view_thread *vthread(struct call_thread *t)
 	return t->user;
 }
 
-static double ns_of(const struct view *v, uint64_t ticks)
+/* nanoseconds of @ticks, or the ticks when the trace has no frequency */
+static uint64_t ns_of(const struct view *v, uint64_t ticks)
 {
-	double freq = replay_input(v->replay)->freq;
+	uint64_t hz = (uint64_t)replay_input(v->replay)->freq;
 
-	return freq ? (double)ticks * 1e9 / freq : (double)ticks;
+	return hz ? ticks_to_ns(ticks, hz) : ticks;
 }
 
-/* "  12.345 us" (or ticks when the trace has no frequency) */
-static const char *duration(struct view *v, uint64_t ticks, char *buf,
-			    size_t len)
+static bool shorter_than_min(const struct view *v, uint64_t ticks)
 {
-	double ns = ns_of(v, ticks);
-	const char *on = "", *off = "";
+	uint64_t hz = (uint64_t)replay_input(v->replay)->freq;
 
-	if (!replay_input(v->replay)->freq) {
-		snprintf(buf, len, "%10" PRIu64 " tk", ticks);
-		return buf;
+	return hz ? ticks_below_ns(ticks, hz, v->min_ns) : ticks < v->min_ns;
+}
+
+/* @value / 10^@decimals with all its decimals into @buf; the length */
+static size_t fixed(char *buf, uint64_t value, unsigned int decimals)
+{
+	char tmp[32];
+	size_t n = 0, len = 0;
+
+	for (unsigned int i = 0; i < decimals; i++, value /= 10)
+		tmp[n++] = (char)('0' + value % 10);
+	if (decimals)
+		tmp[n++] = '.';
+	do {
+		tmp[n++] = (char)('0' + value % 10);
+		value /= 10;
+	} while (value);
+	while (n)
+		buf[len++] = tmp[--n];
+	return len;
+}
+
+static void put_right(struct outbuf *o, const char *text, size_t len,
+		      size_t width)
+{
+	for (size_t i = len; i < width; i++)
+		ob_char(o, ' ');
+	ob_write(o, text, len);
+}
+
+/* "   12.345 us" in a 13-column field (ticks, "tk", without a
+ * frequency), coloured by size on a terminal; blank for no value. */
+static void put_duration(struct view *v, bool have, uint64_t ticks)
+{
+	uint64_t ns = ns_of(v, ticks);
+	char buf[40];
+	size_t n;
+
+	if (!have) {
+		put_right(v->ob, "", 0, 13);
+		return;
 	}
-	if (v->color && ns >= 1e9)
-		on = "\033[31m", off = "\033[0m";
-	else if (v->color && ns >= 1e6)
-		on = "\033[33m", off = "\033[0m";
-	if (ns < 1e6)
-		snprintf(buf, len, "%s%10.3f us%s", on, ns / 1e3, off);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%s%10.3f ms%s", on, ns / 1e6, off);
-	else
-		snprintf(buf, len, "%s%10.3f  s%s", on, ns / 1e9, off);
-	return buf;
+	if (!replay_input(v->replay)->freq) {
+		n = fixed(buf, ticks, 0);
+		memcpy(buf + n, " tk", 3);
+		put_right(v->ob, buf, n + 3, 13);
+		return;
+	}
+	if (ns < 1000000) {
+		n = fixed(buf, ns, 3);
+		memcpy(buf + n, " us", 3);
+	} else if (ns < 1000000000) {
+		n = fixed(buf, (ns + 500) / 1000, 3);
+		memcpy(buf + n, " ms", 3);
+	} else {
+		n = fixed(buf, (ns + 500000) / 1000000, 3);
+		memcpy(buf + n, "  s", 3);
+	}
+	if (v->color && ns >= 1000000)
+		ob_str(v->ob, ns >= 1000000000 ? "\033[31m" : "\033[33m");
+	put_right(v->ob, buf, n + 3, 13);
+	if (v->color && ns >= 1000000)
+		ob_str(v->ob, "\033[0m");
 }
 
 /* The time of @tsc from the input's first record, in seconds. */
-static void print_time(struct view *v, uint64_t tsc)
+static void put_time(struct view *v, uint64_t tsc)
 {
 	const struct replay_input *in = replay_input(v->replay);
 	bool before = tsc < in->first_tsc;
 	uint64_t d = before ? in->first_tsc - tsc : tsc - in->first_tsc;
+	char buf[32];
 
-	if (!in->freq)
-		fprintf(v->out, "%c%15" PRIu64, before ? '-' : ' ', d);
-	else
-		fprintf(v->out, "%c%15.9f", before ? '-' : ' ',
-			ns_of(v, d) / 1e9);
+	ob_char(v->ob, before ? '-' : ' ');
+	put_right(v->ob, buf, fixed(buf, ns_of(v, d), in->freq ? 9 : 0), 15);
 }
 
 static void print_prefix(struct view *v, const struct call_thread *t,
-			 bool has_time, uint64_t tsc, const char *dur,
-			 const char *self, uint32_t level)
+			 bool has_time, uint64_t tsc, bool has_dur,
+			 uint64_t dur, uint64_t self, uint32_t level)
 {
+	char buf[16];
+
 	if (has_time)
-		print_time(v, tsc);
+		put_time(v, tsc);
 	else
-		fprintf(v->out, "%16s", "");
-	fprintf(v->out, " %13s %13s [%7" PRIu32 "] | %*s", dur, self, t->tid,
-		(int)(2 * level), "");
+		put_right(v->ob, "", 0, 16);
+	ob_char(v->ob, ' ');
+	put_duration(v, has_dur, dur);
+	ob_char(v->ob, ' ');
+	put_duration(v, has_dur, self);
+	ob_str(v->ob, " [");
+	put_right(v->ob, buf, fixed(buf, t->tid, 0), 7);
+	ob_str(v->ob, "] | ");
+	for (uint32_t i = 0; i < level; i++)
+		ob_str(v->ob, "  ");
 }
 
 static uint32_t level_of(uint64_t user)
@@ -181,9 +237,10 @@ static void open_callers(struct view *v, struct call_thread *t, uint32_t depth)
 
 		if ((f->user & (FR_SHOWN | FR_OPENED)) != FR_SHOWN)
 			continue;
-		print_prefix(v, t, true, f->entry_tsc, "", "",
+		print_prefix(v, t, true, f->entry_tsc, false, 0, 0,
 			     level_of(f->user));
-		fprintf(v->out, "%s() {\n", name_of(v, f->func_id));
+		ob_str(v->ob, name_of(v, f->func_id));
+		ob_str(v->ob, "() {\n");
 		f->user |= FR_OPENED;
 	}
 	if (vt && vt->opened < depth)
@@ -252,12 +309,17 @@ static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
 	/* arguments are shown now, on a line that opens the call */
 	if (ev->kind == XRAYFDR_EV_ENTRY_ARGS && ev->nargs) {
 		open_callers(v, t, depth);
-		print_prefix(v, t, true, f->entry_tsc, "", "", level);
-		fprintf(v->out, "%s(", name_of(v, f->func_id));
-		for (uint32_t i = 0; i < ev->nargs; i++)
-			fprintf(v->out, "%s%#" PRIx64, i ? ", " : "",
-				ev->args[i]);
-		fputs(") {\n", v->out);
+		print_prefix(v, t, true, f->entry_tsc, false, 0, 0, level);
+		ob_str(v->ob, name_of(v, f->func_id));
+		ob_char(v->ob, '(');
+		for (uint32_t i = 0; i < ev->nargs; i++) {
+			char arg[24];
+
+			snprintf(arg, sizeof(arg), "%s%#" PRIx64, i ? ", " : "",
+				 ev->args[i]);
+			ob_str(v->ob, arg);
+		}
+		ob_str(v->ob, ") {\n");
 		f->user |= FR_OPENED;
 	}
 }
@@ -267,12 +329,11 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 	struct view *v = ctx;
 	struct view_thread *vt = vthread(t);
 	uint64_t user = d->frame->user;
-	char dur[48], self[48];
 	const char *note = "";
 
 	if (vt && vt->opened > d->depth)
 		vt->opened = d->depth;
-	if (!(user & FR_SHOWN) || ns_of(v, d->dur) < (double)v->min_ns)
+	if (!(user & FR_SHOWN) || shorter_than_min(v, d->dur))
 		return;
 	if (d->at_end) {
 		note = " (still running)";
@@ -282,16 +343,20 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 		v->unwound++;
 	}
 	open_callers(v, t, d->depth);
-	duration(v, d->dur, dur, sizeof(dur));
-	duration(v, d->self, self, sizeof(self));
 	if (user & FR_OPENED) {
-		print_prefix(v, t, false, 0, dur, self, level_of(user));
-		fprintf(v->out, "} /* %s */%s\n", name_of(v, d->func_id), note);
-	} else {
-		print_prefix(v, t, true, d->entry_tsc, dur, self,
+		print_prefix(v, t, false, 0, true, d->dur, d->self,
 			     level_of(user));
-		fprintf(v->out, "%s();%s\n", name_of(v, d->func_id), note);
+		ob_str(v->ob, "} /* ");
+		ob_str(v->ob, name_of(v, d->func_id));
+		ob_str(v->ob, " */");
+	} else {
+		print_prefix(v, t, true, d->entry_tsc, true, d->dur, d->self,
+			     level_of(user));
+		ob_str(v->ob, name_of(v, d->func_id));
+		ob_str(v->ob, "();");
 	}
+	ob_str(v->ob, note);
+	ob_char(v->ob, '\n');
 }
 
 /* Where a line about the thread's present goes: under its innermost
@@ -328,9 +393,10 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 		    (c & RT_FILTER_LEFT_OUT))
 			return;
 	}
-	print_prefix(v, t, true, ev->tsc, "", "", level);
-	fprintf(v->out, "} /* %s */ (entered before the trace)\n",
-		name_of(v, ev->func_id));
+	print_prefix(v, t, true, ev->tsc, false, 0, 0, level);
+	ob_str(v->ob, "} /* ");
+	ob_str(v->ob, name_of(v, ev->func_id));
+	ob_str(v->ob, " */ (entered before the trace)\n");
 }
 
 static void on_other(void *ctx, struct call_thread *t,
@@ -338,29 +404,38 @@ static void on_other(void *ctx, struct call_thread *t,
 {
 	struct view *v = ctx;
 	struct xrayfdr_sched_event se;
+	char text[64];
 	uint32_t level;
 
 	if (v->min_ns || !here(v, t, &level))
 		return;
-	print_prefix(v, t, true, ev->tsc, "", "", level);
+	print_prefix(v, t, true, ev->tsc, false, 0, 0, level);
 	if (ev->kind == XRAYFDR_EV_CUSTOM &&
 	    xrayfdr_sched_decode(ev->data, ev->data_size, &se)) {
 		if (se.kind == XRAYFDR_SCHED_SWITCH_OUT)
-			fprintf(v->out, "/* off CPU %u%s */\n", se.cpu,
-				se.flags & XRAYFDR_SCHED_PREEMPTED ?
-					" (preempted)" :
-					"");
+			snprintf(text, sizeof(text), "/* off CPU %u%s */\n",
+				 se.cpu,
+				 se.flags & XRAYFDR_SCHED_PREEMPTED ?
+					 " (preempted)" :
+					 "");
 		else if (se.kind == XRAYFDR_SCHED_SWITCH_IN)
-			fprintf(v->out, "/* on CPU %u */\n", se.cpu);
+			snprintf(text, sizeof(text), "/* on CPU %u */\n",
+				 se.cpu);
 		else
-			fprintf(v->out, "/* migrated from CPU %u to %u */\n",
-				se.prev_cpu, se.cpu);
+			snprintf(text, sizeof(text),
+				 "/* migrated from CPU %u to %u */\n",
+				 se.prev_cpu, se.cpu);
+		ob_str(v->ob, text);
 		return;
 	}
 	if (ev->kind == XRAYFDR_EV_TYPED)
-		fprintf(v->out, "/* typed event %u: ", ev->event_type);
+		snprintf(text, sizeof(text),
+			 "/* typed event %u: ", ev->event_type);
 	else
-		fputs("/* custom event: ", v->out);
+		snprintf(text, sizeof(text), "/* custom event: ");
+	ob_str(v->ob, text);
+	/* rare: through stdio, in order */
+	ob_flush(v->ob);
 	print_escaped(v->out, ev->data, ev->data_size, 64);
 	fputs(" */\n", v->out);
 }
@@ -371,7 +446,7 @@ static int on_event(void *ctx, const struct xrayfdr_event *ev)
 
 	(void)ev;
 	/* the pager quit: nobody reads on */
-	if (ferror(v->out)) {
+	if (v->ob->error || ferror(v->out)) {
 		v->pager_gone = true;
 		return -EPIPE;
 	}
@@ -617,11 +692,19 @@ static int replay_run(int argc, char **argv)
 		goto out;
 	v.color = color == 1 ||
 		  (color == -1 && !o.output && isatty(STDOUT_FILENO));
+	v.ob = malloc(sizeof(*v.ob));
+	if (!v.ob) {
+		tool_error("replay", "out of memory");
+		goto out;
+	}
+	ob_init(v.ob, v.out);
 	fprintf(v.out, "#%15s %13s %13s %9s   %s\n", "TIME (s)", "DURATION",
 		"SELF", "TID", "FUNCTION");
 	status = replay_file(v.replay, argv[optind]);
 	if (!replay_stopped(v.replay))
 		calls_close_all(replay_calls(v.replay));
+	/* a failed write shows in the stream, which closing it reports */
+	ob_flush(v.ob);
 	if (v.pager_gone)
 		status = EXIT_OK;
 	if (pager) {
@@ -643,6 +726,7 @@ out:
 			free(calls_thread(calls, i)->user);
 	}
 	replay_free(v.replay);
+	free(v.ob);
 	u64map_free(&v.classes);
 	symbols_free(v.syms);
 	free(filter);

@@ -9,6 +9,7 @@
 
 #include "calls.h"
 #include "outbuf.h"
+#include "ticks.h"
 #include "writers.h"
 
 struct call_writer {
@@ -35,13 +36,11 @@ struct writer_thread {
 	bool running;
 };
 
-/* trace_event: nanoseconds, rounded, of @ticks; printed as microseconds
- * with three decimals, they need no floating point. */
+/* trace_event: nanoseconds of @ticks, printed as microseconds with three
+ * decimals, need no floating point. */
 static uint64_t nanos(const struct call_writer *w, uint64_t ticks)
 {
-	unsigned __int128 n = (unsigned __int128)ticks * 2000000000u + w->hz;
-
-	return (uint64_t)(n / (2 * (unsigned __int128)w->hz));
+	return ticks_to_ns(ticks, w->hz);
 }
 
 /* TraceLog: milliseconds since the first event in the file, negative for

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Time from TSC ticks, in integers, for outputs that print a lot of it. */
+#ifndef XRAYFDR_TOOLS_TICKS_H
+#define XRAYFDR_TOOLS_TICKS_H
+
+#include <stdint.h>
+
+/* @ticks of a @hz clock in nanoseconds, rounded to the nearest: exact,
+ * where a double would lose the low digits of long traces. */
+static inline uint64_t ticks_to_ns(uint64_t ticks, uint64_t hz)
+{
+	unsigned __int128 n = (unsigned __int128)ticks * 2000000000u + hz;
+
+	return (uint64_t)(n / (2 * (unsigned __int128)hz));
+}
+
+/* Whether @ticks of a @hz clock last less than @ns nanoseconds, exactly. */
+static inline int ticks_below_ns(uint64_t ticks, uint64_t hz, uint64_t ns)
+{
+	return (unsigned __int128)ticks * 1000000000u <
+	       (unsigned __int128)ns * hz;
+}
+
+#endif
