@@ -9,7 +9,13 @@ side, wall time and peak memory (RSS), with their ratios.
      llvm-xray can finish;
   3. account on llvm-xray's YAML of a 16M trace, as llvm-xray can account
      a multi-threaded trace only there (on the binary log its account
-     rejects every record older than the first it reads).
+     rejects every record older than the first it reads);
+  4. every analysis command's throughput on the large trace, in MB/s of
+     input per second of CPU time (user + system, which other tenants
+     disturb less than wall time), its peak memory, and its time over
+     sha1sum's on the same file, a ratio that survives a busy machine
+     better than MB/s.  The median of BENCH_TOOLS_ROUNDS (default 3)
+     interleaved rounds, with min and max.
 
 llvm-xray runs under a memory cap (BENCH_TOOLS_MEMCAP, default 12G of
 address space) and a time limit (BENCH_TOOLS_TIMEOUT seconds, default
@@ -68,6 +74,7 @@ def measure(cmd, cap=None, stdout=subprocess.DEVNULL, stdin=None):
     secs = time.monotonic() - start
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     rc = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+    measure.cpu = usage.ru_utime + usage.ru_stime
     return secs, usage.ru_maxrss * 1024, rc, sig
 
 
@@ -115,6 +122,46 @@ def compare(label, ours_cmd, llvm_cmd, llvm_ok=(0,)):
     return True
 
 
+ROUNDS = int(os.environ.get("BENCH_TOOLS_ROUNDS", "3"))
+
+
+def throughput(path):
+    """Each command's CPU time on @path, interleaved rounds, against
+    sha1sum's."""
+    mb = os.path.getsize(path) / 1e6
+    cmds = [("sha1sum", ["sha1sum", path])]
+    for label, args in (("account", ["account"]), ("stack", ["stack"]),
+                        ("graph", ["graph"]),
+                        ("replay", ["replay", "--no-pager"]),
+                        ("convert -f trace_event", ["convert", "-f", "trace_event"]),
+                        ("convert -f perfetto", ["convert", "-f", "perfetto"]),
+                        ("convert -f yaml --no-sort", ["convert", "-f", "yaml", "--no-sort"])):
+        cmds.append((label, [XRAYFDR] + args[:1] + ["-q"] + args[1:] + [path]))
+    times = {label: [] for label, _ in cmds}
+    rss = {}
+    for _ in range(ROUNDS):
+        for label, cmd in cmds:
+            _, peak, rc, sig = measure(cmd)
+            if rc != 0:
+                print(f"  {label}: failed (exit {rc}, signal {sig})")
+                return False
+            times[label].append(measure.cpu)
+            rss[label] = max(rss.get(label, 0), peak)
+    sha = sorted(times["sha1sum"])[len(times["sha1sum"]) // 2]
+    print(f"\nthroughput on the {mb:.0f} MB trace, CPU time (user + system), "
+          f"median of {ROUNDS} interleaved rounds [min, max]")
+    print(f"  {'':<28} {'CPU s':>7} {'[min, max]':>16} {'MB/s':>8} "
+          f"{'x sha1sum':>10} {'peak RSS':>10}")
+    for label, _ in cmds:
+        t = sorted(times[label])
+        med = t[len(t) // 2]
+        print(f"  {label:<28} {med:7.2f} [{t[0]:6.2f}, {t[-1]:6.2f}] "
+              f"{mb / max(med, 1e-9):8.0f} {med / max(sha, 1e-9):9.1f}x "
+              f"{human(rss[label]):>10}   (load {load()})")
+        sys.stdout.flush()
+    return True
+
+
 def main():
     llvm = shutil.which("llvm-xray") or shutil.which("llvm-xray-14")
     if not os.path.exists(XRAYFDR) or not llvm:
@@ -150,6 +197,7 @@ def main():
     mib = os.path.getsize(yaml) / (1 << 20)
     ok &= compare(f"account, {mib:.0f} MiB YAML (a 16 MiB log)",
                   [XRAYFDR, "account", "-q", yaml], [llvm, "account", yaml])
+    ok &= throughput(synth(os.path.join(DIR, f"synth-{SIZE}.xray"), SIZE))
     return 0 if ok else 1
 
 
