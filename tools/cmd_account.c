@@ -88,6 +88,10 @@ static void account_usage(FILE *out)
 		"                          with --strict: an exit that does not match the\n"
 		"                          top of its thread's stack ends the calls above\n"
 		"                          the one it matches (as llvm-xray -d)\n"
+		"      --tid=TID[,TID...]  only the calls of these threads\n"
+		"      --time-range=START,END\n"
+		"                          only the events in this range (see 'xrayfdr\n"
+		"                          replay --help'); calls cut by it are not counted\n"
 		"      --recursive-calls-only\n"
 		"                          count only calls of functions that were on\n"
 		"                          their thread's stack more than once\n"
@@ -653,6 +657,7 @@ static int account_run(int argc, char **argv)
 		{ "deduce-sibling-calls", no_argument, NULL, 'd' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "recursive-calls-only", no_argument, NULL, 'R' },
+		REPLAY_LONGOPTS,
 		ANALYSIS_LONGOPTS,
 		{ 0 },
 	};
@@ -763,6 +768,9 @@ static int account_run(int argc, char **argv)
 		.hooks = &account_hooks,
 		.ctx = &a,
 		.names = p.syms,
+		.tids = o.tids,
+		.ntids = o.ntids,
+		.range = o.range,
 	});
 	if (!a.durations || !a.replay) {
 		tool_error("account", "out of memory");
@@ -801,6 +809,7 @@ static int account_run(int argc, char **argv)
 out:
 	free(ro.rows);
 	account_free(&a);
+	analysis_opts_free(&o);
 	symbols_free(p.syms);
 	return status;
 }

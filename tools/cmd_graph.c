@@ -71,6 +71,10 @@ static void graph_usage(FILE *out)
 		"                            with --strict: an exit that does not match\n"
 		"                            the top of its thread's stack ends the calls\n"
 		"                            above the one it matches (llvm-xray -d)\n"
+		"      --tid=TID[,TID...]    only the calls of these threads\n"
+		"      --time-range=START,END\n"
+		"                            only the events in this range (see\n"
+		"                            'xrayfdr replay --help')\n"
 		"  -k, --keep-going          skip damaged input (and, with --strict, exits\n"
 		"                            that match nothing), count them, exit 1\n"
 		"  -o, --output=FILE         write to FILE instead of standard output\n"
@@ -631,6 +635,7 @@ static int graph_run(int argc, char **argv)
 		{ "color-vertices", required_argument, NULL, 'b' },
 		{ "deduce-sibling-calls", no_argument, NULL, 'd' },
 		{ "strict", no_argument, NULL, 'S' },
+		REPLAY_LONGOPTS,
 		ANALYSIS_LONGOPTS,
 		{ 0 },
 	};
@@ -705,6 +710,9 @@ static int graph_run(int argc, char **argv)
 		.hooks = &graph_hooks,
 		.ctx = &g,
 		.names = syms,
+		.tids = o.tids,
+		.ntids = o.ntids,
+		.range = o.range,
 	});
 	if (!g.durations || !g.replay) {
 		tool_error("graph", "out of memory");
@@ -742,6 +750,7 @@ static int graph_run(int argc, char **argv)
 	}
 out:
 	replay_free(g.replay);
+	analysis_opts_free(&o);
 	order_stats_free(g.durations);
 	table_free(&g.edge_tab);
 	table_free(&g.vertex_tab);

@@ -464,75 +464,6 @@ static const struct replay_hooks view_hooks = {
 	.event = on_event,
 };
 
-static int parse_tids(const char *arg, uint32_t **tids, size_t *n)
-{
-	char *copy = strdup(arg), *tok, *save = NULL;
-	int ret = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok && !ret;
-	     tok = strtok_r(NULL, ",", &save)) {
-		uint64_t tid;
-		uint32_t *p;
-
-		if (parse_uint(tok, 0, UINT32_MAX, &tid)) {
-			ret = -EINVAL;
-			break;
-		}
-		p = realloc(*tids, (*n + 1) * sizeof(*p));
-		if (!p) {
-			ret = -ENOMEM;
-			break;
-		}
-		*tids = p;
-		p[(*n)++] = (uint32_t)tid;
-	}
-	free(copy);
-	return ret || *n ? ret : -EINVAL;
-}
-
-/* One end of --time-range: with a unit, relative; else a TSC value. */
-static int parse_range_end(const char *s, size_t len, bool *relative,
-			   uint64_t *out)
-{
-	char buf[64];
-	size_t digits = strspn(s, "0123456789");
-
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	if (digits == len)
-		return parse_uint(buf, 0, UINT64_MAX, out);
-	*relative = true;
-	return parse_time_ns(buf, 0, out);
-}
-
-static int parse_time_range(const char *arg, struct replay_range *r)
-{
-	const char *comma = strchr(arg, ',');
-	bool rel_from = false, rel_to = false;
-	size_t flen;
-
-	if (!comma)
-		return -EINVAL;
-	flen = (size_t)(comma - arg);
-	r->from = 0;
-	r->to = UINT64_MAX;
-	if (flen && parse_range_end(arg, flen, &rel_from, &r->from))
-		return -EINVAL;
-	if (comma[1] &&
-	    parse_range_end(comma + 1, strlen(comma + 1), &rel_to, &r->to))
-		return -EINVAL;
-	/* both ends in the same terms (an empty end takes the other's) */
-	if ((flen && comma[1] && rel_from != rel_to) || r->from > r->to)
-		return -EINVAL;
-	r->relative = rel_from || rel_to;
-	r->set = true;
-	return 0;
-}
-
 /* git's way: $PAGER (or less) when standard output is a terminal. */
 static FILE *start_pager(void)
 {
@@ -558,19 +489,15 @@ static int replay_run(int argc, char **argv)
 		{ "notrace", required_argument, NULL, 'N' },
 		{ "depth", required_argument, NULL, 0x200 },
 		{ "min-duration", required_argument, NULL, 0x201 },
-		{ "tid", required_argument, NULL, 0x202 },
-		{ "time-range", required_argument, NULL, 0x203 },
 		{ "color", optional_argument, NULL, 0x204 },
 		{ "colour", optional_argument, NULL, 0x204 },
 		{ "no-pager", no_argument, NULL, 0x205 },
+		REPLAY_LONGOPTS,
 		ANALYSIS_LONGOPTS,
 		{ 0 },
 	};
 	struct analysis_opts o;
 	struct view v = { 0 };
-	struct replay_range range = { 0 };
-	uint32_t *tids = NULL;
-	size_t ntids = 0;
 	char *filter = NULL, err[512];
 	int color = -1, opt, status = EXIT_USAGE;
 	bool paging = true;
@@ -602,24 +529,6 @@ static int replay_run(int argc, char **argv)
 				tool_error(
 					"replay",
 					"--min-duration wants a time such as 5us, 2ms or 1s, not '%s'",
-					optarg);
-				goto out;
-			}
-			break;
-		case 0x202:
-			if (parse_tids(optarg, &tids, &ntids)) {
-				tool_error(
-					"replay",
-					"--tid wants thread ids separated by commas, not '%s'",
-					optarg);
-				goto out;
-			}
-			break;
-		case 0x203:
-			if (parse_time_range(optarg, &range)) {
-				tool_error(
-					"replay",
-					"--time-range wants START,END (1.5ms,2s or TSC values), not '%s'",
 					optarg);
 				goto out;
 			}
@@ -677,9 +586,9 @@ static int replay_run(int argc, char **argv)
 		.hooks = &view_hooks,
 		.ctx = &v,
 		.names = v.syms,
-		.tids = tids,
-		.ntids = ntids,
-		.range = range,
+		.tids = o.tids,
+		.ntids = o.ntids,
+		.range = o.range,
 	});
 	if (!v.replay) {
 		tool_error("replay", "out of memory");
@@ -730,7 +639,7 @@ out:
 	u64map_free(&v.classes);
 	symbols_free(v.syms);
 	free(filter);
-	free(tids);
+	analysis_opts_free(&o);
 	return status;
 }
 

@@ -63,6 +63,10 @@ static void stack_usage(FILE *out)
 		"                           --all-stacks)\n"
 		"      --aggregation-type=T with --all-stacks: time (default) or count\n"
 		"      --title=TEXT         svg: the title (default: the file name)\n"
+		"      --tid=TID[,TID...]   only the calls of these threads\n"
+		"      --time-range=START,END\n"
+		"                           only the events in this range (see\n"
+		"                           'xrayfdr replay --help')\n"
 		"      --strict             text and --all-stacks: match exits as llvm-xray\n"
 		"                           stack does (below)\n"
 		"  -k, --keep-going         skip damaged input (and, with --strict, go on\n"
@@ -759,7 +763,8 @@ static void stack_free(struct stack *s)
 }
 
 static struct replay *stack_replay(struct stack *s, enum calls_mode mode,
-				   const struct trace_opts *in)
+				   const struct trace_opts *in,
+				   const struct analysis_opts *o)
 {
 	s->replay = replay_new(&(struct replay_opts){
 		.size = sizeof(struct replay_opts),
@@ -770,6 +775,9 @@ static struct replay *stack_replay(struct stack *s, enum calls_mode mode,
 		.hooks = &stack_hooks,
 		.ctx = s,
 		.names = s->syms,
+		.tids = o ? o->tids : NULL,
+		.ntids = o ? o->ntids : 0,
+		.range = o ? o->range : (struct replay_range){ 0 },
 	});
 	return s->replay;
 }
@@ -785,6 +793,7 @@ static int stack_run(int argc, char **argv)
 		{ "aggregation-type", required_argument, NULL, 'T' },
 		{ "title", required_argument, NULL, 't' },
 		{ "strict", no_argument, NULL, 'S' },
+		REPLAY_LONGOPTS,
 		ANALYSIS_LONGOPTS,
 		{ 0 },
 	};
@@ -883,7 +892,8 @@ static int stack_run(int argc, char **argv)
 	}
 	/* llvm-xray's matching is llvm-xray's outputs' only */
 	s.strict = s.strict && so.format != FMT_FOLDED && so.format != FMT_SVG;
-	if (!stack_replay(&s, s.strict ? CALLS_CLEAR : CALLS_UNWIND, &o.in)) {
+	if (!stack_replay(&s, s.strict ? CALLS_CLEAR : CALLS_UNWIND, &o.in,
+			  &o)) {
 		tool_error("stack", "out of memory");
 		status = EXIT_USAGE;
 		goto out;
@@ -929,6 +939,7 @@ static int stack_run(int argc, char **argv)
 out:
 	stack_free(&s);
 	symbols_free(s.syms);
+	analysis_opts_free(&o);
 	return status;
 }
 
@@ -940,7 +951,7 @@ int stack_write_folded(struct trace *t, const char *path, struct symbols *syms,
 	struct stack s = { .format = FMT_FOLDED, .syms = syms };
 	int status, ret;
 
-	if (!stack_replay(&s, CALLS_UNWIND, &in)) {
+	if (!stack_replay(&s, CALLS_UNWIND, &in, NULL)) {
 		tool_error("convert", "out of memory");
 		return EXIT_USAGE;
 	}

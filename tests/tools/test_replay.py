@@ -169,6 +169,21 @@ def check_synth(tmp):
             continue
         compare(got, model(evs, **kw), freq, f"replay {label}")
 
+    # the same driver under account: --tid and --time-range count what
+    # replay shows (less the calls still running, which account leaves out)
+    for label, args, kw in ((f"--tid {tid0}", ["--tid", str(tid0)], {"tids": {tid0}}),
+                            ("--time-range 2us,9us", ["--time-range", "2us,9us"],
+                             {"lo": lo, "hi": hi})):
+        p = run([XRAYFDR, "account", "--format=json"] + args + [path])
+        got = {f["function"]: f["count"] for f in json.loads(p.stdout or '{"functions":[]}')["functions"]}
+        want = {}
+        for cs in model(evs, **kw).values():
+            for c in cs:
+                if "still running" not in c[4]:
+                    want[c[0]] = want.get(c[0], 0) + 1
+        tap(p.returncode == 0 and got == want and want,
+            f"account {label}: the calls replay shows, counted", f"{got}\n{want}\n{p.stderr}")
+
     # --min-duration: the calls at least that long, nothing else
     p = replay(path, "--min-duration", "150ns")
     got, _, _ = parse(p.stdout)

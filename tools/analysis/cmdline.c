@@ -1,9 +1,79 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../xrayfdr.h"
 #include "cmdline.h"
+
+static int parse_tids(const char *arg, uint32_t **tids, size_t *n)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint64_t tid;
+		uint32_t *p;
+
+		if (parse_uint(tok, 0, UINT32_MAX, &tid)) {
+			ret = -EINVAL;
+			break;
+		}
+		p = realloc(*tids, (*n + 1) * sizeof(*p));
+		if (!p) {
+			ret = -ENOMEM;
+			break;
+		}
+		*tids = p;
+		p[(*n)++] = (uint32_t)tid;
+	}
+	free(copy);
+	return ret || *n ? ret : -EINVAL;
+}
+
+/* One end of --time-range: with a unit, relative; else a TSC value. */
+static int parse_range_end(const char *s, size_t len, bool *relative,
+			   uint64_t *out)
+{
+	char buf[64];
+	size_t digits = strspn(s, "0123456789");
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (digits == len)
+		return parse_uint(buf, 0, UINT64_MAX, out);
+	*relative = true;
+	return parse_time_ns(buf, 0, out);
+}
+
+static int parse_time_range(const char *arg, struct replay_range *r)
+{
+	const char *comma = strchr(arg, ',');
+	bool rel_from = false, rel_to = false;
+	size_t flen;
+
+	if (!comma)
+		return -EINVAL;
+	flen = (size_t)(comma - arg);
+	r->from = 0;
+	r->to = UINT64_MAX;
+	if (flen && parse_range_end(arg, flen, &rel_from, &r->from))
+		return -EINVAL;
+	if (comma[1] &&
+	    parse_range_end(comma + 1, strlen(comma + 1), &rel_to, &r->to))
+		return -EINVAL;
+	/* both ends in the same terms (an empty end takes the other's) */
+	if ((flen && comma[1] && rel_from != rel_to) || r->from > r->to)
+		return -EINVAL;
+	r->relative = rel_from || rel_to;
+	r->set = true;
+	return 0;
+}
 
 void analysis_opts_init(struct analysis_opts *o, const char *cmd)
 {
@@ -11,6 +81,13 @@ void analysis_opts_init(struct analysis_opts *o, const char *cmd)
 	o->cmd = cmd;
 	o->sort_memory = DEFAULT_SORT_MEMORY;
 	o->in.cmd = cmd;
+}
+
+void analysis_opts_free(struct analysis_opts *o)
+{
+	free(o->tids);
+	o->tids = NULL;
+	o->ntids = 0;
 }
 
 int analysis_option(struct analysis_opts *o, int opt, const char *arg,
@@ -41,6 +118,24 @@ int analysis_option(struct analysis_opts *o, int opt, const char *arg,
 			tool_error(
 				o->cmd,
 				"bad value '%s' for --input-format (xray, yaml, tracelog)",
+				arg);
+			return -1;
+		}
+		return 0;
+	case 0x102:
+		if (parse_tids(arg, &o->tids, &o->ntids)) {
+			tool_error(
+				o->cmd,
+				"--tid wants thread ids separated by commas, not '%s'",
+				arg);
+			return -1;
+		}
+		return 0;
+	case 0x103:
+		if (parse_time_range(arg, &o->range)) {
+			tool_error(
+				o->cmd,
+				"--time-range wants START,END (1.5ms,2s or TSC values), not '%s'",
 				arg);
 			return -1;
 		}

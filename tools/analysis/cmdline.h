@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "replay.h"
 #include "source.h"
 
 #define DEFAULT_SORT_MEMORY (256ull << 20)
@@ -17,6 +18,10 @@ struct analysis_opts {
 	const char *output;
 	uint64_t sort_memory;
 	struct trace_opts in;
+	/* the commands on the replay driver: --tid, --time-range */
+	uint32_t *tids;
+	size_t ntids;
+	struct replay_range range;
 };
 
 /* getopt_long entries for them (-m, -k, -o, -q, -h and long ones). */
@@ -33,7 +38,15 @@ struct analysis_opts {
 	}
 #define ANALYSIS_SHORTOPTS "m:ko:qh"
 
+/* What the commands on the replay driver add (replay.h): threads and a
+ * time range. */
+#define REPLAY_LONGOPTS                                      \
+	{ "tid", required_argument, NULL, 0x102 },           \
+	{                                                    \
+		"time-range", required_argument, NULL, 0x103 \
+	}
 void analysis_opts_init(struct analysis_opts *o, const char *cmd);
+void analysis_opts_free(struct analysis_opts *o);
 
 /* Handle @opt if it is a shared option: 0, or -1 after reporting a bad
  * value or (for an option that is not one) printing @usage to stderr. */
