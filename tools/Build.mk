@@ -6,7 +6,8 @@ TOOL_SRCS += tools/xrayfdr.c tools/util.c tools/cmd_dump.c tools/cmd_synth.c \
 # code they share in tools/analysis/.  The readers of text formats stay
 # free of libdw and C++ so the fuzz targets can build them alone.
 ANALYSIS_READER_SRCS := tools/analysis/yaml_scalar.c tools/analysis/outbuf.c \
-	tools/analysis/text_reader.c tools/analysis/yaml_map.c
+	tools/analysis/text_reader.c tools/analysis/yaml_reader.c \
+	tools/analysis/tracelog_reader.c tools/analysis/yaml_map.c
 ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/symbols.c \
 	tools/analysis/source.c tools/analysis/sorter.c \
 	tools/analysis/llvm_compat.c tools/analysis/xray_yaml.c \
