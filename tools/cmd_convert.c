@@ -21,12 +21,14 @@ enum out_format {
 	OUT_FOLDED,
 	OUT_TRACELOG,
 	OUT_FDR,
+	OUT_RAW,
 };
 
 static const char *const out_names[] = {
 	[OUT_YAML] = "yaml",	     [OUT_TRACE_EVENT] = "trace_event",
 	[OUT_PERFETTO] = "perfetto", [OUT_FOLDED] = "folded",
 	[OUT_TRACELOG] = "tracelog", [OUT_FDR] = "fdr",
+	[OUT_RAW] = "raw",
 };
 
 static void convert_usage(FILE *out)
@@ -57,6 +59,9 @@ static void convert_usage(FILE *out)
 		"               sample per entry and exit, thread CPU time from scheduler\n"
 		"               events); 'xrayfdr convert' reads it back\n"
 		"  fdr          an XRay FDR log again (--fdr-version 1 or 5)\n"
+		"  raw          an XRay basic-mode log (llvm-xray's 'raw'): 32 bytes a\n"
+		"               record, arguments included; custom and typed events\n"
+		"               have no place in it and are an error\n"
 		"\n"
 		"Options:\n"
 		"  -f, --output-format=FORMAT  one of the above (required)\n"
@@ -226,12 +231,13 @@ static int write_fd(void *ctx, const void *data, size_t size)
 	return fwrite(data, 1, size, out) == size ? 0 : -EIO;
 }
 
-/* Re-encode as FDR through libxrayfdr's writer. */
+/* Re-encode as FDR, or a basic-mode log, of @version through libxrayfdr's
+ * writer. */
 static int convert_fdr(struct trace *t, const struct trace_header *hdr,
-		       FILE *out, unsigned int version)
+		       FILE *out, bool basic, unsigned int version)
 {
 	XRAYFDR_OPTS(xrayfdr_writer_opts, wo, .version = version,
-		     .constant_tsc = hdr->constant_tsc,
+		     .basic = basic, .constant_tsc = hdr->constant_tsc,
 		     .nonstop_tsc = hdr->nonstop_tsc,
 		     .cycle_frequency = hdr->cycle_frequency);
 	struct xrayfdr_writer *w = xrayfdr_writer_new(write_fd, out, &wo);
@@ -245,6 +251,15 @@ static int convert_fdr(struct trace *t, const struct trace_header *hdr,
 	}
 	while ((ret = trace_next(t, &ev)) == 1) {
 		ret = xrayfdr_writer_event(w, ev);
+		if (ret == -EOPNOTSUPP && basic) {
+			tool_error(
+				"convert",
+				"the %s at offset %" PRIu64
+				" cannot be written in a basic-mode log (use -f fdr)",
+				xrayfdr_event_kind_name(ev->kind), ev->offset);
+			xrayfdr_writer_close(w);
+			return EXIT_INVALID;
+		}
 		if (ret == -EOPNOTSUPP) {
 			tool_error(
 				"convert",
@@ -298,7 +313,7 @@ static int parse_options(int argc, char **argv, struct convert_opts *o)
 			if (!have_format) {
 				tool_error(
 					"convert",
-					"unknown output format '%s' (yaml, trace_event, perfetto, folded, tracelog, fdr)",
+					"unknown output format '%s' (yaml, trace_event, perfetto, folded, tracelog, fdr, raw)",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -337,7 +352,7 @@ static int parse_options(int argc, char **argv, struct convert_opts *o)
 	if (!have_format) {
 		tool_error(
 			"convert",
-			"--output-format is required (yaml, trace_event, perfetto, folded, tracelog, fdr)");
+			"--output-format is required (yaml, trace_event, perfetto, folded, tracelog, fdr, raw)");
 		return EXIT_USAGE;
 	}
 	if (optind != argc - 1) {
@@ -404,7 +419,15 @@ static int convert_run(int argc, char **argv)
 		status = convert_folded(t, argv[optind], syms, out);
 		break;
 	case OUT_FDR:
-		status = convert_fdr(t, hdr, out, o.fdr_version);
+		status = convert_fdr(t, hdr, out, false, o.fdr_version);
+		break;
+	case OUT_RAW:
+		/* a basic log keeps its version, as llvm-xray's raw output;
+		 * others get the writer's (which records process ids) */
+		status = convert_fdr(t, hdr, out, true,
+				     hdr->format == TRACE_XRAY && !hdr->type ?
+					     hdr->version :
+					     0);
 		break;
 	}
 	status = analysis_close_output(&o.a, out, status);
@@ -417,7 +440,7 @@ out:
 const struct command cmd_convert = {
 	.name = "convert",
 	.summary =
-		"convert a trace: llvm-xray YAML, trace_event, perfetto, folded, tracelog, FDR",
+		"convert a trace: llvm-xray YAML, trace_event, perfetto, folded, tracelog, FDR, raw",
 	.run = convert_run,
 	.usage = convert_usage,
 };

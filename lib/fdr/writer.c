@@ -294,7 +294,8 @@ static int basic_event(struct xrayfdr_writer *w, const struct xrayfdr_event *ev)
 	put32(rec + BASIC_OFF_FUNC_ID, (uint32_t)ev->func_id, w->be);
 	put64(rec + BASIC_OFF_TSC, ev->tsc, w->be);
 	put32(rec + BASIC_OFF_TID, ev->tid, w->be);
-	put32(rec + BASIC_OFF_PID, ev->pid, w->be);
+	/* the process id field is there from version 3; zero before */
+	put32(rec + BASIC_OFF_PID, w->hdr.version >= 3 ? ev->pid : 0, w->be);
 	ret = emit(w, rec, sizeof(rec));
 	for (uint32_t i = 0; !ret && i < ev->nargs; i++) {
 		memset(rec, 0, sizeof(rec));

@@ -132,8 +132,10 @@ static void expect_warning(const struct fb *f, const char *rule)
 static void expected_form(struct xrayfdr_event *e, bool basic,
 			  unsigned int version)
 {
-	if (!basic && version < 3)
-		e->pid = 0; /* no Pid record before version 3 */
+	/* no Pid record, nor a process id field, before version 3 */
+	(void)basic;
+	if (version < 3)
+		e->pid = 0;
 	e->wall_sec = 0;
 	e->wall_usec = 0;
 	e->offset = 0;
