@@ -235,11 +235,31 @@ static const char *sched_kind_name(unsigned int kind)
 	}
 }
 
+/* @s as a JSON string: bytes outside printable ASCII as \u00XX. */
+static void print_json_string(const char *s)
+{
+	putchar('"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p >= 0x20 && *p < 0x7f)
+			putchar(*p);
+		else
+			printf("\\u%04x", *p);
+	}
+	putchar('"');
+}
+
 static void print_event(const struct xrayfdr_event *ev, bool json)
 {
 	struct xrayfdr_sched_event se;
 	bool sched = ev->kind == XRAYFDR_EV_CUSTOM &&
 		     xrayfdr_sched_decode(ev->data, ev->data_size, &se);
+	char name[XRAYFDR_THREAD_NAME_MAX + 1];
+	uint32_t name_tid;
+	bool named = !sched && ev->kind == XRAYFDR_EV_CUSTOM &&
+		     xrayfdr_thread_name_decode(ev->data, ev->data_size,
+						&name_tid, name);
 
 	if (json) {
 		printf("{\"offset\":%" PRIu64
@@ -262,6 +282,13 @@ static void print_event(const struct xrayfdr_event *ev, bool json)
 		    ev->kind == XRAYFDR_EV_TYPED) {
 			printf(",\"data\":");
 			print_hex(stdout, ev->data, ev->data_size);
+		}
+		if (named) {
+			printf(",\"thread_name\":{\"tid\":%" PRIu32
+			       ",\"name\":",
+			       name_tid);
+			print_json_string(name);
+			putchar('}');
 		}
 		printf("}\n");
 		return;
@@ -286,6 +313,9 @@ static void print_event(const struct xrayfdr_event *ev, bool json)
 			printf(" prev_cpu=%u", se.prev_cpu);
 		if (se.flags & XRAYFDR_SCHED_PREEMPTED)
 			printf(" preempted");
+	} else if (named) {
+		printf(" thread-name tid=%" PRIu32 " name=", name_tid);
+		print_escaped(stdout, name, strlen(name), DATA_PREVIEW);
 	} else if (ev->kind == XRAYFDR_EV_CUSTOM ||
 		   ev->kind == XRAYFDR_EV_TYPED) {
 		printf(" data=");

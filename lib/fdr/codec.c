@@ -188,3 +188,32 @@ int xrayfdr_sched_decode(const void *data, size_t size,
 	se->tid = get32(p + 12, false);
 	return 1;
 }
+
+static const uint8_t thread_name_magic[4] = { 'X', 'F', 'T', 'N' };
+
+size_t xrayfdr_thread_name_encode(void *buf, uint32_t tid, const char *name)
+{
+	uint8_t *p = buf;
+	size_t n = strnlen(name, XRAYFDR_THREAD_NAME_MAX);
+
+	memcpy(p, thread_name_magic, sizeof(thread_name_magic));
+	put32(p + 4, tid, false);
+	memcpy(p + 8, name, n);
+	return 8 + n;
+}
+
+int xrayfdr_thread_name_decode(const void *data, size_t size, uint32_t *tid,
+			       char *name)
+{
+	const uint8_t *p = data;
+	size_t n = size - 8;
+
+	if (size <= 8 || n > XRAYFDR_THREAD_NAME_MAX ||
+	    memcmp(p, thread_name_magic, sizeof(thread_name_magic)) ||
+	    memchr(p + 8, '\0', n))
+		return 0;
+	*tid = get32(p + 4, false);
+	memcpy(name, p + 8, n);
+	name[n] = '\0';
+	return 1;
+}

@@ -269,10 +269,13 @@ static inline size_t fdr_put_preamble(uint8_t *p, bool be, unsigned int version,
 
 /*
  * Events (function records, custom and typed events) in @n bytes of
- * little-endian FDR records that begin at a record; stops at a record that
- * runs past @n.  Inline, for the runtime's recording path.
+ * little-endian FDR records that begin at a record, whose event payloads
+ * take up a multiple of @align bytes (a power of two: 1 in a log, 8 in the
+ * runtime's thread buffers); stops at a record that runs past @n.  Inline,
+ * for the runtime's recording path.
  */
-static inline uint64_t fdr_count_events_le(const uint8_t *p, size_t n)
+static inline uint64_t fdr_count_events_le(const uint8_t *p, size_t n,
+					   size_t align)
 {
 	uint64_t events = 0;
 	size_t i = 0;
@@ -298,7 +301,9 @@ static inline uint64_t fdr_count_events_le(const uint8_t *p, size_t n)
 		if (kind == XRAYFDR_MD_CUSTOM_EVENT_MARKER ||
 		    kind == XRAYFDR_MD_TYPED_EVENT_MARKER) {
 			events++;
-			i += get32(p + i + MD_OFF_BODY, false);
+			i += ((size_t)get32(p + i + MD_OFF_BODY, false) +
+			      align - 1) &
+			     ~(align - 1);
 		}
 		i += XRAYFDR_METADATA_RECORD_SIZE;
 	}

@@ -90,7 +90,8 @@ struct rt_buf *rt_bufq_acquire(struct rt_bufq *q, uint32_t tid, uint8_t **pos)
 			b = c;
 	}
 	if (b && b->state == RT_BUF_FULL) {
-		q->overwritten += fdr_count_events_le(b->data, b->used);
+		/* (thread buffers pad event payloads to 8 bytes) */
+		q->overwritten += fdr_count_events_le(b->data, b->used, 8);
 		q->recycled++;
 	}
 	if (b) {

@@ -31,6 +31,9 @@ enum rt_light {
 /* @op: ENTRY, EXIT, TAIL, or LOG_ARGS_ENTRY with @arg */
 int rt_fdr_light(int op, int32_t id, uint64_t arg);
 int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size);
+/* If the calling thread's name is no longer the one it last recorded,
+ * record it now (its exit: it will not begin another buffer). */
+void rt_fdr_name_check(void);
 extern int rt_warned;
 
 /* fdr_setup.c */

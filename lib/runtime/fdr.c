@@ -23,9 +23,18 @@
  * The C path is not restartable, so it marks the thread busy; an event
  * that arrives meanwhile (a signal handler's) is counted as dropped rather
  * than allowed to interleave.
+ *
+ * Thread names: where a buffer begins for a thread (the sink says so with
+ * t->name_due), the thread's name, read with prctl(PR_GET_NAME), goes
+ * first, as a thread-name custom event (<xrayfdr/fdr.h>) committed with
+ * the event that began the buffer, so every buffer the flight recorder
+ * keeps names its thread.  Only the C path does this, once per buffer;
+ * a rename in between is recorded at the next buffer, at the thread's
+ * exit (rt_fdr_name_check()) or by the flush.
  */
 #include <sched.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "../arch/x86_64/arch.h"
@@ -117,6 +126,101 @@ static void put_fn(uint8_t **p, unsigned int kind, int32_t id, uint64_t delta)
 	*p += FN;
 }
 
+/* The thread's name now, NUL-terminated in @name; its length, 0 if
+ * unknown or empty.  (One system call, vector-free.) */
+static size_t current_name(char name[16])
+{
+	size_t n = 0;
+
+	if (prctl(PR_GET_NAME, (unsigned long)name, 0UL, 0UL, 0UL))
+		name[0] = '\0';
+	name[15] = '\0';
+	while (name[n])
+		n++;
+	return n;
+}
+
+static bool same_name(const char *a, const char *b)
+{
+	for (; *a && *a == *b; a++, b++)
+		;
+	return *a == *b;
+}
+
+/* The payload of a thread-name event at @p, as xrayfdr_thread_name_encode()
+ * writes it (which is not built vector-free); its size. */
+static size_t put_name_payload(uint8_t *p, uint32_t tid, const char *name,
+			       size_t n)
+{
+	p[0] = 'X', p[1] = 'F', p[2] = 'T', p[3] = 'N';
+	put32(p + 4, tid, false);
+	for (size_t i = 0; i < n; i++)
+		p[8 + i] = (uint8_t)name[i];
+	return 8 + n;
+}
+
+/* A name read once per event, however often the event is made again. */
+struct name_now {
+	char name[16];
+	size_t len;
+	bool read;
+};
+
+/* The marker of a custom event of @size bytes at @tsc on @cpu, whose
+ * delta (version 5) is from @base. */
+static void put_custom_marker(uint8_t **p, size_t size, uint64_t tsc,
+			      uint64_t base, uint32_t cpu)
+{
+	struct xrayfdr_metadata md = {
+		.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER,
+		.event_size = (int32_t)size,
+		.tsc = tsc, /* versions 1-4: absolute */
+		.cpu = (uint16_t)cpu,
+	};
+
+	if (rt.opts.version >= 5)
+		md.tsc_delta = (int32_t)(tsc - base);
+	put_md(p, &md);
+}
+
+/*
+ * The thread's name first, as a whole custom event at *@p, when reserve
+ * began a buffer for it (t->name_due, with room for it), at the time of
+ * the event that follows.
+ */
+static void name_first(struct rt_thread *t, uint8_t **p, uint64_t tsc,
+		       uint64_t base, uint32_t cpu, struct name_now *nm)
+{
+	size_t size;
+
+	t->name_in = 0;
+	if (!t->name_due)
+		return;
+	if (!nm->read) {
+		nm->len = current_name(nm->name);
+		nm->read = true;
+	}
+	if (!nm->len)
+		return;
+	put_custom_marker(p, 8 + nm->len, tsc, base, cpu);
+	size = put_name_payload(*p, t->tid, nm->name, nm->len);
+	*p += size;
+	/* the sinks keep each record 8-byte aligned (sink.h) */
+	for (; size % 8; size++)
+		*(*p)++ = 0;
+	t->name_in = 1;
+}
+
+/* After the commit (@nm), or a drop (NULL): the name the records held is
+ * the thread's last recorded. */
+static void name_done(struct rt_thread *t, const struct name_now *nm)
+{
+	if (nm && t->name_in)
+		__builtin_memcpy(t->name, nm->name, sizeof(t->name));
+	t->name_in = 0;
+	t->name_due = 0;
+}
+
 /* Make room for @need bytes of records at t->pos.  A new buffer's first
  * record brings a NewCPUId, and nothing before it can be rewound. */
 static bool ensure_space(struct rt_thread *t, size_t need, uint64_t *tsc,
@@ -168,6 +272,7 @@ static void record_function(struct rt_thread *t, unsigned int kind, int32_t id,
 			    uint64_t arg)
 {
 	size_t need = MD + FN + (kind == XRAYFDR_FUNC_ENTRY_ARGS ? MD : 0);
+	struct name_now nm = { .read = false };
 	uint64_t tsc, base;
 	uint32_t cpu;
 	uint8_t *p;
@@ -177,11 +282,13 @@ static void record_function(struct rt_thread *t, unsigned int kind, int32_t id,
 		cpu = thread_cpu(t);
 		if (!ensure_space(t, need, &tsc, cpu)) {
 			__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
+			name_done(t, NULL);
 			return;
 		}
 		p = t->pos;
 		base = t->base;
 		preamble(t, &p, tsc, cpu, &base);
+		name_first(t, &p, tsc, base, cpu, &nm);
 		put_fn(&p, kind, id, tsc - base);
 		if (kind == XRAYFDR_FUNC_ENTRY_ARGS)
 			put_md(&p, &(struct xrayfdr_metadata){
@@ -189,6 +296,7 @@ static void record_function(struct rt_thread *t, unsigned int kind, int32_t id,
 					   .arg = arg });
 	} while (!rt.sink->commit(t, p, NULL, 0));
 	t->base = base;
+	name_done(t, &nm);
 }
 
 /* A thread's first event needs set-up that is not vector-free. */
@@ -231,13 +339,54 @@ static int event_problem(bool typed, size_t size)
 	return 0;
 }
 
-int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size)
+/*
+ * A custom or typed event of @size bytes (the caller checked that it can
+ * be written).  @is_name: it is the thread's name (@nm), which then does
+ * not go first as well.
+ */
+static void record_event(struct rt_thread *t, int typed, uint16_t type,
+			 const void *data, size_t size, struct name_now *nm,
+			 bool is_name)
 {
-	struct rt_thread *t = &rt_self;
 	struct xrayfdr_metadata md = { .event_size = (int32_t)size };
 	uint64_t tsc, base;
 	uint8_t *p;
 	uint32_t cpu;
+
+	do {
+		tsc = arch_tsc();
+		cpu = thread_cpu(t);
+		if (!ensure_space(t, 2 * MD + size, &tsc, cpu)) {
+			__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
+			name_done(t, NULL);
+			return;
+		}
+		p = t->pos;
+		base = t->base;
+		preamble(t, &p, tsc, cpu, &base);
+		if (is_name) {
+			t->name_in = 1;
+			put_custom_marker(&p, size, tsc, base, cpu);
+		} else if (typed) {
+			name_first(t, &p, tsc, base, cpu, nm);
+			md.kind = XRAYFDR_MD_TYPED_EVENT_MARKER;
+			md.event_type = type;
+			md.tsc_delta = (int32_t)(tsc - base);
+			put_md(&p, &md);
+		} else {
+			name_first(t, &p, tsc, base, cpu, nm);
+			put_custom_marker(&p, size, tsc, base, cpu);
+		}
+		/* the sink copies the payload after the marker */
+	} while (!rt.sink->commit(t, p, data, size));
+	t->base = base;
+	name_done(t, nm);
+}
+
+int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size)
+{
+	struct rt_thread *t = &rt_self;
+	struct name_now nm = { .read = false };
 	int ret = RT_LIGHT_DONE, problem;
 
 	if (needs_setup(t))
@@ -254,32 +403,29 @@ int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size)
 			ret = problem; /* the caller says why, once */
 		goto out;
 	}
-	do {
-		tsc = arch_tsc();
-		cpu = thread_cpu(t);
-		if (!ensure_space(t, 2 * MD + size, &tsc, cpu)) {
-			__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
-			goto out;
-		}
-		p = t->pos;
-		base = t->base;
-		preamble(t, &p, tsc, cpu, &base);
-		if (typed) {
-			md.kind = XRAYFDR_MD_TYPED_EVENT_MARKER;
-			md.event_type = type;
-			md.tsc_delta = (int32_t)(tsc - base);
-		} else {
-			md.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER;
-			md.tsc = tsc; /* versions 1-4: absolute */
-			md.cpu = (uint16_t)cpu;
-			if (rt.opts.version >= 5)
-				md.tsc_delta = (int32_t)(tsc - base);
-		}
-		put_md(&p, &md);
-		/* the sink copies the payload after the marker */
-	} while (!rt.sink->commit(t, p, data, size));
-	t->base = base;
+	record_event(t, typed, type, data, size, &nm, false);
 out:
 	end(t);
 	return ret;
+}
+
+void rt_fdr_name_check(void)
+{
+	struct rt_thread *t = &rt_self;
+	struct name_now nm = { .read = true };
+	uint8_t payload[8 + XRAYFDR_THREAD_NAME_MAX];
+	size_t size;
+
+	/* (a thread that never recorded its name has no events to name) */
+	if (!t->setup_done || !t->name[0] || rt.status != XRAY_LOG_INITIALIZED)
+		return;
+	nm.len = current_name(nm.name);
+	if (!nm.len || same_name(nm.name, t->name))
+		return;
+	size = put_name_payload(payload, t->tid, nm.name, nm.len);
+	if (!begin(t))
+		return;
+	if (rt.status == XRAY_LOG_INITIALIZED && !event_problem(false, size))
+		record_event(t, 0, 0, payload, size, &nm, true);
+	end(t);
 }

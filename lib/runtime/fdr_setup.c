@@ -31,6 +31,7 @@ static void thread_exit(void *arg)
 	struct rt_thread *t = &rt_self;
 
 	(void)arg;
+	rt_fdr_name_check(); /* a rename since its last buffer began */
 	t->fast = RT_FAST_OFF;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	rt.sink->detach(t);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Log buffers from what the sinks keep (see logbuf.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "../fdr/codec.h"
 #include "../fdr/records.h"
 #include "logbuf.h"
+#include "state.h"
 
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 #define FN XRAYFDR_FUNCTION_RECORD_SIZE
@@ -157,4 +160,60 @@ bool rt_logbuf_custom(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
 	}
 	put_event(o, &md, data, size);
 	return true;
+}
+
+/* The comm of thread @tid of this process into @name[16]; its length, 0
+ * if the thread is gone. */
+static size_t read_comm(uint32_t tid, char *name)
+{
+	static const char dir[] = "/proc/self/task/", file[] = "/comm";
+	char path[sizeof(dir) + 24 + sizeof(file)], num[24];
+	size_t n = 0;
+	ssize_t k;
+	int fd;
+
+	for (const char *s = dir; *s; s++)
+		path[n++] = *s;
+	for (const char *s = rt_utoa(tid, num); *s; s++)
+		path[n++] = *s;
+	for (const char *s = file; *s; s++)
+		path[n++] = *s;
+	path[n] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	k = read(fd, name, 16);
+	close(fd);
+	n = k > 0 ? (size_t)k : 0;
+	if (n && name[n - 1] == '\n')
+		n--; /* the kernel ends it with a newline */
+	name[n < 16 ? n : 15] = '\0';
+	return n < 16 ? n : 15;
+}
+
+int rt_logbuf_name_now(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
+		       uint32_t tid, const char *last)
+{
+	uint8_t payload[8 + XRAYFDR_THREAD_NAME_MAX];
+	char name[16];
+	size_t n = read_comm(tid, name), i;
+
+	for (i = 0; i < n && name[i] && name[i] == last[i]; i++)
+		;
+	if (!n || (i == n && !last[n]))
+		return 0;
+	n = xrayfdr_thread_name_encode(payload, tid, name);
+	return rt_logbuf_custom(o, cpu, tsc, payload, n) ? 1 : -1;
+}
+
+bool rt_logbuf_own_name(const uint8_t *payload, size_t size, uint32_t tid,
+			char *name)
+{
+	uint32_t of;
+
+	if (!xrayfdr_thread_name_decode(payload, size, &of, name))
+		return false;
+	if (of != tid)
+		name[0] = '\0';
+	return of == tid;
 }

@@ -92,4 +92,23 @@ bool rt_logbuf_marker(struct rt_logbuf *o, uint32_t cpu, uint64_t base,
 bool rt_logbuf_custom(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
 		      const void *data, size_t size);
 
+/*
+ * At the flush, after the last records of thread @tid of this process:
+ * the name the thread has now (its comm), as a thread-name event at
+ * @tsc on @cpu, if it differs from @last, the name those records hold
+ * last.  Return 1 if it was written, 0 if there was none to write (the
+ * same name, or the thread is gone), -1 if it does not fit.
+ * Async-signal-safe.
+ */
+int rt_logbuf_name_now(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
+		       uint32_t tid, const char *last);
+
+/*
+ * Is the custom event payload of @size bytes at @payload a thread-name
+ * event of thread @tid?  Then its name is in @name (which another
+ * thread's name, senseless in @tid's records, clears).
+ */
+bool rt_logbuf_own_name(const uint8_t *payload, size_t size, uint32_t tid,
+			char *name);
+
 #endif

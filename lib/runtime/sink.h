@@ -14,9 +14,10 @@
  *
  * Thread buffers (sink_thread.c) are the first sink.  Both sinks keep
  * record times relative to a base and write FDR's deltas in the drain
- * (logbuf.h).  Everything called from the recording path (attach,
- * detach, reserve, commit, arm) runs without vector registers, like
- * fdr.c.
+ * (logbuf.h), and keep every record 8-byte aligned: an event's payload is
+ * padded with zeros (commit does it).  Everything called from the
+ * recording path (attach, detach, reserve, commit, arm) runs without
+ * vector registers, like fdr.c.
  */
 #ifndef XRAYFDR_LIB_RUNTIME_SINK_H
 #define XRAYFDR_LIB_RUNTIME_SINK_H
@@ -43,6 +44,16 @@ struct rt_chunk {
 	uint64_t events; /* function records and events in it */
 };
 
+/*
+ * Room a thread-name event takes before an event's records: its marker
+ * and its payload (8 bytes and the name's 15 at most), padded to 8.
+ */
+#define RT_NAME_ROOM (16 + 24)
+
+/* Both sinks keep event payloads padded to 8 bytes in memory, so that the
+ * records after one stay aligned for the fast path's stores. */
+#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
+
 /* A walk over the sink's buffers, in the order they go to the log. */
 struct rt_drain {
 	size_t next, count;
@@ -50,6 +61,15 @@ struct rt_drain {
 	uint64_t base; /* there: the base of record times (thread mode) */
 	uint32_t cpu; /* and the CPU */
 	bool locked; /* the walk holds the sink's lock */
+	/* thread names at the flush (rt_logbuf_name_now()): the last name
+	 * the records of thread name_tid hold, and, when the name it has
+	 * now did not fit after them, that it goes in a buffer of its own,
+	 * at name_tsc on name_cpu */
+	char name[16];
+	uint32_t name_tid;
+	bool name_pending;
+	uint32_t name_cpu;
+	uint64_t name_tsc;
 };
 
 struct rt_sink_counters {
@@ -82,6 +102,10 @@ struct rt_sink {
 	 * that owns the base and the CPU (CPU rings: the sub-buffer's) sets
 	 * t->base and t->cpu here, so that the controller writes no NewCPUId
 	 * or TSCWrap, and makes sure the time's high half is the base's.
+	 * It sets t->name_due when the thread's name must go first (a
+	 * buffer begins for the thread, in which it has not recorded its
+	 * name), having made RT_NAME_ROOM more bytes of room for it; else
+	 * clears it.
 	 */
 	enum rt_reserve (*reserve)(struct rt_thread *t, size_t need,
 				   uint64_t *tsc, uint32_t cpu);

@@ -51,7 +51,6 @@
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 #define FN XRAYFDR_FUNCTION_RECORD_SIZE
 #define SUBBUF_HDR ((uint32_t)sizeof(struct xray_fdr_subbuf))
-#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
 
 struct rt_ring rt_ring;
 
@@ -599,6 +598,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	uint32_t off, idx, used, nidx;
 	size_t total;
 
+	t->name_due = 0;
 	if (!hdr || !thread_can_write(t) || cpu >= rt_ring.ncpus ||
 	    (__atomic_load_n(&hdr->state, __ATOMIC_RELAXED) &
 	     XRAY_FDR_STATE_FROZEN))
@@ -623,7 +623,14 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	/* a takeover starts a stretch (a refused commit may skip a number) */
 	if (pd->staged_before)
 		t->stretch++;
-	total = pd->staged_before + need;
+	/* The thread's name goes into each sub-buffer it writes in (any
+	 * may be the oldest left), checked where the C path runs: where
+	 * it takes over the tail, opens a sub-buffer, or writes first in
+	 * one the kernel opened. */
+	pd->seq = __atomic_load_n(&sb->seq, __ATOMIC_RELAXED);
+	t->name_due = t->name_gen != cr.gen || t->name_cpu != cpu ||
+		      t->name_seq != pd->seq;
+	total = pd->staged_before + need + (t->name_due ? RT_NAME_ROOM : 0);
 	pd->close_word = NULL;
 	pd->open = NULL;
 	pd->reused_events = 0;
@@ -632,6 +639,9 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	if (used + total > cr.subbuf_size || (*tsc ^ base) >> 32) {
 		if (SUBBUF_HDR + need > cr.subbuf_size)
 			return RT_RESERVE_NONE;
+		/* a new sub-buffer: a new place to name the thread */
+		t->name_due = SUBBUF_HDR + need + RT_NAME_ROOM <=
+			      cr.subbuf_size;
 		seq = __atomic_load_n(&sb->seq, __ATOMIC_RELAXED) + 1;
 		if (cr.discard &&
 		    (int64_t)(seq - ctl->consumed) >= (int64_t)cr.subbuf_count)
@@ -652,6 +662,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 		base = *tsc;
 		off = (nidx << cr.shift) + SUBBUF_HDR;
 		pd->staged_before = 0; /* the header names the owner */
+		pd->seq = seq;
 	}
 	pd->dst = ring_of(cpu) + off;
 	pd->expect = commit;
@@ -790,6 +801,11 @@ static bool cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
 	if (rseq_commit(pd->cpu, &control(pd->cpu)->commit, pd->expect, val,
 			seg, n))
 		return false;
+	if (t->name_in) {
+		t->name_gen = cr.gen;
+		t->name_cpu = pd->cpu;
+		t->name_seq = pd->seq;
+	}
 	if (pd->open && pd->reused_events) {
 		uint8_t *ctl = (uint8_t *)control(pd->cpu);
 
@@ -1181,13 +1197,28 @@ static bool out_record(struct rt_logbuf *o, const struct run *r,
 				get32(p + MD_OFF_BODY, false));
 }
 
-/* One thread's records from the drain's position into a log buffer;
- * false if none of them were events. */
+/* Is the ring record at @p a thread-name event of thread @tid?  Then it
+ * is the name the thread's records hold last. */
+static bool saw_name(struct rt_drain *d, uint32_t tid, const uint8_t *p,
+		     size_t len)
+{
+	return (p[0] & XRAY_FDR_REC_EXTENDED) &&
+	       XRAY_FDR_REC_KIND(p[0]) == XRAYFDR_MD_CUSTOM_EVENT_MARKER &&
+	       get32(p + MD_OFF_BODY, false) <= len - MD &&
+	       rt_logbuf_own_name(p + MD, get32(p + MD_OFF_BODY, false), tid,
+				  d->name);
+}
+
+/* One thread's records from the drain's position into a log buffer, or
+ * the name the thread has now (when that did not fit after them); false
+ * if none of them were events. */
 static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 {
-	const struct run *first = &cr.runs[d->next];
+	bool pending = d->name_pending;
+	const struct run *first = &cr.runs[d->next - pending];
 	uint32_t tid = first->tid;
 	struct rt_logbuf o;
+	uint64_t names = 0; /* the thread's own thread-name events */
 	bool any = false, ev;
 	size_t preamble;
 
@@ -1198,6 +1229,14 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 		first->wall_ns / 1000000000u,
 		(uint32_t)(first->wall_ns % 1000000000u / 1000), cr.pid);
 	o.p += preamble;
+	if (pending) {
+		d->name_pending = false;
+		any = rt_logbuf_name_now(&o, d->name_cpu, d->name_tsc, tid,
+					 d->name) > 0;
+		goto done;
+	}
+	if (!d->offset && (!d->next || cr.runs[d->next - 1].tid != tid))
+		d->name[0] = '\0'; /* the thread's first buffer */
 	for (; d->next < d->count && cr.runs[d->next].tid == tid;
 	     d->next++, d->offset = 0) {
 		const struct run *r = &cr.runs[d->next];
@@ -1215,20 +1254,30 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 				goto done;
 			}
 			any = any || o.p != before;
+			names += saw_name(d, tid, p, len);
 			d->offset += len;
 		}
+	}
+	/* All its records are out.  If the thread is still there (in this
+	 * process: not a dump of another's session), the flush is the last
+	 * chance to see a rename. */
+	if (cr.pid == rt.pid && o.cpu != UINT32_MAX &&
+	    rt_logbuf_name_now(&o, o.cpu, o.last, tid, d->name) < 0) {
+		d->name_pending = true;
+		d->name_cpu = o.cpu;
+		d->name_tsc = o.last;
 	}
 done:
 	c->data = cr.scratch;
 	c->used = (size_t)(o.p - cr.scratch);
 	c->events = o.events;
-	/* a buffer whose calls were all rewound is left out */
-	return any && o.events;
+	/* a buffer whose calls were all rewound is left out, names too */
+	return any && o.events > names;
 }
 
 static bool cpu_drain_next(struct rt_drain *d, struct rt_chunk *c)
 {
-	while (cr.runs && d->next < d->count)
+	while (cr.runs && (d->next < d->count || d->name_pending))
 		if (fill_chunk(d, c))
 			return true;
 	return false;

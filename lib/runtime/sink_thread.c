@@ -4,8 +4,10 @@
  * (bufq.h) at a time, starting with the preamble llvm-xray expects.  Its
  * fast path is the trampolines' FDR_FAST: it appends while t->pos <
  * t->end.  Record times are relative to the last NewCPUId or TSCWrap
- * (thread.h); the drain makes each buffer a log buffer (logbuf.h) in a
- * scratch buffer of its own, splitting it where the log's needs more room.
+ * (thread.h), and event payloads are padded to 8 bytes, so that the fast
+ * path's records stay aligned after the thread's name (or any event); the
+ * drain makes each buffer a log buffer (logbuf.h) in a scratch buffer of
+ * its own, splitting it where the log's needs more room.
  *
  * Built without vector registers (see fdr.c); only thread_start() and the
  * drain, which no recording path calls, use the C library beyond system
@@ -82,6 +84,8 @@ static enum rt_reserve thread_reserve(struct rt_thread *t, size_t need,
 
 	(void)tsc; /* the controller keeps the time base and the CPU */
 	(void)cpu;
+	need = ALIGN8(need); /* (a payload's padding) */
+	t->name_due = 0;
 	if (t->buf && t->queue_gen != q.generation)
 		t->buf = NULL; /* of an earlier trace: never touched again */
 	if (t->buf && t->pos + need <= t->buf->data + q.capacity)
@@ -101,6 +105,8 @@ static enum rt_reserve thread_reserve(struct rt_thread *t, size_t need,
 				    (uint64_t)ts.tv_sec,
 				    (uint32_t)(ts.tv_nsec / 1000), pid);
 	__atomic_store_n(&t->pos, t->pos + preamble, __ATOMIC_RELEASE);
+	/* every buffer names its thread: recycling may leave any of them */
+	t->name_due = need + RT_NAME_ROOM + preamble <= q.capacity;
 	return RT_RESERVE_NEW;
 }
 
@@ -122,6 +128,8 @@ static bool thread_commit(struct rt_thread *t, uint8_t *end,
 			  const void *payload, size_t size)
 {
 	copy_payload(end, payload, size);
+	for (; size % 8; size++)
+		end[size] = 0;
 	/* a flush reads the position without the owner's help */
 	__atomic_store_n(&t->pos, end + size, __ATOMIC_RELEASE);
 	return true;
@@ -171,6 +179,7 @@ static void thread_drain_begin(struct rt_drain *d, bool wait)
 	d->count = 0;
 	d->offset = 0;
 	d->locked = false;
+	d->name_pending = false;
 	if (!q.mem)
 		return;
 	if (wait)
@@ -199,7 +208,9 @@ static size_t record_len(const uint8_t *p, size_t left)
 	case XRAYFDR_MD_CUSTOM_EVENT_MARKER:
 	case XRAYFDR_MD_TYPED_EVENT_MARKER:
 		size = get32(p + MD_OFF_BODY, false);
-		return size && size <= left - MD ? MD + size : 0;
+		return size && ALIGN8((size_t)size) <= left - MD ?
+			       MD + ALIGN8((size_t)size) :
+			       0;
 	default:
 		return 0;
 	}
@@ -208,8 +219,7 @@ static size_t record_len(const uint8_t *p, size_t left)
 /* The metadata record at @p into @o, or the base and CPU it sets into @d
  * (fill_chunk() writes the function records).  False if it does not
  * fit. */
-static bool out_md(struct rt_logbuf *o, struct rt_drain *d, const uint8_t *p,
-		   size_t len)
+static bool out_md(struct rt_logbuf *o, struct rt_drain *d, const uint8_t *p)
 {
 	struct xrayfdr_metadata md;
 
@@ -224,20 +234,37 @@ static bool out_md(struct rt_logbuf *o, struct rt_drain *d, const uint8_t *p,
 	case XRAYFDR_MD_CALL_ARGUMENT:
 		return rt_logbuf_argument(o, p);
 	default:
+		/* (record_len() checked the size) */
 		return rt_logbuf_marker(o, d->cpu, d->base, p, p + MD,
-					len - MD);
+					get32(p + MD_OFF_BODY, false));
 	}
 }
 
+/* Is the record at @p a thread-name event of thread @tid?  Then it is the
+ * name the buffer holds last. */
+static bool saw_name(struct rt_drain *d, uint32_t tid, const uint8_t *p)
+{
+	return fdr_md_kind(p[0], false) == XRAYFDR_MD_CUSTOM_EVENT_MARKER &&
+	       rt_logbuf_own_name(p + MD, get32(p + MD_OFF_BODY, false), tid,
+				  d->name);
+}
+
 /* The next log buffer, from the drain's position: one queue buffer, or
- * its part that fits.  False if it holds no event. */
+ * its part that fits, or the name its live thread has now (when that did
+ * not fit after its records).  False if it holds no event. */
 static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 {
 	const struct rt_buf *b = &q.bufs[q.order[d->next]];
 	size_t used = rt_bufq_used(&q, b),
 	       preamble = fdr_preamble_size(version);
+	/* its thread is still there: the flush is the last chance to see a
+	 * rename since the buffer began */
+	bool live = b->state == RT_BUF_ACTIVE &&
+		    __atomic_load_n(&b->owner_pos, __ATOMIC_ACQUIRE);
 	struct rt_logbuf o;
+	uint64_t names = 0; /* the buffer's own thread-name events */
 	bool any = false;
+	int ret;
 
 	rt_logbuf_init(&o, scratch, scratch_size, version, rt.threshold_ticks);
 	/* A buffer is published with its preamble before its first record
@@ -250,10 +277,17 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 	}
 	memcpy(o.p, b->data, preamble);
 	o.p += preamble;
+	if (d->name_pending) {
+		d->name_pending = false;
+		any = rt_logbuf_name_now(&o, d->name_cpu, d->name_tsc, b->tid,
+					 d->name) > 0;
+		goto done;
+	}
 	if (!d->offset) {
 		d->offset = preamble;
 		d->cpu = UINT32_MAX; /* a NewCPUId comes first */
 		d->base = 0;
+		d->name[0] = '\0';
 	}
 	while (d->offset < used) {
 		const uint8_t *p = b->data + d->offset;
@@ -279,13 +313,24 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 			d->offset = used; /* (the process wrote over it) */
 			break;
 		}
-		if (!out_md(&o, d, p, len)) {
+		if (!out_md(&o, d, p)) {
 			if (!any) /* larger than a whole buffer */
 				d->offset += len;
 			goto split;
 		}
 		any = any || o.p != before;
+		names += saw_name(d, b->tid, p);
 		d->offset += len;
+	}
+	/* (a buffer with nothing left in it has nothing to name) */
+	if (live && o.cpu != UINT32_MAX) {
+		ret = rt_logbuf_name_now(&o, o.cpu, o.last, b->tid, d->name);
+		if (ret < 0) {
+			d->name_pending = true;
+			d->name_cpu = o.cpu;
+			d->name_tsc = o.last;
+			goto split;
+		}
 	}
 done:
 	d->next++;
@@ -294,8 +339,8 @@ split:
 	c->data = scratch;
 	c->used = (size_t)(o.p - scratch);
 	c->events = o.events;
-	/* a buffer whose calls were all rewound is left out */
-	return any && o.events;
+	/* a buffer whose calls were all rewound is left out, its name too */
+	return any && o.events > names;
 }
 
 static bool thread_drain_next(struct rt_drain *d, struct rt_chunk *c)

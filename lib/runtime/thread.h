@@ -82,6 +82,7 @@ struct rt_ring_pending {
 	uint64_t count_val;
 	uint32_t cpu;
 	uint32_t staged_before; /* bytes staged before t->pos */
+	uint64_t seq; /* the sequence number of the sub-buffer it goes in */
 };
 
 struct rt_thread {
@@ -106,8 +107,21 @@ struct rt_thread {
 	 * times this thread took over a ring's tail (orders its stretches) */
 	struct rt_ring_pending ring;
 	uint32_t stretch;
-	/* the records of one event, staged for the rings */
-	uint8_t stage[64] __attribute__((aligned(8)));
+	/* Thread-name events (fdr.c): the name last recorded ("" before the
+	 * first); set by reserve when a buffer begins for the thread and its
+	 * name must go first; set by the controller when the records being
+	 * committed hold the name; and where the rings last got it (the
+	 * sub-buffer with sequence number name_seq of CPU name_cpu, in the
+	 * trace of generation name_gen). */
+	char name[16];
+	uint8_t name_due;
+	uint8_t name_in;
+	uint32_t name_cpu;
+	uint32_t name_gen;
+	uint64_t name_seq;
+	/* the records of one event, staged for the rings: a NewBuffer, a
+	 * thread-name event, then the event's own records */
+	uint8_t stage[128] __attribute__((aligned(8)));
 };
 
 _Static_assert(offsetof(struct rt_thread, pos) == RT_THREAD_POS, "pos");

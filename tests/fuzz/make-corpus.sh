@@ -46,3 +46,9 @@ synth -o "$tmp.sched" --sched --seed 5 && {
 	rm -f "$tmp.sched"
 }
 printf -- '---\nheader:\n  version: 1\n  type: 1\n  constant-tsc: true\n  nonstop-tsc: false\n  cycle-frequency: 1000\nrecords:\n  - type: 0\n    func-id: 3\n    cpu: 1\n    thread: 7\n    kind: function-enter-arg\n    args: [ 1, 0x2 ]\n    tsc: 10\n  - { type: 4, func-id: 3, cpu: 1, kind: typed-event, tsc: 12, data: "a\\x01\\u00e9\\N" }\n  - { type: 0, func-id: 3, cpu: 1, kind: function-exit, tsc: 20, data: '\''it'\'''\''s'\'' }\n...\n' >"$BUILD/fuzz/corpus-yaml/block"
+
+# Thread names (XFTN custom events, lib/include/xrayfdr/fdr.h): the
+# shortest and longest names, a rename, as YAML and as FDR logs.
+printf -- '---\nheader:\n  version: 1\n  type: 1\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1000\nrecords:\n  - { type: 0, func-id: 0, cpu: 1, thread: 7, process: 5, kind: custom-event, tsc: 10, data: "XFTN\\x07\\0\\0\\0a" }\n  - { type: 0, func-id: 3, cpu: 1, thread: 7, process: 5, kind: function-enter, tsc: 10 }\n  - { type: 0, func-id: 3, cpu: 1, thread: 7, process: 5, kind: custom-event, tsc: 12, data: "XFTN\\x07\\0\\0\\0alpha-renamed" }\n  - { type: 0, func-id: 3, cpu: 1, thread: 7, process: 5, kind: function-exit, tsc: 20 }\n  - { type: 0, func-id: 0, cpu: 0, thread: 8, process: 5, kind: custom-event, tsc: 11, data: "XFTN\\x08\\0\\0\\0fifteen-bytes!!" }\n...\n' >"$BUILD/fuzz/corpus-yaml/thread-names"
+"$X" convert -q -f fdr -o "$out/thread-names" "$BUILD/fuzz/corpus-yaml/thread-names"
+"$X" convert -q -f fdr --fdr-version 1 -o "$out/thread-names-v1" "$BUILD/fuzz/corpus-yaml/thread-names"

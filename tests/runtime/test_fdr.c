@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <xrayfdr/runtime.h>
@@ -81,7 +82,19 @@ static void finish(struct event_list *got)
 	rt_read_log(log_path, got);
 }
 
-/* The log's events, minus our info event, against wants[]. */
+/* Is @e one of the runtime's own events (the info event, a thread
+ * name)? */
+static bool runtime_event(const struct xrayfdr_event *e)
+{
+	char name[XRAYFDR_THREAD_NAME_MAX + 1];
+	uint32_t tid;
+
+	return e->kind == XRAYFDR_EV_CUSTOM &&
+	       ((e->data_size > 12 && !memcmp(e->data, "xrayfdr-info", 12)) ||
+		xrayfdr_thread_name_decode(e->data, e->data_size, &tid, name));
+}
+
+/* The log's events, minus the runtime's own, against wants[]. */
 static void check(struct event_list *got)
 {
 	size_t j = 0;
@@ -89,8 +102,7 @@ static void check(struct event_list *got)
 	for (size_t i = 0; i < got->n; i++) {
 		const struct xrayfdr_event *e = &got->ev[i];
 
-		if (e->kind == XRAYFDR_EV_CUSTOM && e->data_size > 12 &&
-		    !memcmp(e->data, "xrayfdr-info", 12))
+		if (runtime_event(e))
 			continue;
 		if (j >= nwants)
 			fail_msg("extra event %zu: kind %u id %d tsc %llu", i,
@@ -282,9 +294,99 @@ static void test_flight_recorder(void **state)
 			assert_true(got.ev[i].tsc >= t - 3 * 1024 / 8);
 		}
 	}
-	assert_int_equal(kept + st.overwritten + st.dropped, made);
+	/* each buffer began with the thread's name: those recycled had one */
+	assert_int_equal(kept + st.overwritten + st.dropped,
+			 made + st.recycled);
 	assert_true(st.recycled > 0);
 	event_list_free(&got);
+}
+
+/* The thread-name events of the log, in order: their names and times,
+ * and the offset of the buffer each is in. */
+struct name_seen {
+	char name[XRAYFDR_THREAD_NAME_MAX + 1];
+	uint64_t tsc, buffer;
+};
+
+static size_t names_of(const struct event_list *got, struct name_seen *out,
+		       size_t max)
+{
+	size_t n = 0;
+	uint32_t tid;
+
+	for (size_t i = 0; i < got->n && n < max; i++) {
+		const struct xrayfdr_event *e = &got->ev[i];
+
+		if (e->kind != XRAYFDR_EV_CUSTOM ||
+		    !xrayfdr_thread_name_decode(e->data, e->data_size, &tid,
+						out[n].name))
+			continue;
+		assert_int_equal(tid, e->tid);
+		out[n].tsc = e->tsc;
+		out[n].buffer = e->buffer_offset;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Every buffer begins with the thread's name, at the time of its first
+ * event; a rename shows at the next buffer; and one since the last
+ * buffer began, at the flush (this thread is alive), after its last
+ * event.  The calls are still all there.
+ */
+static void test_thread_names(void **state)
+{
+	struct name_seen seen[64];
+	struct event_list got;
+	char before[16] = "";
+	uint64_t t = 1000, renamed = 0, first_in_buffer = 0, last = 0;
+	size_t n, buffers = 0, second = 0;
+
+	(void)state;
+	prctl(PR_GET_NAME, before);
+	prctl(PR_SET_NAME, "first name");
+	start("buffer_size=1024"); /* about 55 calls a buffer */
+	for (int i = 0; i < 300; i++) {
+		if (i == 150) {
+			prctl(PR_SET_NAME, "second name");
+			renamed = t;
+		}
+		fn(ENTRY, 1, t), expect(XRAYFDR_EV_ENTRY, 1, t);
+		t++;
+		fn(EXIT, 1, t), expect(XRAYFDR_EV_EXIT, 1, t);
+		t++;
+	}
+	prctl(PR_SET_NAME, "third name");
+	finish(&got);
+	prctl(PR_SET_NAME, before);
+	n = names_of(&got, seen, 64);
+	/* each buffer's first event comes after the name in effect then */
+	for (size_t i = 0; i < got.n; i++) {
+		const struct xrayfdr_event *e = &got.ev[i];
+
+		if (runtime_event(e))
+			continue;
+		if (e->buffer_offset != first_in_buffer) {
+			first_in_buffer = e->buffer_offset;
+			assert_true(buffers < n);
+			assert_true(seen[buffers].buffer == first_in_buffer);
+			assert_true(seen[buffers].tsc == e->tsc);
+			assert_string_equal(seen[buffers].name,
+					    e->tsc < renamed ? "first name" :
+							       "second name");
+			second += e->tsc >= renamed;
+			buffers++;
+		}
+		last = e->tsc;
+	}
+	assert_true(buffers >= 4 && second >= 1 && second < buffers);
+	/* and the flush's, after the last event */
+	assert_true(n == buffers + 1);
+	assert_string_equal(seen[buffers].name, "third name");
+	assert_true(seen[buffers].buffer == first_in_buffer);
+	assert_true(seen[buffers].tsc == last);
+	check(&got);
 }
 
 /* An event that arrives while the thread is in the C path (a signal
@@ -334,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_flight_recorder),
 		cmocka_unit_test(test_nested_dropped),
 		cmocka_unit_test(test_version1),
+		cmocka_unit_test(test_thread_names),
 	};
 
 	return cmocka_run_group_tests_name("FDR controller", tests, setup,

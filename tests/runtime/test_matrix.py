@@ -187,7 +187,8 @@ EXIT_KINDS = {"function-exit", "function-tail-exit"}
 
 
 def tally(events):
-    """(pid, func_id, 'entry'|'exit') -> count; args; events; info text."""
+    """(pid, func_id, 'entry'|'exit') -> count; args; events; info text.
+    The runtime's own thread-name events are not the program's events."""
     counts = collections.Counter()
     args = collections.Counter()
     other = collections.Counter()
@@ -200,6 +201,8 @@ def tally(events):
                 args[(e["func_id"], a)] += 1
         elif k in EXIT_KINDS:
             counts[(e["pid"], e["func_id"], "exit")] += 1
+        elif "thread_name" in e:
+            continue
         else:
             data = bytes.fromhex(e.get("data", ""))
             if data.startswith(b"xrayfdr-info 1\n"):
@@ -645,11 +648,16 @@ def check_version1_and_threshold():
         evs = events_of(log)
         c, _, _, info = tally(evs)
         total = sum(program_counts(p.stdout).values()) * 2
-        kept = sum(c.values())
+        # every buffer begins with its thread's name (threads.c renames
+        # none): one name event in each buffer recycled, and those kept
+        names = sum(1 for e in evs if "thread_name" in e)
+        made = total + 2 + names + info_value(info, "recycled")
+        kept = sum(c.values()) + names
         over, drop = info_value(info, "overwritten"), info_value(info, "dropped")
-        tap(kept + over + drop == total + 2 and over > 0,
+        tap(kept + over + drop == made and over > 0,
             "a full queue recycles its oldest buffers and counts every event lost",
-            f"kept {kept} + overwritten {over} + dropped {drop} != {total + 2} calls made")
+            f"kept {kept} + overwritten {over} + dropped {drop} != {made} events made "
+            f"({total + 2} calls, {names} thread names kept)")
         verify_log("a recycled queue's log is valid", log)
 
     # LLVM's duration threshold: on one CPU (so no NewCPUId keeps a short
@@ -858,12 +866,17 @@ def check_light_objects():
     objects must not touch vector registers nor call what might."""
     # fdr.o reaches the sink only through rt.sink, so the sinks' objects
     # are checked as well
-    allowed = {"fdr.o": {"clock_gettime", "sched_getcpu", "rt", "_GLOBAL_OFFSET_TABLE_"},
+    allowed = {"fdr.o": {"clock_gettime", "sched_getcpu", "prctl", "rt",
+                         "_GLOBAL_OFFSET_TABLE_"},
                # calloc, free, mmap, munmap: set-up and teardown only
                "bufq.o": {"calloc", "free", "mmap", "munmap", "sched_yield",
                           "_GLOBAL_OFFSET_TABLE_"},
-               # the drain's log buffers (only the drain calls it)
+               # the drain's log buffers (only the drain calls it; open,
+               # read, close: a thread's name at the flush)
                "logbuf.o": {"fdr_decode_metadata", "memcpy", "mmap", "munmap",
+                            "open", "read", "close", "rt_utoa",
+                            "xrayfdr_thread_name_encode",
+                            "xrayfdr_thread_name_decode",
                             "_GLOBAL_OFFSET_TABLE_"},
                # madvise, snprintf, rt_logbuf_scratch and rt_bufq_init/destroy:
                # thread_start only; the rest but clock_gettime: the drain
@@ -875,7 +888,8 @@ def check_light_objects():
                                  "rt_bufq_acquire", "rt_bufq_destroy", "rt_bufq_init",
                                  "rt_bufq_lock", "rt_bufq_reset", "rt_bufq_retire",
                                  "rt_bufq_sort", "rt_bufq_trylock", "rt_bufq_unlock",
-                                 "rt_bufq_used", "_GLOBAL_OFFSET_TABLE_"},
+                                 "rt_bufq_used", "rt_logbuf_name_now",
+                                 "rt_logbuf_own_name", "_GLOBAL_OFFSET_TABLE_"},
                # all but clock_gettime: cpu_start (opening the module's
                # session, its notes), fork, the drain and dumps only
                "sink_cpu.o": {"clock_gettime", "rt", "rt_rseq_offset",
@@ -887,6 +901,7 @@ def check_light_objects():
                               "rt_logbuf_init", "rt_logbuf_function_slow",
                               "rt_logbuf_argument", "rt_logbuf_marker",
                               "rt_logbuf_custom", "rt_logbuf_scratch",
+                              "rt_logbuf_name_now", "rt_logbuf_own_name",
                               "_GLOBAL_OFFSET_TABLE_"}}
     objdump = which("objdump")
     for obj, ok in allowed.items():
@@ -900,6 +915,99 @@ def check_light_objects():
         tap(not vec and undef <= ok,
             f"lib/runtime/{obj} uses no vector registers and calls only {sorted(ok - {'_GLOBAL_OFFSET_TABLE_'})}",
             f"vector instructions: {vec[:5]}; other calls: {sorted(undef - ok)}")
+
+
+def name_runs(evs):
+    """tid -> the names its thread-name events carry, in order, each run
+    of one name once."""
+    runs = collections.defaultdict(list)
+    for e in evs:
+        n = e.get("thread_name")
+        if n is None:
+            continue
+        if n["tid"] != e["tid"]:
+            runs[e["tid"]].append(f"(tid {n['tid']}) {n['name']}")
+        elif not runs[e["tid"]] or runs[e["tid"]][-1] != n["name"]:
+            runs[e["tid"]].append(n["name"])
+    return runs
+
+
+def buffers_unnamed(log, tids):
+    """Buffers of threads @tids whose first event is not their name."""
+    p = run([XRAYFDR, "dump", "--json", log])
+    bad, tid, first = [], None, None
+    for line in p.stdout.splitlines()[1:]:
+        r = json.loads(line)
+        kind = r.get("record")
+        if kind == "NewBuffer":
+            tid, first = r["tid"], None
+        elif first is None and tid in tids and kind not in (
+                "WallTimeMarker", "Pid", "NewCPUId", "BufferExtents"):
+            first = r
+            want = b"XFTN" + tid.to_bytes(4, "little")
+            data = bytes.fromhex(r.get("data", ""))
+            if data.startswith(b"xrayfdr-info"):
+                continue  # the runtime's own last buffer
+            if kind != "CustomEventMarker" or not data.startswith(want):
+                bad.append(f"offset {r['offset']}: tid {tid} begins with {kind}")
+    return bad
+
+
+def check_thread_names():
+    """Each thread's name is in its stream: at its first event and at the
+    start of each buffer (thread mode) or sub-buffer (CPU mode) it writes
+    in, a rename at the next of those, at its exit or at the flush."""
+    b = built(Prog("thread_names", ["thread_names.c"]))
+    if not b:
+        return
+    exe, d = b
+    want_all = {"alpha": ["alpha", "alpha-renamed"], "beta": ["beta"],
+                "main": [os.path.basename(exe)[:15], "main-renamed"]}
+    # one buffer per thread: alpha's new name comes at its exit, main's
+    # at the flush; 4 KiB buffers: each buffer names its thread
+    for mode, size, note in (("thread", "64K", "at exit and flush"),
+                             ("thread", "4K", "in every buffer"),
+                             ("cpu", "4K", "rings in process memory")):
+        log = os.path.join(d, f"names-{mode}-{size}.xray")
+        env = {"XRAYFDR_OPTIONS": f"mode={mode} buffer_size={size} "
+               f"buffer_max={512 * os.cpu_count()}"}
+        p, logs = run_ours(exe, log, ["3000"], env=env)
+        name = f"thread names, mode={mode}, {size} buffers ({note})"
+        if p.returncode or not logs:
+            tap(False, f"{name}: records", p.stderr)
+            continue
+        tids = {m.group(1): int(m.group(2))
+                for m in re.finditer(r"^tid (\w+) (\d+)$", p.stdout, re.M)}
+        evs = events_of(log)
+        runs = name_runs(evs)
+        got = {who: runs.get(tid, []) for who, tid in tids.items()}
+        tap(set(tids) == set(want_all) and got == want_all and
+            set(runs) <= set(tids.values()),
+            f"{name}: each thread's thread-name events carry its names, in order",
+            f"got {got}, want {want_all}; all {dict(runs)}")
+        if size == "4K" and mode == "thread":
+            bad = buffers_unnamed(log, {tids.get("alpha"), tids.get("beta")})
+            nbuf = sum(1 for e in evs if e.get("thread_name", {}).get("tid") ==
+                       tids.get("beta"))
+            tap(not bad and nbuf > 2,
+                f"{name}: every buffer of a thread begins with its name",
+                "\n".join(bad[:10]) or f"beta named {nbuf} times")
+        verify_logs(f"{name}: the log passes xrayfdr dump --verify and "
+                    f"llvm-xray fdr-dump -verify", logs)
+
+    # the flight recorder keeps the newest buffers: they still name
+    # their threads
+    log = os.path.join(d, "names-small.xray")
+    p, logs = run_ours(exe, log, ["20000"], env={
+        "XRAYFDR_OPTIONS": "buffer_size=4K buffer_max=6"})
+    tids = {m.group(1): int(m.group(2))
+            for m in re.finditer(r"^tid (\w+) (\d+)$", p.stdout, re.M)}
+    info = tally(events_of(log))[3] if logs else ""
+    bad = buffers_unnamed(log, set(tids.values())) if logs else ["no log"]
+    tap(not p.returncode and len(tids) == 3 and not bad and
+        info_value(info, "recycled") > 0,
+        "thread names: after recycling, every buffer left begins with its "
+        "thread's name", "\n".join(bad[:10]) + p.stderr)
 
 
 def check_static_link():
@@ -994,7 +1102,8 @@ def main():
     for fn in (check_dying, check_record_errors, check_filters, check_light_objects,
                check_api, check_dlclose, check_default_options,
                check_patching,
-               check_version1_and_threshold, check_environment, check_static_link):
+               check_version1_and_threshold, check_environment, check_static_link,
+               check_thread_names):
         try:
             fn()
         except Exception as e:

@@ -328,6 +328,77 @@ static void test_sched_payload(void **state)
 	assert_int_equal(xrayfdr_sched_decode(rec, 16, &back), 0);
 }
 
+static void test_thread_name_payload(void **state)
+{
+	uint8_t buf[40];
+	char name[XRAYFDR_THREAD_NAME_MAX + 1];
+	uint32_t tid = 0;
+
+	(void)state;
+	/* the layout, byte for byte: magic, little-endian tid, the name */
+	assert_int_equal(xrayfdr_thread_name_encode(buf, 0x01020304, "alpha"),
+			 13);
+	assert_hex(buf, 13, "58 46 54 4e 04 03 02 01 61 6c 70 68 61");
+	assert_int_equal(xrayfdr_thread_name_decode(buf, 13, &tid, name), 1);
+	assert_int_equal(tid, 0x01020304);
+	assert_string_equal(name, "alpha");
+
+	/* 15 bytes, the most; a longer name is cut there, and no more of
+	 * it is read (a 15-byte array without a NUL) */
+	assert_int_equal(
+		xrayfdr_thread_name_encode(buf, 7, "0123456789abcdefXYZ"), 23);
+	assert_int_equal(xrayfdr_thread_name_decode(buf, 23, &tid, name), 1);
+	assert_string_equal(name, "0123456789abcde");
+	{
+		static const char exact[XRAYFDR_THREAD_NAME_MAX] = {
+			'f', 'i', 'f', 't', 'e', 'e', 'n', '-',
+			'b', 'y', 't', 'e', 's', '!', '!'
+		};
+
+		assert_int_equal(xrayfdr_thread_name_encode(buf, 8, exact), 23);
+		assert_int_equal(
+			xrayfdr_thread_name_decode(buf, 23, &tid, name), 1);
+		assert_string_equal(name, "fifteen-bytes!!");
+	}
+	/* one byte, the least */
+	assert_int_equal(xrayfdr_thread_name_encode(buf, 9, "x"), 9);
+	assert_int_equal(xrayfdr_thread_name_decode(buf, 9, &tid, name), 1);
+	assert_string_equal(name, "x");
+	assert_int_equal(tid, 9);
+	/* an empty name encodes to 8 bytes, which is no thread-name event */
+	assert_int_equal(xrayfdr_thread_name_encode(buf, 9, ""), 8);
+	assert_int_equal(xrayfdr_thread_name_decode(buf, 8, &tid, name), 0);
+
+	/* sizes out of range: nothing read past them, nothing decoded */
+	xrayfdr_thread_name_encode(buf, 5, "0123456789abcdefXYZ");
+	for (size_t size = 0; size <= 8; size++)
+		assert_int_equal(
+			xrayfdr_thread_name_decode(buf, size, &tid, name), 0);
+	buf[23] = 'Z';
+	assert_int_equal(xrayfdr_thread_name_decode(buf, 24, &tid, name), 0);
+	assert_int_equal(xrayfdr_thread_name_decode(buf, 40, &tid, name), 0);
+	/* an embedded NUL, anywhere in the name */
+	xrayfdr_thread_name_encode(buf, 5, "abc");
+	buf[9] = '\0';
+	assert_int_equal(xrayfdr_thread_name_decode(buf, 11, &tid, name), 0);
+	xrayfdr_thread_name_encode(buf, 5, "abc");
+	buf[11] = '\0'; /* a terminating NUL counted in the size */
+	assert_int_equal(xrayfdr_thread_name_decode(buf, 12, &tid, name), 0);
+	/* another magic (a scheduler event's) */
+	xrayfdr_thread_name_encode(buf, 5, "abc");
+	buf[3] = 'C';
+	assert_int_equal(xrayfdr_thread_name_decode(buf, 11, &tid, name), 0);
+	/* and the scheduler's decoder does not take a thread name */
+	{
+		struct xrayfdr_sched_event se;
+
+		assert_int_equal(xrayfdr_thread_name_encode(buf, 5,
+							    "sixteen-bytes.."),
+				 23);
+		assert_int_equal(xrayfdr_sched_decode(buf, 16, &se), 0);
+	}
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -409,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_metadata_round_trip),
 		cmocka_unit_test(test_encode_rejects),
 		cmocka_unit_test(test_sched_payload),
+		cmocka_unit_test(test_thread_name_payload),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_preamble_and_frame),
 	};

@@ -212,6 +212,43 @@ XRAYFDR_API int xrayfdr_sched_decode(const void *data, size_t size,
 				     struct xrayfdr_sched_event *se);
 
 /*
+ * Thread names.  The runtime records the name of each traced thread (its
+ * Linux comm, as pthread_setname_np() or prctl(PR_SET_NAME) set it) in the
+ * thread's own stream, as a custom event whose payload of 9 to 23 bytes
+ * is:
+ *
+ *   offset 0  4  magic "XFTN"
+ *   offset 4  4  u32 thread id
+ *   offset 8  N  the name's bytes, 1 <= N <= 15, no NUL
+ *
+ * little endian, whatever the byte order of the log.  The name holds from
+ * the event on, until the thread's next thread-name event (one the
+ * runtime adds at the end of a trace, for a rename it saw only then, has
+ * the time of the thread's last event).  llvm-xray shows them as ordinary
+ * custom events.
+ */
+#define XRAYFDR_THREAD_NAME_MAX 15
+
+/*
+ * Encode the payload of a thread-name event into @buf (at least
+ * 8 + XRAYFDR_THREAD_NAME_MAX bytes).  @name is cut to
+ * XRAYFDR_THREAD_NAME_MAX bytes; no more of it is read.
+ * Return: the payload size, 8 + strlen(name) clipped to 15 (an empty
+ * name gives 8, which no decoder accepts).
+ */
+XRAYFDR_API size_t xrayfdr_thread_name_encode(void *buf, uint32_t tid,
+					      const char *name);
+/*
+ * Decode a custom event's payload.  Return 1 if it is a thread-name
+ * event (and fill *tid and @name, XRAYFDR_THREAD_NAME_MAX + 1 bytes,
+ * with the name NUL-terminated), 0 if it is some other custom event.
+ * Reads no byte past @size; a name that is empty, longer than 15 bytes
+ * or holds a NUL is not a thread-name event.
+ */
+XRAYFDR_API int xrayfdr_thread_name_decode(const void *data, size_t size,
+					   uint32_t *tid, char *name);
+
+/*
  * Reader.
  */
 
