@@ -92,6 +92,10 @@ static void account_usage(FILE *out)
 		"      --time-range=START,END\n"
 		"                          only the events in this range (see 'xrayfdr\n"
 		"                          replay --help'); calls cut by it are not counted\n"
+		"      --per-thread        a table per thread (in order of first\n"
+		"                          appearance), headed by its name where the\n"
+		"                          runtime recorded one; --top counts per thread;\n"
+		"                          csv and json add the thread id and name\n"
 		"      --recursive-calls-only\n"
 		"                          count only calls of functions that were on\n"
 		"                          their thread's stack more than once\n"
@@ -124,6 +128,7 @@ static void account_usage(FILE *out)
 struct fstat {
 	int32_t id;
 	uint32_t index;
+	uint32_t thread; /* --per-thread: its call thread's index */
 	uint64_t count, min, max, sum, self, on, off;
 	uint64_t med, p90, p99;
 	/* where llvm-xray first records a latency of this function */
@@ -151,7 +156,7 @@ struct first_seen {
 
 struct account {
 	struct replay *replay;
-	bool keep_going, recursive_only, strict;
+	bool keep_going, recursive_only, strict, per_thread;
 	struct table functions;
 	struct fstat **funcs; /* the table's records, by number */
 	uint32_t nfuncs;
@@ -161,16 +166,20 @@ struct account {
 	struct order_stats *durations;
 };
 
-static struct fstat *get_func(struct account *a, int32_t id)
+/* A function's row; with --per-thread, one per thread it ran on. */
+static struct fstat *get_func(struct account *a, const struct call_thread *t,
+			      int32_t id)
 {
+	uint64_t key = a->per_thread ? (uint64_t)(t->index + 1) << 32 : 0;
 	uint32_t index;
 	bool created;
 	struct fstat *f =
-		table_get(&a->functions, (uint32_t)id, &index, &created);
+		table_get(&a->functions, key | (uint32_t)id, &index, &created);
 
 	if (f && created) {
 		f->id = id;
 		f->index = index;
+		f->thread = t->index;
 		f->min = UINT64_MAX;
 	}
 	a->funcs = (struct fstat **)a->functions.items;
@@ -281,7 +290,7 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 		if (!counted)
 			return;
 	}
-	f = get_func(a, d->func_id);
+	f = get_func(a, t, d->func_id);
 	if (!f) {
 		replay_fail(a->replay, -ENOMEM);
 		return;
@@ -519,24 +528,124 @@ static void json_string(FILE *out, const char *s)
 	putc('"', out);
 }
 
+/* --per-thread: the rows thread by thread (in order of first appearance),
+ * each thread's in the order they had. */
+static int group_by_thread(struct account *a, struct row_order *ro)
+{
+	uint32_t n = calls_nthreads(replay_calls(a->replay));
+	uint32_t *at = calloc(n + 1, sizeof(*at));
+	uint32_t *rows = malloc((ro->n + 1) * sizeof(*rows));
+
+	if (!at || !rows) {
+		free(at);
+		free(rows);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < ro->n; i++)
+		at[a->funcs[ro->rows[i]]->thread + 1]++;
+	for (uint32_t t = 0; t < n; t++)
+		at[t + 1] += at[t];
+	for (uint32_t i = 0; i < ro->n; i++)
+		rows[at[a->funcs[ro->rows[i]]->thread]++] = ro->rows[i];
+	free(ro->rows);
+	ro->rows = rows;
+	free(at);
+	return 0;
+}
+
+/* The text table's head. */
+static void text_head(const struct printer *p, uint32_t nrows)
+{
+	FILE *out = p->out;
+
+	fprintf(out, "Functions with latencies: %" PRIu32 "\n", nrows);
+	fprintf(out, "%9s %10s [%9s, %9s, %9s, %9s, %9s] %9s", "funcid",
+		"count", "min", "med", "90p", "99p", "max", "sum");
+	if (!p->compat) {
+		fprintf(out, " %9s", "self");
+		if (p->sched)
+			fprintf(out, " %9s %9s", "on-cpu", "off-cpu");
+	}
+	fprintf(out, "  %-12s\n", "function");
+}
+
+static void print_row(const struct printer *p, const struct fstat *f,
+		      const struct call_thread *t, bool first)
+{
+	const char *name = symbols_name(p->syms, f->id);
+	const char *loc = symbols_location(p->syms, f->id);
+	FILE *out = p->out;
+
+	if (p->format == FMT_TEXT) {
+		fprintf(out,
+			"%9" PRId32 " %10" PRIu64
+			" [%9.6f, %9.6f, %9.6f, %9.6f, %9.6f] %9.6f",
+			f->id, f->count, secs(p, f->min), secs(p, f->med),
+			secs(p, f->p90), secs(p, f->p99), secs(p, f->max),
+			secs(p, f->sum));
+		if (!p->compat) {
+			fprintf(out, " %9.6f", secs(p, f->self));
+			if (p->sched)
+				fprintf(out, " %9.6f %9.6f", secs(p, f->on),
+					secs(p, f->off));
+		}
+		fprintf(out, "  %s: %s\n", loc, name);
+	} else if (p->format == FMT_CSV) {
+		if (t)
+			fprintf(out, "%" PRIu32 ",\"%s\",", t->tid, t->name);
+		fprintf(out,
+			"%" PRId32 ",%" PRIu64 ",%.6e,%.6e,%.6e,%.6e,%.6e,%.6e",
+			f->id, f->count, secs(p, f->min), secs(p, f->med),
+			secs(p, f->p90), secs(p, f->p99), secs(p, f->max),
+			secs(p, f->sum));
+		if (!p->compat) {
+			fprintf(out, ",%.6e", secs(p, f->self));
+			if (p->sched)
+				fprintf(out, ",%.6e,%.6e", secs(p, f->on),
+					secs(p, f->off));
+		}
+		fprintf(out, ",\"%s\",\"%s\"\n", loc, name);
+	} else {
+		fprintf(out, "%s\n{", first ? "" : ",");
+		if (t) {
+			fprintf(out, "\"tid\":%" PRIu32 ",\"thread\":", t->tid);
+			json_string(out, t->name);
+			fputc(',', out);
+		}
+		fprintf(out, "\"id\":%" PRId32 ",\"function\":", f->id);
+		json_string(out, name);
+		fputs(",\"location\":", out);
+		json_string(out, loc);
+		fprintf(out,
+			",\"count\":%" PRIu64
+			",\"min\":%.9g,\"median\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"max\":%.9g,\"sum\":%.9g,\"self\":%.9g",
+			f->count, secs(p, f->min), secs(p, f->med),
+			secs(p, f->p90), secs(p, f->p99), secs(p, f->max),
+			secs(p, f->sum), secs(p, f->self));
+		if (p->sched)
+			fprintf(out, ",\"on_cpu\":%.9g,\"off_cpu\":%.9g",
+				secs(p, f->on), secs(p, f->off));
+		fputc('}', out);
+	}
+}
+
+/* The rows in @ro's order, at most @top (per thread with --per-thread,
+ * whose rows @ro holds thread by thread). */
 static void print_rows(struct account *a, const struct printer *p,
 		       const struct row_order *ro, uint32_t top)
 {
+	struct calls *calls = replay_calls(a->replay);
+	const struct call_thread *t = NULL;
 	FILE *out = p->out;
-	uint32_t n = top && top < ro->n ? top : ro->n;
+	uint32_t shown = 0;
+	bool first = true;
+	char label[64];
 
-	if (p->format == FMT_TEXT) {
-		fprintf(out, "Functions with latencies: %" PRIu32 "\n",
-			a->nfuncs);
-		fprintf(out, "%9s %10s [%9s, %9s, %9s, %9s, %9s] %9s", "funcid",
-			"count", "min", "med", "90p", "99p", "max", "sum");
-		if (!p->compat) {
-			fprintf(out, " %9s", "self");
-			if (p->sched)
-				fprintf(out, " %9s %9s", "on-cpu", "off-cpu");
-		}
-		fprintf(out, "  %-12s\n", "function");
+	if (p->format == FMT_TEXT && !a->per_thread) {
+		text_head(p, a->nfuncs);
 	} else if (p->format == FMT_CSV) {
+		if (a->per_thread)
+			fputs("tid,thread,", out);
 		fputs("funcid,count,min,median,90%ile,99%ile,max,sum", out);
 		if (!p->compat) {
 			fputs(",self", out);
@@ -544,67 +653,34 @@ static void print_rows(struct account *a, const struct printer *p,
 				fputs(",on-cpu,off-cpu", out);
 		}
 		fputs(",debug,function\n", out);
-	} else {
+	} else if (p->format == FMT_JSON) {
 		fprintf(out,
 			"{\"cycle_frequency\":%.0f,\"unit\":\"%s\",\"functions\":[",
 			p->freq, p->freq ? "seconds" : "ticks");
 	}
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < ro->n; i++) {
 		const struct fstat *f = a->funcs[ro->rows[i]];
-		const char *name = symbols_name(p->syms, f->id);
-		const char *loc = symbols_location(p->syms, f->id);
 
-		if (p->format == FMT_TEXT) {
-			fprintf(out,
-				"%9" PRId32 " %10" PRIu64
-				" [%9.6f, %9.6f, %9.6f, %9.6f, %9.6f] %9.6f",
-				f->id, f->count, secs(p, f->min),
-				secs(p, f->med), secs(p, f->p90),
-				secs(p, f->p99), secs(p, f->max),
-				secs(p, f->sum));
-			if (!p->compat) {
-				fprintf(out, " %9.6f", secs(p, f->self));
-				if (p->sched)
-					fprintf(out, " %9.6f %9.6f",
-						secs(p, f->on),
-						secs(p, f->off));
+		if (a->per_thread && (!t || f->thread != t->index)) {
+			uint32_t rows = 0;
+
+			t = calls_thread(calls, f->thread);
+			shown = 0;
+			while (i + rows < ro->n &&
+			       a->funcs[ro->rows[i + rows]]->thread == t->index)
+				rows++;
+			if (p->format == FMT_TEXT) {
+				fprintf(out, "%sThread %s:\n", i ? "\n" : "",
+					calls_thread_label(t, label,
+							   sizeof(label)));
+				text_head(p, rows);
 			}
-			fprintf(out, "  %s: %s\n", loc, name);
-		} else if (p->format == FMT_CSV) {
-			fprintf(out,
-				"%" PRId32 ",%" PRIu64
-				",%.6e,%.6e,%.6e,%.6e,%.6e,%.6e",
-				f->id, f->count, secs(p, f->min),
-				secs(p, f->med), secs(p, f->p90),
-				secs(p, f->p99), secs(p, f->max),
-				secs(p, f->sum));
-			if (!p->compat) {
-				fprintf(out, ",%.6e", secs(p, f->self));
-				if (p->sched)
-					fprintf(out, ",%.6e,%.6e",
-						secs(p, f->on),
-						secs(p, f->off));
-			}
-			fprintf(out, ",\"%s\",\"%s\"\n", loc, name);
-		} else {
-			fprintf(out, "%s\n{\"id\":%" PRId32 ",\"function\":",
-				i ? "," : "", f->id);
-			json_string(out, name);
-			fputs(",\"location\":", out);
-			json_string(out, loc);
-			fprintf(out,
-				",\"count\":%" PRIu64
-				",\"min\":%.9g,\"median\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"max\":%.9g,\"sum\":%.9g,\"self\":%.9g",
-				f->count, secs(p, f->min), secs(p, f->med),
-				secs(p, f->p90), secs(p, f->p99),
-				secs(p, f->max), secs(p, f->sum),
-				secs(p, f->self));
-			if (p->sched)
-				fprintf(out,
-					",\"on_cpu\":%.9g,\"off_cpu\":%.9g",
-					secs(p, f->on), secs(p, f->off));
-			fputc('}', out);
 		}
+		if (top && shown >= top)
+			continue;
+		shown++;
+		print_row(p, f, a->per_thread ? t : NULL, first);
+		first = false;
 	}
 	if (p->format == FMT_JSON)
 		fputs("\n]}\n", out);
@@ -657,6 +733,7 @@ static int account_run(int argc, char **argv)
 		{ "deduce-sibling-calls", no_argument, NULL, 'd' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "recursive-calls-only", no_argument, NULL, 'R' },
+		{ "per-thread", no_argument, NULL, 'T' },
 		REPLAY_LONGOPTS,
 		ANALYSIS_LONGOPTS,
 		{ 0 },
@@ -732,6 +809,9 @@ static int account_run(int argc, char **argv)
 		case 'S':
 			a.strict = true;
 			break;
+		case 'T':
+			a.per_thread = true;
+			break;
 		case 'R':
 			a.recursive_only = true;
 			break;
@@ -751,6 +831,12 @@ static int account_run(int argc, char **argv)
 	table_init(&a.functions, sizeof(struct fstat), MAX_FUNCTIONS);
 	a.keep_going = o.in.keep_going;
 	a.strict = a.strict || p.compat;
+	if (p.compat && a.per_thread) {
+		tool_error(
+			"account",
+			"--per-thread is not llvm-xray's: it does not go with --compat");
+		return EXIT_USAGE;
+	}
 	p.syms = symbols_open(o.instr_map, true, err, sizeof(err));
 	if (!p.syms) {
 		tool_error("account", "%s", err);
@@ -783,6 +869,8 @@ static int account_run(int argc, char **argv)
 	ret = order_stats_select(a.durations, ranks, pick, &a);
 	if (!ret)
 		ret = order_rows(&a, field, dsc, &ro);
+	if (!ret && a.per_thread)
+		ret = group_by_thread(&a, &ro);
 	if (ret) {
 		tool_error("account", "%s", order_stats_why(a.durations, ret));
 		status = EXIT_USAGE;

@@ -403,9 +403,9 @@ static void on_other(void *ctx, struct call_thread *t,
 		     const struct xrayfdr_event *ev)
 {
 	struct view *v = ctx;
+	char text[64], name[XRAYFDR_THREAD_NAME_MAX + 1];
 	struct xrayfdr_sched_event se;
-	char text[64];
-	uint32_t level;
+	uint32_t level, tid;
 
 	if (v->min_ns || !here(v, t, &level))
 		return;
@@ -426,6 +426,13 @@ static void on_other(void *ctx, struct call_thread *t,
 				 "/* migrated from CPU %u to %u */\n",
 				 se.prev_cpu, se.cpu);
 		ob_str(v->ob, text);
+		return;
+	}
+	if (ev->kind == XRAYFDR_EV_CUSTOM &&
+	    xrayfdr_thread_name_decode(ev->data, ev->data_size, &tid, name)) {
+		ob_str(v->ob, "/* thread name: ");
+		ob_str(v->ob, name);
+		ob_str(v->ob, " */\n");
 		return;
 	}
 	if (ev->kind == XRAYFDR_EV_TYPED)

@@ -643,9 +643,8 @@ static const char *svg_name(void *ctx, uint32_t node)
 	if (node == t->base)
 		return "all";
 	if (node > t->base) {
-		snprintf(t->label, sizeof(t->label), "thread %" PRIu32,
-			 t->ro->threads[node - t->base - 1]->tid);
-		return t->label;
+		return calls_thread_label(t->ro->threads[node - t->base - 1],
+					  t->label, sizeof(t->label));
 	}
 	return symbols_name(t->s->syms, t->s->trie.nodes[node].func_id);
 }
@@ -657,11 +656,26 @@ struct stack_opts {
 	double freq;
 };
 
+/* A thread's first frame: llvm-xray's "thread_T", and ours with its
+ * name, where ';' would split the frame. */
+static void folded_prefix(const struct call_thread *t, bool llvm, char *buf,
+			  size_t len)
+{
+	if (llvm || !t->name[0]) {
+		snprintf(buf, len, "thread_%" PRIu32, t->tid);
+		return;
+	}
+	snprintf(buf, len, "thread_%" PRIu32 " (%s)", t->tid, t->name);
+	for (char *p = buf; *p; p++)
+		if (*p == ';')
+			*p = ':';
+}
+
 static int report(struct stack *s, FILE *out, const struct stack_opts *o)
 {
 	struct root_order ro = { 0 };
 	struct trie_thread merged = { 0 };
-	char prefix[32];
+	char prefix[48];
 	int ret = roots_order(s, &ro);
 
 	if (ret)
@@ -710,8 +724,8 @@ static int report(struct stack *s, FILE *out, const struct stack_opts *o)
 			const struct trie_thread *r =
 				&tdata(ro.threads[i])->roots;
 
-			snprintf(prefix, sizeof(prefix), "thread_%" PRIu32,
-				 r->tid);
+			folded_prefix(ro.threads[i], o->format == FMT_ALL,
+				      prefix, sizeof(prefix));
 			ret = print_all(s, out, r->roots, r->nroots, prefix,
 					o->format == FMT_ALL, o->count);
 		}

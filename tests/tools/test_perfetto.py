@@ -244,7 +244,12 @@ def compare(label, path, tmp, extra=(), want_rc=0):
         "back, every slice ends", "\n".join(m.problems[:20]))
     te = doc["traceEvents"]
     # threads and processes
-    want_threads = {(e["pid"], e["tid"], e["args"]["name"]) for e in te if e["ph"] == "M"}
+    # the last name of each thread (the runtime may record names)
+    last_name = {}
+    for e in te:
+        if e["ph"] == "M":
+            last_name[(e["pid"], e["tid"])] = e["args"]["name"]
+    want_threads = {(pid, tid, n) for (pid, tid), n in last_name.items()}
     got_threads = {(pid, tid, name) for pid, tid, name, _ in m.threads.values()}
     parents_ok = all((parent in m.processes and m.processes[parent] == pid) if pid else
                      parent is None for pid, _, _, parent in m.threads.values())

@@ -16,10 +16,11 @@ import os
 import pty
 import re
 import select
+import shutil
 import sys
 import tempfile
 
-from taplib import XRAYFDR, finish, run, tap
+from taplib import XRAYFDR, finish, run, skip, tap
 
 FUNC = re.compile(r"^(?P<name>[^ (]+)\((?P<args>[^)]*)\)(?P<kind>;| \{)(?P<note>.*)$")
 CLOSE = re.compile(r"^\} /\* (?P<name>\S+) \*/(?P<note>.*)$")
@@ -184,6 +185,23 @@ def check_synth(tmp):
         tap(p.returncode == 0 and got == want and want,
             f"account {label}: the calls replay shows, counted", f"{got}\n{want}\n{p.stderr}")
 
+    # account --per-thread: each thread's calls, counted per function
+    p = run([XRAYFDR, "account", "--per-thread", "--format=json", path])
+    got = {(f["tid"], f["function"]): f["count"]
+           for f in json.loads(p.stdout or '{"functions":[]}')["functions"]}
+    want = {}
+    for tid, cs in model(evs).items():
+        for c in cs:
+            if "still running" not in c[4]:
+                want[(tid, c[0])] = want.get((tid, c[0]), 0) + 1
+    tap(p.returncode == 0 and got == want and len({t for t, _ in want}) == 3,
+        "account --per-thread: each thread's calls of each function", p.stderr)
+    p = run([XRAYFDR, "account", "--per-thread", "--top", "2", path])
+    heads = re.findall(r"^Thread thread (\d+):$", p.stdout, re.M)
+    rows = [l for l in p.stdout.splitlines() if re.match(r"^ +\d+ +\d+ \[", l)]
+    tap(p.returncode == 0 and len(heads) == 3 and len(rows) == 6,
+        "account --per-thread --top 2: a table per thread, two rows each", p.stdout[:600])
+
     # --min-duration: the calls at least that long, nothing else
     p = replay(path, "--min-duration", "150ns")
     got, _, _ = parse(p.stdout)
@@ -310,12 +328,61 @@ def check_pager(tmp):
         "replay on a terminal pages through $PAGER", text[-500:])
 
 
+PROGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "runtime", "progs")
+
+
+def check_thread_names(tmp):
+    """Names the runtime recorded reach every output that shows threads."""
+    name = "thread names in replay, stack, trace_event and the flame graph"
+    cc = shutil.which("clang") or shutil.which("clang-14")
+    if not cc:
+        return skip(name, "clang is not installed (make deps)")
+    prog, log = os.path.join(tmp, "names"), os.path.join(tmp, "names.xray")
+    p = run([cc, "-O1", "-pthread", "-fxray-instrument", "-fxray-instruction-threshold=1",
+             "-fnoxray-link-deps", "-I", PROGS, os.path.join(PROGS, "thread_names.c"),
+             "-o", prog])
+    if p.returncode:
+        return tap(False, name, p.stderr[-500:])
+    p = run([XRAYFDR, "record", "-o", log, prog, "100"])
+    tids = dict(re.findall(r"^tid (\S+) (\d+)$", p.stdout, re.M))
+    if p.returncode or len(tids) != 3:
+        return tap(False, name, p.stderr[-500:] + p.stdout)
+    want = {int(tids["alpha"]): ["alpha", "alpha-renamed"], int(tids["beta"]): ["beta"]}
+    r = replay(log)
+    shown = {}
+    for tid, n in re.findall(r"\[ *(\d+)\] \| +/\* thread name: (\S+) \*/", r.stdout):
+        shown.setdefault(int(tid), []).append(n)
+    tap(all(shown.get(t) == n for t, n in want.items()),
+        "replay shows each thread's names where they were recorded, renames in order",
+        f"{shown}\n{r.stderr}")
+    folded = run([XRAYFDR, "stack", "-f", "folded", log]).stdout
+    tap(f"thread_{tids['alpha']} (alpha-renamed);" in folded and
+        f"thread_{tids['beta']} (beta);" in folded,
+        "stack -f folded names each thread by its last name", folded[:500])
+    te = json.loads(run([XRAYFDR, "convert", "-f", "trace_event", log]).stdout)
+    last = {}
+    for e in te["traceEvents"]:
+        if e.get("ph") == "M" and e["name"] == "thread_name":
+            last[e["tid"]] = e["args"]["name"]
+    tap(last.get(int(tids["alpha"])) == "alpha-renamed" and
+        last.get(int(tids["beta"])) == "beta",
+        "convert -f trace_event: each thread's last name metadata is its name", str(last))
+    acc = run([XRAYFDR, "account", "--per-thread", log]).stdout
+    tap(f"Thread alpha-renamed ({tids['alpha']}):" in acc and
+        f"Thread beta ({tids['beta']}):" in acc,
+        "account --per-thread heads each table with the thread's name", acc[:600])
+    svg = run([XRAYFDR, "stack", "-f", "svg", log]).stdout
+    tap(f"alpha-renamed ({tids['alpha']})" in svg and f"beta ({tids['beta']})" in svg,
+        "the flame graph labels threads with their names", svg[:300])
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_synth(tmp)
         check_windows(tmp)
         check_errors(tmp)
         check_pager(tmp)
+        check_thread_names(tmp)
     return finish()
 
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Per-thread call stacks; see calls.h. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +59,16 @@ struct call_thread *calls_thread(const struct calls *c, uint32_t index)
 bool calls_saw_sched(const struct calls *c)
 {
 	return c->saw_sched;
+}
+
+const char *calls_thread_label(const struct call_thread *t, char *buf,
+			       size_t len)
+{
+	if (t->name[0])
+		snprintf(buf, len, "%s (%" PRIu32 ")", t->name, t->tid);
+	else
+		snprintf(buf, len, "thread %" PRIu32, t->tid);
+	return buf;
 }
 
 uint64_t calls_unmatched(const struct calls *c)
@@ -219,6 +231,15 @@ static void sched_event(struct calls *c, struct call_thread *t,
 	}
 }
 
+static void name_event(struct call_thread *t, const struct xrayfdr_event *ev)
+{
+	char name[XRAYFDR_THREAD_NAME_MAX + 1];
+	uint32_t tid;
+
+	if (xrayfdr_thread_name_decode(ev->data, ev->data_size, &tid, name))
+		memcpy(t->name, name, sizeof(name));
+}
+
 int calls_event(struct calls *c, const struct xrayfdr_event *ev)
 {
 	struct call_thread *t = get_thread(c, ev);
@@ -240,6 +261,7 @@ int calls_event(struct calls *c, const struct xrayfdr_event *ev)
 		break;
 	case XRAYFDR_EV_CUSTOM:
 		sched_event(c, t, ev);
+		name_event(t, ev);
 		if (c->ops->other)
 			c->ops->other(c->ctx, t, ev);
 		break;

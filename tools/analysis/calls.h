@@ -53,6 +53,9 @@ struct call_thread {
 	bool saw_sched;
 	uint64_t first_tsc, last_tsc;
 	bool last_was_exit; /* llvm-xray stack's Terminal/Intermediate */
+	/* its name as of the last event, from the runtime's thread-name
+	 * events (fdr.h); "" until one is seen */
+	char name[XRAYFDR_THREAD_NAME_MAX + 1];
 	void *user;
 };
 
@@ -85,7 +88,8 @@ struct calls_ops {
 	void (*sched)(void *ctx, struct call_thread *t, bool off, uint64_t tsc);
 	/* a new thread */
 	void (*thread)(void *ctx, struct call_thread *t);
-	/* a custom or typed event (scheduler events too, after .sched) */
+	/* a custom or typed event (scheduler and thread-name events too,
+	 * after their effect on the thread) */
 	void (*other)(void *ctx, struct call_thread *t,
 		      const struct xrayfdr_event *ev);
 };
@@ -110,6 +114,10 @@ void calls_close_all(struct calls *c);
 /* Threads, in order of first appearance. */
 uint32_t calls_nthreads(const struct calls *c);
 struct call_thread *calls_thread(const struct calls *c, uint32_t index);
+
+/* "NAME (TID)" if the thread has a name, else "thread TID", in @buf. */
+const char *calls_thread_label(const struct call_thread *t, char *buf,
+			       size_t len);
 
 /* Whether any scheduler event was seen. */
 bool calls_saw_sched(const struct calls *c);

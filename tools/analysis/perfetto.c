@@ -369,6 +369,26 @@ static struct pf_thread *pthread_of(struct call_thread *t)
 	return t->user;
 }
 
+/* The descriptor of @t's track, named @name, ending the packet begun. */
+static void thread_descriptor(struct perfetto_writer *w,
+			      const struct call_thread *t, const char *name)
+{
+	struct pb *b = &w->pkt;
+	size_t td, th;
+
+	td = pb_begin(b, F_PKT_TRACK_DESCRIPTOR);
+	pb_uint(b, F_TD_UUID, THREAD_UUID(t->index));
+	if (t->pid)
+		pb_uint(b, F_TD_PARENT_UUID, PROCESS_UUID(t->pid));
+	th = pb_begin(b, F_TD_THREAD);
+	pb_int32(b, F_THD_PID, (int32_t)t->pid);
+	pb_int32(b, F_THD_TID, (int32_t)t->tid);
+	pb_string(b, F_THD_NAME, name);
+	pb_end(b, th);
+	pb_end(b, td);
+	packet_write(w);
+}
+
 /* A new thread: its process's track if new, then the first packet of its
  * sequence: cleared incremental state, its track as the default one, and
  * the track's descriptor. */
@@ -378,7 +398,7 @@ static void on_thread(void *ctx, struct call_thread *t)
 	struct pf_thread *pt = calloc(1, sizeof(*pt));
 	struct pb *b = &w->pkt;
 	char name[32];
-	size_t d, e, td, th;
+	size_t d, e;
 
 	if (!pt || u64map_put(&w->threads, thread_key(t->pid, t->tid), pt)) {
 		free(pt);
@@ -405,19 +425,9 @@ static void on_thread(void *ctx, struct call_thread *t)
 	pb_uint(b, F_TE_DEFAULTS_TRACK_UUID, THREAD_UUID(t->index));
 	pb_end(b, e);
 	pb_end(b, d);
-	td = pb_begin(b, F_PKT_TRACK_DESCRIPTOR);
-	pb_uint(b, F_TD_UUID, THREAD_UUID(t->index));
-	if (t->pid)
-		pb_uint(b, F_TD_PARENT_UUID, PROCESS_UUID(t->pid));
-	th = pb_begin(b, F_TD_THREAD);
-	pb_int32(b, F_THD_PID, (int32_t)t->pid);
-	pb_int32(b, F_THD_TID, (int32_t)t->tid);
-	/* the name trace_event gives it: logs do not record names */
+	/* the name trace_event gives it until the log names it */
 	snprintf(name, sizeof(name), "thread %" PRIu32, t->tid);
-	pb_string(b, F_THD_NAME, name);
-	pb_end(b, th);
-	pb_end(b, td);
-	packet_write(w);
+	thread_descriptor(w, t, name);
 }
 
 static const char *iid_name(struct perfetto_writer *w, uint64_t iid)
@@ -605,11 +615,24 @@ static void instant_event(struct perfetto_writer *w,
 	struct xrayfdr_sched_event se;
 	struct pb *b = &w->pkt;
 	bool typed = ev->kind == XRAYFDR_EV_TYPED;
+	char name[XRAYFDR_THREAD_NAME_MAX + 1];
+	const struct call_thread *t;
 	size_t te, da;
+	uint32_t tid;
 
 	if (!pt ||
 	    (!typed && xrayfdr_sched_decode(ev->data, ev->data_size, &se)))
 		return;
+	/* a name from the runtime: the track's descriptor again, renamed */
+	if (!typed &&
+	    xrayfdr_thread_name_decode(ev->data, ev->data_size, &tid, name)) {
+		/* (a thread's sequence is numbered after its index) */
+		t = calls_thread(w->calls, pt->seq - 2);
+		packet_start(w, pt->seq);
+		pb_uint(b, F_PKT_TIMESTAMP, pt->last_ns);
+		thread_descriptor(w, t, name);
+		return;
+	}
 	end_off_cpu(w, pt, ev->tsc);
 	te = event_start(w, pt, ev->tsc, TYPE_INSTANT,
 			 typed ? IID_TYPED : IID_CUSTOM);

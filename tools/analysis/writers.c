@@ -169,11 +169,24 @@ static void te_sched(void *ctx, struct call_thread *t, bool off, uint64_t tsc)
 
 static void te_event(struct call_writer *w, const struct xrayfdr_event *ev)
 {
+	char name[XRAYFDR_THREAD_NAME_MAX + 1];
 	struct xrayfdr_sched_event se;
+	uint32_t tid;
 
 	if (ev->kind == XRAYFDR_EV_CUSTOM &&
 	    xrayfdr_sched_decode(ev->data, ev->data_size, &se))
 		return; /* shown as off-CPU slices */
+	/* a name from the runtime: the thread's name metadata again */
+	if (ev->kind == XRAYFDR_EV_CUSTOM &&
+	    xrayfdr_thread_name_decode(ev->data, ev->data_size, &tid, name)) {
+		te_record_start(w);
+		ob_str(w->ob, "{\"name\":\"thread_name\",\"ph\":\"M\"");
+		te_ids(w, ev->pid, ev->tid);
+		ob_str(w->ob, ",\"args\":{\"name\":");
+		json_bytes(w->ob, name, strlen(name));
+		ob_str(w->ob, "}}");
+		return;
+	}
 	te_record_start(w);
 	ob_str(w->ob, ev->kind == XRAYFDR_EV_TYPED ?
 			      "{\"name\":\"typed-event\"" :
