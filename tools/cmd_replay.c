@@ -489,6 +489,30 @@ static FILE *start_pager(void)
 	return p;
 }
 
+/* One line of how many calls each mark was put on, those there were. */
+static void note_marks(const struct view *v)
+{
+	const struct {
+		uint64_t n;
+		const char *what;
+	} marks[] = {
+		{ v->before_window, "entered before the trace" },
+		{ v->unwound, "unwound" },
+		{ v->still_running, "still running at its end" },
+	};
+	char line[256];
+	size_t len = 0;
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (marks[i].n && len < sizeof(line))
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+						"%s%" PRIu64 " calls %s",
+						len ? ", " : "", marks[i].n,
+						marks[i].what);
+	if (len)
+		tool_error("replay", "%s", line);
+}
+
 static int replay_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -628,12 +652,7 @@ static int replay_run(int argc, char **argv)
 	} else {
 		status = analysis_close_output(&o, v.out, status);
 	}
-	if (v.before_window || v.unwound || v.still_running)
-		tool_error("replay",
-			   "%" PRIu64
-			   " calls entered before the trace, %" PRIu64
-			   " unwound, %" PRIu64 " still running at its end",
-			   v.before_window, v.unwound, v.still_running);
+	note_marks(&v);
 out:
 	if (v.replay) {
 		struct calls *calls = replay_calls(v.replay);

@@ -261,7 +261,7 @@ def check_windows(tmp):
     tap(p.returncode == 0 and lines == want,
         "replay: a window that begins mid-call, an exception, a call open at the end",
         "\n".join(lines) + "\n" + p.stderr)
-    tap("2 calls entered before the trace, 2 unwound, 1 still running" in p.stderr,
+    tap("2 calls entered before the trace, 2 calls unwound, 1 calls still running" in p.stderr,
         "replay: says how many calls began before the trace, were unwound, still run",
         p.stderr)
     got = {}
