@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 
-from taplib import XRAYFDR, finish, results, run, skip, tap
+from taplib import XRAYFDR, finish, peak_rss, results, run, skip, tap
 import xml.etree.ElementTree as ET
 
 
@@ -310,27 +310,6 @@ def check_svg(path, tmp):
     tap(c.returncode == 0 and data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 8192,
         f"svg opened in headless Chromium and screenshotted ({len(data)} bytes of PNG)",
         c.stderr[-800:])
-
-
-# Forks from a fresh, small interpreter: a child's peak RSS counts what its
-# parent had when it forked, and this script holds whole traces' events.
-PEAK_RSS = """
-import os, sys
-pid = os.fork()
-if pid == 0:
-    fd = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(fd, 1)
-    os.execvp(sys.argv[1], sys.argv[1:])
-_, status, usage = os.wait4(pid, 0)
-print(usage.ru_maxrss * 1024 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 0)
-"""
-
-
-def peak_rss(cmd):
-    """Peak resident memory of one run, in bytes (None if it failed)."""
-    p = run([sys.executable, "-S", "-c", PEAK_RSS] + cmd)
-    value = int(p.stdout.strip() or 0)
-    return value or None, p.stderr
 
 
 def check_memory(tmp):

@@ -37,7 +37,7 @@ import shutil
 import sys
 import tempfile
 
-from taplib import BUILD, XRAYFDR, finish, run, skip, tap
+from taplib import BUILD, XRAYFDR, finish, peak_rss, run, skip, tap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SUBSET = os.path.join(HERE, "perfetto_subset.proto")
@@ -428,18 +428,6 @@ def check_bad_input(tmp, good):
         f"perfetto {p.returncode}: {p.stderr}\ntrace_event {j.returncode}: {j.stderr}")
 
 
-PEAK_RSS = """
-import os, sys
-pid = os.fork()
-if pid == 0:
-    fd = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(fd, 1)
-    os.execvp(sys.argv[1], sys.argv[1:])
-_, status, usage = os.wait4(pid, 0)
-print(usage.ru_maxrss * 1024 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 0)
-"""
-
-
 def check_memory(tmp):
     """Peak RSS does not grow with the trace (same threads, functions and
     depth, eight times the events)."""
@@ -450,9 +438,7 @@ def check_memory(tmp):
                  "--sched", "--seed", "9", "--depth", "4", "--functions", "6"])
         if p.returncode:
             return tap(False, "synth for the memory check", p.stderr)
-        q = run([sys.executable, "-S", "-c", PEAK_RSS, XRAYFDR, "convert", "-q", "-f",
-                 "perfetto", path])
-        rss[size] = int(q.stdout.strip() or 0)
+        rss[size] = peak_rss([XRAYFDR, "convert", "-q", "-f", "perfetto", path])[0] or 0
         os.unlink(path)
     small, big = rss["8M"], rss["64M"]
     tap(small and big and big < small + (4 << 20),
