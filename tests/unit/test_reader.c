@@ -129,11 +129,9 @@ static void expect_warning(const struct fb *f, const char *rule)
  */
 
 /* What the reader can give back of an event written in a given format. */
-static void expected_form(struct xrayfdr_event *e, bool basic,
-			  unsigned int version)
+static void expected_form(struct xrayfdr_event *e, unsigned int version)
 {
 	/* no Pid record, nor a process id field, before version 3 */
-	(void)basic;
 	if (version < 3)
 		e->pid = 0;
 	e->wall_sec = 0;
@@ -143,7 +141,7 @@ static void expected_form(struct xrayfdr_event *e, bool basic,
 
 /* Compare per thread: the file groups each thread's events in buffers. */
 static void assert_same_per_thread(const struct event_list *want,
-				   const struct event_list *got, bool basic,
+				   const struct event_list *got,
 				   unsigned int version)
 {
 	assert_int_equal(want->n, got->n);
@@ -164,8 +162,8 @@ static void assert_same_per_thread(const struct event_list *want,
 		assert_true(j < got->n);
 		struct xrayfdr_event g = got->ev[j];
 
-		expected_form(&w, basic, version);
-		expected_form(&g, basic, version);
+		expected_form(&w, version);
+		expected_form(&g, version);
 		assert_event_equal(&w, &g);
 	}
 }
@@ -200,7 +198,7 @@ static void round_trip(bool basic, unsigned int version, bool be,
 	assert_int_equal(res.ret, 0);
 	assert_int_equal(res.stats.warnings, 0);
 	assert_int_equal(res.stats.bytes, m.len);
-	assert_same_per_thread(&in, &out, basic, version);
+	assert_same_per_thread(&in, &out, version);
 	event_list_free(&in);
 	event_list_free(&out);
 	membuf_free(&m);

@@ -13,6 +13,7 @@
  *   out of memory                                EXIT_USAGE
  *   a hook reported the input bad (-EBADMSG)     EXIT_INVALID
  *   a hook failed otherwise (-EIO, said why)     EXIT_USAGE
+ *   a relative --time-range, no TSC frequency    EXIT_USAGE
  *
  * Events of threads not asked for (--tid) and outside the time range
  * (--time-range) are dropped before the call matcher: a range that
