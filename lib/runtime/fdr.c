@@ -54,8 +54,10 @@ uint32_t rt_test_cpu(void);
 #define thread_cpu(t) rt_test_cpu()
 #endif
 
-__thread struct rt_thread rt_self
-	__attribute__((tls_model("initial-exec"), aligned(64)));
+/* A thread starts with its fast path off: a zero word would match a key of
+ * 0 (the fast path off) on CPU 0, and CPU mode's would use no area. */
+__thread struct rt_thread rt_self __attribute__((
+	tls_model("initial-exec"), aligned(64))) = { .fast = RT_FAST_OFF };
 /* Read by the trampolines (thread.h, arch.h). */
 uint64_t rt_fast_key;
 long rt_rseq_offset;

@@ -18,7 +18,8 @@
  * thread is on the CPU its records name: t->fast is what the first eight
  * bytes of the rseq area (cpu_id_start, cpu_id) XOR rt_fast_key hold on
  * that CPU, for the key of the generation armed; rt_fast_key is 0 when
- * the fast path is off, and RT_FAST_OFF never matches.
+ * the fast path is off, and RT_FAST_OFF, where every thread's t->fast
+ * starts, never matches.
  */
 #ifndef XRAYFDR_LIB_RUNTIME_THREAD_H
 #define XRAYFDR_LIB_RUNTIME_THREAD_H
