@@ -57,6 +57,9 @@ static void record_usage(FILE *out)
 		"  -t, --threshold-us=N     leave out calls shorter than N microseconds, as\n"
 		"                           LLVM's func_duration_threshold_us (default 0: all)\n"
 		"      --min-duration=TIME  the same with a unit: 5us, 2ms, 1s (default us)\n"
+		"      --depth=N            record only calls at most N levels deep in each\n"
+		"                           thread (its outermost traced call is level 1);\n"
+		"                           every call then takes the slower C path\n"
 		"  -b, --buffer-size=SIZE   bytes per buffer, suffixes K, M (default 64K)\n"
 		"  -m, --buffer-max=N       buffers in the queue (default 256)\n"
 		"  -V, --fdr-version=N      log format version: 5 (default) or 1\n"
@@ -406,7 +409,7 @@ struct record_opts {
 	const char *library;
 	const char *mode;
 	bool keep;
-	uint64_t threshold_us, buffer_size, buffer_max, version;
+	uint64_t threshold_us, buffer_size, buffer_max, version, depth;
 	bool quiet;
 	enum verify verify;
 };
@@ -431,6 +434,7 @@ static void child(const struct record_opts *o, const char *output,
 	OPT(buffer_size, "buffer_size")
 	OPT(buffer_max, "buffer_max")
 	OPT(version, "version")
+	OPT(depth, "max_depth")
 #undef OPT
 	if (o->keep && n > 0 && (size_t)n < sizeof(opts))
 		n += snprintf(opts + n, sizeof(opts) - (size_t)n, " keep=true");
@@ -552,6 +556,7 @@ static int record_run(int argc, char **argv)
 		{ "filter", required_argument, NULL, 'F' },
 		{ "notrace", required_argument, NULL, 'N' },
 		{ "min-duration", required_argument, NULL, 'D' },
+		{ "depth", required_argument, NULL, 'd' },
 		{ "verify", no_argument, NULL, 'Y' },
 		{ "no-verify", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
@@ -636,6 +641,11 @@ static int record_run(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			continue;
+		case 'd':
+			field = &o.depth;
+			min = 1;
+			max = UINT32_MAX;
+			break;
 		case 'm':
 			field = &o.buffer_max;
 			min = 1;

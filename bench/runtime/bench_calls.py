@@ -20,6 +20,9 @@ key ONLY takes:
                 xrayfdr, its CPU mode and LLVM FDR with LLVM's default
                 duration threshold, which rewinds every call of this
                 workload
+  leaf-only     xrayfdr record -F leaf: mid's sleds stay untouched
+  depth1        xrayfdr record --depth 1: only mid is kept, every call
+                takes the C path
 
 Each program times its own loop in its thread's CPU time (start-up and the
 final flush excluded; time the CPU spent on other tenants excluded); the
@@ -161,24 +164,29 @@ def buffer_max_of(mode):
     return BUFFER_MAX * (os.cpu_count() or 1) if mode == "cpu" else BUFFER_MAX
 
 
-def cmd_xrayfdr_record(exe, d, n, mode="thread", threshold_us=0):
+def cmd_xrayfdr_record(exe, d, n, mode="thread", threshold_us=0, only=None, depth=0):
     log = os.path.join(d, "xrayfdr.xray")
     return [XRAYFDR, "record", "-o", log, "--buffer-size", str(BUFFER_SIZE),
             "--buffer-max", str(buffer_max_of(mode)), "--threshold-us", str(threshold_us),
-            "--mode", mode, exe, str(n)], {}
+            "--mode", mode] + (["-F", only] if only else []) + \
+        (["--depth", str(depth)] if depth else []) + [exe, str(n)], {}
 
 
-def xrayfdr_options(d, mode, threshold_us):
+def xrayfdr_options(d, mode, threshold_us, depth=0):
     """XRAYFDR_OPTIONS as `xrayfdr record` sets them (tools/cmd_record.c)."""
     log = os.path.join(d, "xrayfdr.xray")
     return (f'verbosity=0 output="{log}" func_duration_threshold_us={threshold_us} '
-            f"buffer_size={BUFFER_SIZE} buffer_max={buffer_max_of(mode)} mode={mode}")
+            f"buffer_size={BUFFER_SIZE} buffer_max={buffer_max_of(mode)} mode={mode}"
+            + (f" max_depth={depth}" if depth else ""))
 
 
-def cmd_xrayfdr_preload(exe, d, n, mode="thread", threshold_us=0):
+def cmd_xrayfdr_preload(exe, d, n, mode="thread", threshold_us=0, only=None, depth=0):
     """What `xrayfdr record` runs, without it (under valgrind)."""
-    return [exe, str(n)], {"LD_PRELOAD": LIBSO,
-                           "XRAYFDR_OPTIONS": xrayfdr_options(d, mode, threshold_us)}
+    env = {"LD_PRELOAD": LIBSO,
+           "XRAYFDR_OPTIONS": xrayfdr_options(d, mode, threshold_us, depth)}
+    if only:
+        env["XRAYFDR_FILTER"] = "+" + only
+    return [exe, str(n)], env
 
 
 def cmd_xrayfdr_static(exe, d, n):
@@ -278,11 +286,11 @@ def ran(expect, fns):
 def peers_of(exes):
     x, llvm, static = exes["xray"], exes["xray-llvm"], exes["xray-static"]
 
-    def rec(mode="thread", threshold_us=0):
-        return lambda d, n: cmd_xrayfdr_record(x, d, n, mode, threshold_us)
+    def rec(mode="thread", threshold_us=0, **kw):
+        return lambda d, n: cmd_xrayfdr_record(x, d, n, mode, threshold_us, **kw)
 
-    def pre(mode="thread", threshold_us=0):
-        return lambda d, n: cmd_xrayfdr_preload(x, d, n, mode, threshold_us)
+    def pre(mode="thread", threshold_us=0, **kw):
+        return lambda d, n: cmd_xrayfdr_preload(x, d, n, mode, threshold_us, **kw)
 
     def fdr(threshold_us=0):
         return lambda d, n: cmd_llvm_fdr(llvm, d, n, threshold_us)
@@ -319,6 +327,15 @@ def peers_of(exes):
              cpu_mode=True, threshold=True),
         Peer("llvm-fdr-5us", "LLVM XRay FDR, threshold 5 us", llvm, fdr(5),
              out_llvm_fdr, fdr(CG_THRESHOLD_US), threshold=True),
+    ]
+    # record-time selection: -F leaf leaves mid's sleds untouched (2 of
+    # the 3 calls traced); --depth 1 keeps mid alone, with every call on
+    # the C path, which counts the depth
+    peers += [
+        Peer("leaf-only", "xrayfdr -F leaf (2 of 3 calls)", x, rec(only="leaf"),
+             out_xrayfdr, pre(only="leaf"), THREAD_FAST),
+        Peer("depth1", "xrayfdr --depth 1 (1 of 3 kept)", x, rec(depth=1),
+             out_xrayfdr, pre(depth=1), "rt_fdr_light"),
     ]
     keys = [p.key for p in peers]
     unknown = [k for k in ONLY if k not in keys]

@@ -55,6 +55,7 @@ static int opts_from(const struct xrayfdr_trace_opts *in, char *config,
 	NUM(buffer_max, "buffer_max")
 	NUM(threshold_us, "func_duration_threshold_us")
 	NUM(version, "version")
+	NUM(max_depth, "max_depth")
 #undef NUM
 	return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }

@@ -323,7 +323,11 @@ int rt_fdr_light(int op, int32_t id, uint64_t arg)
 		return RT_LIGHT_SETUP;
 	if (!begin(t))
 		return RT_LIGHT_DONE;
-	if (rt.status == XRAY_LOG_INITIALIZED)
+	if (rt.status == XRAY_LOG_INITIALIZED &&
+	    (!rt.opts.max_depth ||
+	     rt_depth_keeps(&t->depth, rt.generation,
+			    op == ENTRY || op == LOG_ARGS_ENTRY, id,
+			    (uint32_t)rt.opts.max_depth)))
 		record_function(t, kinds[op], id, arg);
 	end(t);
 	return RT_LIGHT_DONE;

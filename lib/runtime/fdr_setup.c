@@ -120,7 +120,8 @@ void rt_fdr_handle_typed(uint16_t type, const void *data, size_t size)
 
 void rt_fdr_update_fast(void)
 {
-	bool fast = rt.status == XRAY_LOG_INITIALIZED &&
+	/* max_depth counts every call, on the C path (depth.h) */
+	bool fast = rt.status == XRAY_LOG_INITIALIZED && !rt.opts.max_depth &&
 		    rt_handler_arg0 == rt_fdr_handle_arg0 &&
 		    (!rt_handler_arg1 || rt_handler_arg1 == rt_fdr_handle_arg1);
 

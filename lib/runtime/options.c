@@ -61,6 +61,7 @@ static const struct opt_def defs[] = {
 	  IN_FDR | IN_OURS },
 	{ "no_file_flush", OPT_BOOL, FIELD(no_file_flush), 0, 1,
 	  IN_FDR | IN_OURS },
+	{ "max_depth", OPT_UINT, FIELD(max_depth), 0, UINT32_MAX, IN_OURS },
 	{ "output", OPT_STR, FIELD(output), 0, 0, IN_OURS },
 	{ "output_pid", OPT_UINT, FIELD(output_pid), 1, INT32_MAX, IN_OURS },
 	{ "version", OPT_VERSION, FIELD(version), 0, 0, IN_OURS },

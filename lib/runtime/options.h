@@ -57,6 +57,7 @@ struct rt_options {
 	uint64_t buffer_size;
 	uint64_t buffer_max;
 	uint64_t threshold_us; /* func_duration_threshold_us */
+	uint64_t max_depth; /* levels of calls recorded; 0: all */
 	uint64_t grace_period_ms;
 	unsigned int version; /* FDR log version written: 1 or 5 */
 	unsigned int verbosity;

@@ -54,6 +54,8 @@
 
 #include <linux/xray_fdr.h>
 
+#include "depth.h"
+
 struct rt_buf;
 
 /* The state of our own rseq registration (in rt_rseq_area.flags). */
@@ -120,6 +122,8 @@ struct rt_thread {
 	uint32_t name_cpu;
 	uint32_t name_gen;
 	uint64_t name_seq;
+	/* max_depth: the calls open in this thread (depth.h) */
+	struct rt_depth depth;
 	/* the records of one event, staged for the rings: a NewBuffer, a
 	 * thread-name event, then the event's own records */
 	uint8_t stage[128] __attribute__((aligned(8)));

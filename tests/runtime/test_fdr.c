@@ -426,6 +426,72 @@ static void test_version1(void **state)
 	check(&got);
 }
 
+/*
+ * max_depth=2: calls deeper than 2 levels leave no record; a tail call
+ * stays at its caller's level; an exit whose call is not on top (an
+ * exception unwound the calls above it) brings the depth back down; the
+ * fast path is off, since only the C path counts.
+ */
+static void test_depth(void **state)
+{
+	struct event_list got;
+	uint64_t t = 100;
+
+	(void)state;
+	start("max_depth=2");
+	assert_int_equal(rt_fast_key, 0);
+	/* an exit of a call that began before the trace saw one: kept */
+	fn(EXIT, 9, t), expect(XRAYFDR_EV_EXIT, 9, t), t++;
+	fn(ENTRY, 1, t), expect(XRAYFDR_EV_ENTRY, 1, t), t++;
+	fn(ENTRY, 2, t), expect(XRAYFDR_EV_ENTRY, 2, t), t++;
+	fn(ENTRY, 3, t++);
+	fn(EXIT, 3, t++);
+	fn(EXIT, 2, t), expect(XRAYFDR_EV_EXIT, 2, t), t++;
+	/* a tail call: the callee takes its caller's level */
+	fn(ENTRY, 4, t), expect(XRAYFDR_EV_ENTRY, 4, t), t++;
+	fn(TAIL, 4, t), expect(XRAYFDR_EV_TAIL_EXIT, 4, t), t++;
+	fn(ENTRY, 5, t), expect(XRAYFDR_EV_ENTRY, 5, t), t++;
+	fn(ENTRY, 6, t++);
+	fn(EXIT, 6, t++);
+	fn(EXIT, 5, t), expect(XRAYFDR_EV_EXIT, 5, t), t++;
+	/* 8 and 9 are left by an exception that 7 catches */
+	fn(ENTRY, 7, t), expect(XRAYFDR_EV_ENTRY, 7, t), t++;
+	fn(ENTRY, 8, t++);
+	fn(ENTRY, 9, t++);
+	fn(EXIT, 7, t), expect(XRAYFDR_EV_EXIT, 7, t), t++;
+	clock_now = t;
+	rt_fdr_handle_arg1(10, LOG_ARGS_ENTRY, 77);
+	wants[nwants++] = (struct want){ XRAYFDR_EV_ENTRY_ARGS, 10, t, 77 };
+	t++;
+	fn(EXIT, 10, t), expect(XRAYFDR_EV_EXIT, 10, t), t++;
+	/* deeper than the ids kept: counted, and the levels come back
+	 * (under 1, still open, 100 is level 2) */
+	fn(ENTRY, 100, t), expect(XRAYFDR_EV_ENTRY, 100, t), t++;
+	for (int i = 1; i < RT_DEPTH_IDS + 10; i++)
+		fn(ENTRY, 100 + i, t++);
+	for (int i = RT_DEPTH_IDS + 9; i > 0; i--)
+		fn(EXIT, 100 + i, t++);
+	fn(EXIT, 100, t), expect(XRAYFDR_EV_EXIT, 100, t), t++;
+	fn(ENTRY, 11, t), expect(XRAYFDR_EV_ENTRY, 11, t), t++;
+	fn(EXIT, 11, t), expect(XRAYFDR_EV_EXIT, 11, t), t++;
+	/* 1 stays open: the next trace starts its own count */
+	finish(&got);
+	check(&got);
+
+	start("max_depth=1");
+	fn(ENTRY, 12, t), expect(XRAYFDR_EV_ENTRY, 12, t), t++;
+	fn(ENTRY, 13, t++);
+	fn(EXIT, 13, t++);
+	fn(EXIT, 12, t), expect(XRAYFDR_EV_EXIT, 12, t), t++;
+	finish(&got);
+	check(&got);
+
+	start("");
+	assert_int_not_equal(rt_fast_key, 0);
+	assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+	assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_nested_dropped),
 		cmocka_unit_test(test_version1),
 		cmocka_unit_test(test_thread_names),
+		cmocka_unit_test(test_depth),
 	};
 
 	return cmocka_run_group_tests_name("FDR controller", tests, setup,

@@ -861,6 +861,64 @@ def check_filters():
         f"exit {p.returncode}: {p.stderr}")
 
 
+def depth_model(events, depth):
+    """(func_id, 'entry'|'exit') -> count of the records a trace keeping
+    @depth levels has, from a whole trace's @events: in each thread, an
+    exit finds its call on the stack from the top (an exception or
+    longjmp left those above it), as the runtime's max_depth does."""
+    stacks, kept = collections.defaultdict(list), collections.Counter()
+    for e in events:
+        f, stack = e["func_id"], stacks[e["tid"]]
+        if e["kind"] in ENTRY_KINDS:
+            stack.append(f)
+            if len(stack) <= depth:
+                kept[(f, "entry")] += 1
+        elif e["kind"] in EXIT_KINDS:
+            if f in stack:
+                level = len(stack) - stack[::-1].index(f)
+                del stack[level - 1:]
+            else:
+                level = len(stack)
+            if level <= depth:
+                kept[(f, "exit")] += 1
+    return kept
+
+
+def check_depth():
+    """record --depth N keeps exactly the calls at most N levels deep,
+    through recursion, tail calls and exceptions, in both modes (where
+    the fast path is off: a thread that never took the C path must not
+    take CPU mode's fast path, the cxx program's threads)."""
+    for prog, lang, arg, n in ((MATRIX[0], "c", ["12"], 3), (MATRIX[1], "c", ["200"], 2),
+                               (MATRIX[10], "c++", [], 2), (MATRIX[11], "c++", [], 2)):
+        b = built(prog, lang)
+        if not b:
+            continue
+        exe, d = b
+        full = os.path.join(d, "full.xray")
+        p = run([XRAYFDR, "record", "-q", "-o", full, exe] + arg)
+        if p.returncode or not os.path.exists(full):
+            tap(False, f"{prog.name}: records", p.stderr)
+            continue
+        want = depth_model(events_of(full), n)
+        for mode in ("thread", "cpu"):
+            log = os.path.join(d, f"depth-{mode}.xray")
+            p = run([XRAYFDR, "record", "-q", "-o", log, "--mode", mode,
+                     "--depth", str(n), exe] + arg)
+            got = collections.Counter()
+            if p.returncode == 0 and os.path.exists(log):
+                c, _, _, _ = tally(events_of(log))
+                got = collections.Counter({(f, k): v for (_, f, k), v in c.items() if v})
+            tap(p.returncode == 0 and got == want and want,
+                f"{prog.name}: record --mode {mode} --depth {n} keeps exactly the calls "
+                f"{n} levels deep or less",
+                f"exit {p.returncode}; got {sorted(got.items())}\nwant {sorted(want.items())}\n"
+                f"{p.stderr}")
+    p = run([XRAYFDR, "record", "--depth", "0", "true"])
+    tap(p.returncode == 2 and "--depth" in p.stderr,
+        "record --depth 0 is refused before the program runs", f"exit {p.returncode}: {p.stderr}")
+
+
 def check_light_objects():
     """The recording path is called with only general registers saved: its
     objects must not touch vector registers nor call what might."""
@@ -1103,7 +1161,7 @@ def main():
                check_api, check_dlclose, check_default_options,
                check_patching,
                check_version1_and_threshold, check_environment, check_static_link,
-               check_thread_names):
+               check_thread_names, check_depth):
         try:
             fn()
         except Exception as e:

@@ -41,6 +41,10 @@ struct xrayfdr_trace_opts {
 	const char *output; /* the log's path; default below */
 	/* default "xray-log.": logs are named <base><program>.<random> */
 	const char *logfile_base;
+	/* Record only calls at most this many levels deep in each thread
+	 * (the outermost traced call is level 1); every call then takes
+	 * the slower C path.  Default 0: all. */
+	uint64_t max_depth;
 };
 
 /*
