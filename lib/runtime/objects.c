@@ -28,6 +28,8 @@
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -55,6 +57,9 @@ struct rt_object {
 	bool targets_ready;
 	uint8_t *selected; /* XRAYFDR_FILTER's choice per function, or NULL */
 	char build_id[2 * 40 + 1]; /* hex of its GNU build id, or "" */
+	/* an unloaded object's path (path is NULL then): opened again, the
+	 * same file (path and build id) takes its number back */
+	char *retired;
 };
 
 static struct rt_object objects[MAX_OBJECTS];
@@ -65,6 +70,18 @@ static size_t nstub_pages;
 static uintptr_t fast_copies[MAX_STUB_PAGES];
 static size_t nfast_copies;
 static int patching;
+/* The last rt_patch_all() patched (every object loaded since is patched
+ * as dlopen() returns it: dl.c) */
+static bool patched_all;
+/* Loaded objects without sleds, not to be read again while none has been
+ * unloaded (the loader's count of unloads is plain_subs) */
+#define MAX_PLAIN 128
+static struct {
+	uintptr_t bias;
+	uint64_t hash;
+} plain[MAX_PLAIN];
+static size_t nplain;
+static unsigned long long plain_subs;
 
 static int32_t first_id(size_t index)
 {
@@ -120,6 +137,34 @@ static bool known(const char *path, uintptr_t bias)
 	return false;
 }
 
+static uint64_t path_hash(const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (; *path; path++)
+		h = (h ^ (uint8_t)*path) * 0x100000001b3ull;
+	return h;
+}
+
+/* Was the object at @bias read from @path and found without sleds? */
+static bool known_plain(const char *path, uintptr_t bias)
+{
+	uint64_t h = path_hash(path);
+
+	for (size_t i = 0; i < nplain; i++)
+		if (plain[i].bias == bias && plain[i].hash == h)
+			return true;
+	return false;
+}
+
+static void note_plain(const char *path, uintptr_t bias)
+{
+	if (nplain < MAX_PLAIN) {
+		plain[nplain].bias = bias;
+		plain[nplain++].hash = path_hash(path);
+	}
+}
+
 static bool in_load_segment(const struct dl_phdr_info *info, uint64_t addr,
 			    uint64_t size)
 {
@@ -171,6 +216,18 @@ static void find_build_id(const struct dl_phdr_info *info, char *out,
 	}
 }
 
+/* The slot of an unloaded object that was the file at @path with
+ * @build_id, or NULL. */
+static struct rt_object *retired_slot(const char *path, const char *build_id)
+{
+	for (size_t i = 1; i < nobjects; i++)
+		if (!objects[i].path && objects[i].retired &&
+		    !strcmp(objects[i].retired, path) &&
+		    !strcmp(objects[i].build_id, build_id))
+			return &objects[i];
+	return NULL;
+}
+
 static int add_object(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	bool *first = ctx;
@@ -179,7 +236,8 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *ctx)
 	const char *path = info->dlpi_name;
 	struct rt_object *o;
 	uint64_t addr = 0, len = 0;
-	char err[256];
+	char err[256], build_id[sizeof(objects[0].build_id)];
+	bool reused = false;
 	ssize_t n;
 	int ret;
 
@@ -192,17 +250,23 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *ctx)
 		exe[n] = '\0';
 		path = exe;
 	}
-	if (!path || !*path || known(path, info->dlpi_addr))
+	if (!path || !*path || known(path, info->dlpi_addr) ||
+	    known_plain(path, info->dlpi_addr))
 		return 0;
-	if (find_map_section(path, &addr, &len) || !len)
+	if (find_map_section(path, &addr, &len) || !len) {
+		note_plain(path, info->dlpi_addr);
 		return 0;
+	}
 	if (!in_load_segment(info, addr, len) || len % XRAY_SLED_ENTRY_SIZE) {
 		pr_warn("%s: its xray_instr_map is not where its program headers say; not patching it\n",
 			path);
 		return 0;
 	}
+	find_build_id(info, build_id, sizeof(build_id));
 	if (main) {
 		o = &objects[0];
+	} else if ((o = retired_slot(path, build_id))) {
+		reused = true;
 	} else if (nobjects >= MAX_OBJECTS) {
 		pr_warn("%s: more than %d instrumented objects; not patching it\n",
 			path, MAX_OBJECTS - 1);
@@ -226,7 +290,7 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *ctx)
 	}
 	o->path = strdup(path);
 	o->bias = info->dlpi_addr;
-	find_build_id(info, o->build_id, sizeof(o->build_id));
+	memcpy(o->build_id, build_id, sizeof(o->build_id));
 	o->lo = UINTPTR_MAX;
 	for (size_t i = 0; i < o->map.nsleds; i++) {
 		if (o->map.sleds[i].address < o->lo)
@@ -234,7 +298,7 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *ctx)
 		if (o->map.sleds[i].address > o->hi)
 			o->hi = o->map.sleds[i].address;
 	}
-	if (!main)
+	if (!main && !reused)
 		nobjects++;
 	pr_info("%s: %zu functions, %zu sleds, ids from %" PRId32 "\n", path,
 		o->map.nfunctions, o->map.nsleds,
@@ -271,7 +335,13 @@ static int mark_loaded(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	bool *loaded = ctx;
 
-	(void)size;
+	/* an unload may free a plain object's address for another one */
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
+			    sizeof(info->dlpi_subs) &&
+	    info->dlpi_subs != plain_subs) {
+		plain_subs = info->dlpi_subs;
+		nplain = 0;
+	}
 	for (size_t i = 1; i < nobjects; i++)
 		if (objects[i].path && objects[i].bias == info->dlpi_addr &&
 		    info->dlpi_name &&
@@ -282,8 +352,8 @@ static int mark_loaded(struct dl_phdr_info *info, size_t size, void *ctx)
 
 /*
  * Forget the shared objects dlclose() unloaded: their sleds are gone, and
- * no patch, unpatch or flush may touch them again.  Their ids are retired
- * (a reopened object is numbered anew).  Called, API lock held, before
+ * no patch, unpatch or flush may touch them again.  Their numbers are
+ * kept for them: the same file opened again gets the same ids.  Called, API lock held, before
  * anything that walks the objects' sleds.
  */
 static void drop_unloaded_locked(void)
@@ -296,12 +366,19 @@ static void drop_unloaded_locked(void)
 
 		if (!o->path || loaded[i])
 			continue;
-		pr_info("%s: unloaded; ids from %" PRId32 " retired\n", o->path,
-			first_id(i));
+		char build_id[sizeof(o->build_id)];
+		char *path = o->path;
+
+		pr_info("%s: unloaded; ids from %" PRId32
+			" kept for it, should it be opened again\n",
+			o->path, first_id(i));
 		xray_instr_map_free(&o->map);
-		free(o->path);
+		free(o->retired);
 		free(o->selected);
+		memcpy(build_id, o->build_id, sizeof(build_id));
 		memset(o, 0, sizeof(*o));
+		o->retired = path;
+		memcpy(o->build_id, build_id, sizeof(build_id));
 	}
 }
 
@@ -685,6 +762,9 @@ int rt_patch_all(bool enable)
 
 	if (!begin_patching())
 		return -EBUSY;
+	/* before the scan: a dlopen() that returns after it waits for this
+	 * patch to end, then patches what it loaded (rt_objects_opened) */
+	__atomic_store_n(&patched_all, enable, __ATOMIC_RELAXED);
 	rt_api_lock();
 	ret = scan_locked(); /* picks up objects loaded since */
 	if (!ret && rt_filter_load(err, sizeof(err))) {
@@ -701,9 +781,54 @@ int rt_patch_all(bool enable)
 		if (r && !first_err)
 			first_err = r;
 	}
+	if (ret)
+		__atomic_store_n(&patched_all, false, __ATOMIC_RELAXED);
 	rt_api_unlock();
 	end_patching();
 	return ret ? ret : first_err;
+}
+
+int rt_objects_opened(void)
+{
+	bool empty[MAX_OBJECTS];
+	int ret = 0;
+
+	if (!__atomic_load_n(&patched_all, __ATOMIC_RELAXED))
+		return 0; /* the next patch finds it */
+	/* a patch or unpatch of everything that began before this object
+	 * was loaded may not have seen it: wait for it to end */
+	while (!begin_patching())
+		sched_yield();
+	rt_api_lock();
+	/* the slots without an object now (a reopened one takes its own) */
+	for (size_t i = 1; i < MAX_OBJECTS; i++)
+		empty[i] = i >= nobjects || !objects[i].path;
+	if (scan_locked() == -ENOENT || !patched_all)
+		goto out;
+	for (size_t i = 1; i < nobjects; i++) {
+		int r = 0;
+
+		if (!empty[i] || !objects[i].path)
+			continue;
+		if (rt_filter_load(NULL, 0))
+			r = -EINVAL;
+		else
+			r = patch_selected(i, true);
+		if (r && !ret)
+			ret = r;
+	}
+out:
+	rt_api_unlock();
+	end_patching();
+	return ret;
+}
+
+void rt_objects_closed(void)
+{
+	rt_api_lock();
+	drop_unloaded_locked();
+	build_text();
+	rt_api_unlock();
 }
 
 static struct rt_object *lookup(int32_t id, size_t *index, uint32_t *fn)

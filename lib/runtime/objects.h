@@ -27,6 +27,14 @@ int rt_patch_object(int32_t index, bool enable);
 /* Have sleds been given their trampolines (of rt.sink) yet?  Then the
  * sink cannot change in this process. */
 bool rt_objects_targets_fixed(void);
+/*
+ * After a dlopen() that loaded something: find the objects it brought,
+ * and patch them if the last patch of everything patched (not unpatched).
+ * Return 0 or the first error of a patch.
+ */
+int rt_objects_opened(void);
+/* After a dlclose(): forget what it unloaded. */
+void rt_objects_closed(void);
 /* Object @index as xrayfdr_object_info() reports it (the API lock held;
  * the path stays valid).  Return 0 or -ENOENT. */
 int rt_object_describe(unsigned int index, struct xrayfdr_object_info *out);
