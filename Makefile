@@ -46,6 +46,7 @@ XRAYFDR_BIN := $(BUILD)/bin/xrayfdr
 
 # Filled by the Build.mk files.
 LIB_SRCS :=
+LIB_SO_SRCS := # in the shared library only
 LIB_LDLIBS :=
 TOOL_SRCS :=
 TOOL_LDLIBS :=
@@ -75,6 +76,7 @@ include tests/runtime/Build.mk
 include bench/runtime/Build.mk
 
 LIB_OBJS := $(call lib_objs,$(BUILD)/obj)
+LIB_SO_OBJS := $(LIB_SO_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
 
 
@@ -107,12 +109,12 @@ $(LIB_A): $(LIB_OBJS)
 
 # The export list is checked on every link: what the .so exports, what the
 # version script lists and what the public headers mark XRAYFDR_API agree.
-$(LIB_SO_REAL): $(LIB_OBJS) lib/libxrayfdr.map scripts/check-abi.py
+$(LIB_SO_REAL): $(LIB_OBJS) $(LIB_SO_OBJS) lib/libxrayfdr.map scripts/check-abi.py
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -Wl,-soname,libxrayfdr.so.$(SOVERSION) \
 		-Wl,--version-script=lib/libxrayfdr.map -Wl,--no-undefined \
-		-o $@.tmp $(LIB_OBJS) $(LIB_LDLIBS)
+		-o $@.tmp $(LIB_OBJS) $(LIB_SO_OBJS) $(LIB_LDLIBS)
 	$(Q)$(PYTHON) scripts/check-abi.py $@.tmp lib/libxrayfdr.map lib/include
 	$(Q)mv $@.tmp $@
 

@@ -25,7 +25,11 @@ def exported_symbols(lib):
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 3 and parts[1] in "TtWwDdBbRrVvi":
-            name = parts[2].split("@")[0]
+            name, _, version = parts[2].partition("@")
+            # dlopen and dlclose, which take the place of glibc's under
+            # its versions (lib/runtime/dl.c), are not our API
+            if version.lstrip("@").startswith("GLIBC_") or name.startswith("GLIBC_"):
+                continue
             if not name.startswith("XRAYFDR_"):  # version node names
                 syms.add(name)
     return syms

@@ -7,6 +7,9 @@ LIB_SRCS += lib/runtime/options.c lib/runtime/tsc.c lib/runtime/state.c \
 	lib/arch/x86_64/patch.c lib/arch/x86_64/fastcopy.c \
 	lib/arch/x86_64/trampolines.S
 LIB_LDLIBS += -lpthread
+# dlopen and dlclose as the loader binds programs to them: not for static
+# programs, which would have no libc ones behind them
+LIB_SO_SRCS += lib/runtime/dl.c
 
 # The recording path runs between the trampolines' general-register save
 # and the instrumented code: it must not touch vector registers, nor call

@@ -565,6 +565,51 @@ def check_dlclose():
         f"entries per object number: {dict(per_object)}")
 
 
+def check_dlopen():
+    """Objects dlopen()ed while tracing are patched before dlopen()
+    returns, found by name through the caller's DT_RUNPATH; every call
+    they make is in the log, in both modes."""
+    d = os.path.join(OUT, "dlopen")
+    os.makedirs(d, exist_ok=True)
+    so, chain, exe = (os.path.join(d, n) for n in ("libtraced.so", "libchain.so", "dlopen"))
+    flags = XRAY_FLAGS + ["-fnoxray-link-deps"]
+    origin = "-Wl,-rpath,$ORIGIN"
+    for cmd in ([CLANG, "-O2", "-fPIC", "-shared"] + flags +
+                ["-o", so, os.path.join(PROGS, "libtraced.c")],
+                [CLANG, "-O2", "-fPIC", "-shared"] + flags +
+                ["-o", chain, os.path.join(PROGS, "libchain.c"), "-L", d, "-ltraced", origin],
+                [CLANG, "-O2", "-rdynamic"] + flags +
+                [os.path.join(PROGS, "dlopen.c"), "-o", exe, "-ldl", "-lpthread", origin]):
+        p = run(cmd)
+        if p.returncode:
+            tap(False, "dlopen: builds", p.stderr)
+            return
+    for how in (["local"], ["global"], ["chain"], ["loop", "30"]):
+        for mode in ("thread", "cpu"):
+            log = os.path.join(d, f"{how[0]}-{mode}.xray")
+            p = run([XRAYFDR, "record", "-q", "-o", log, "--mode", mode, exe] + how)
+            want = {name: n for (_, name), n in program_counts(p.stdout).items()}
+            got, firsts = {}, {so: 1 << 24 | 1}  # (a closed object is not listed)
+            if p.returncode == 0 and os.path.exists(log):
+                evs = events_of(log)
+                c, _, _, info = tally(evs)
+                for m in re.finditer(r"^object=(\d+) (\d+) 0x[0-9a-f]+ (.*)$", info, re.M):
+                    firsts[os.path.realpath(m.group(3))] = int(m.group(2))
+                for obj, first in [("main", 1)] + list(firsts.items()):
+                    for name, i in symbol_ids(exe if obj == "main" else obj,
+                                              first_id=first).items():
+                        if name in want:
+                            got[name] = [sum(n for (_, f, k), n in c.items()
+                                             if f == i and k == kind)
+                                         for kind in ("entry", "exit")]
+            bad = {n: (got.get(n), w) for n, w in want.items() if got.get(n) != [w, w]}
+            tap(p.returncode == 0 and want and not bad,
+                f"dlopen {' '.join(how)} (mode={mode}): the object is patched as dlopen() "
+                "returns, every call in the log",
+                f"exit {p.returncode}; (entries, exits) against calls: {bad}\n"
+                f"{p.stdout}{p.stderr}")
+
+
 def check_default_options():
     """__xray_default_options() of the program (LLVM 17+) is honoured, with
     libxrayfdr preloaded or linked in, and the log is announced as LLVM
@@ -1161,7 +1206,7 @@ def main():
                check_api, check_dlclose, check_default_options,
                check_patching,
                check_version1_and_threshold, check_environment, check_static_link,
-               check_thread_names, check_depth):
+               check_thread_names, check_depth, check_dlopen):
         try:
             fn()
         except Exception as e:
