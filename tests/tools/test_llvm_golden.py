@@ -278,7 +278,11 @@ def convert_cases(tmp, runtime_logs, workload):
                               [b"plain text", b"1234", b"true", b"- dash", b"it's", b'say "hi"',
                                b"tab\there", b"line\nbreak", b" space ", b"nul\0byte",
                                b"\x01\x1f\x7f", b"caf\xc3\xa9", b"\xe2\x80\xa8sep",
-                               b"bad \x93 byte", b"#hash", b"a: b", b"~", b".5", b"0x1F"])))
+                               b"bad \x93 byte", b"#hash", b"a: b", b"~", b".5", b"0x1F",
+                               # single quotes at least, double for the bytes
+                               # (our runtime's info event ends in a line feed)
+                               b"key=1\nlast=2\n", b"\nfirst", b"\ttab first",
+                               b"-\x01", b"true\x7f"])))
     for label, path in cases:
         same(f"convert yaml, {label}", [XRAYFDR, "convert", "-f", "yaml", path],
              [LLVM_XRAY, "convert", "--output-format=yaml", path])

@@ -98,18 +98,20 @@ enum yaml_quoting yaml_quoting(const char *s, size_t len)
 {
 	enum yaml_quoting q = YAML_PLAIN;
 
-	if (!len || is_c_space(s[0]) || is_c_space(s[len - 1]))
+	if (!len)
 		return YAML_SINGLE;
-	if (equals(s, len, "null") || equals(s, len, "Null") ||
+	/* what needs single quotes at least; the bytes may need double
+	 * quotes still (a text ending in a line feed) */
+	if (is_c_space(s[0]) || is_c_space(s[len - 1]) ||
+	    equals(s, len, "null") || equals(s, len, "Null") ||
 	    equals(s, len, "NULL") || equals(s, len, "~") ||
 	    equals(s, len, "true") || equals(s, len, "True") ||
 	    equals(s, len, "TRUE") || equals(s, len, "false") ||
 	    equals(s, len, "False") || equals(s, len, "FALSE") ||
-	    is_numeric(s, len))
-		return YAML_SINGLE;
-	/* indicators that cannot start a plain scalar */
-	if (s[0] && strchr("-?:\\,[]{}#&*!|>'\"%@`", s[0]))
-		return YAML_SINGLE;
+	    is_numeric(s, len) ||
+	    /* indicators that cannot start a plain scalar */
+	    (s[0] && strchr("-?:\\,[]{}#&*!|>'\"%@`", s[0])))
+		q = YAML_SINGLE;
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
