@@ -72,23 +72,21 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-/* Open the log: the exact output path (suffixed with the pid in a
- * process it was not meant for), or <base><program>.<6 random>. */
-static int open_log(char *path, size_t size)
+int rt_open_log(const struct rt_options *o, char *path, size_t size)
 {
 	static const char digits[] =
 		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	struct text t = { path, 0, size };
-	uint64_t seed = arch_tsc() ^ ((uint64_t)rt.pid << 32);
+	pid_t pid = getpid();
+	uint64_t seed = arch_tsc() ^ ((uint64_t)pid << 32);
 	char num[24];
 
 	path[0] = '\0';
-	if (rt.opts.output[0]) {
-		add(&t, rt.opts.output);
-		if (rt.opts.output_pid &&
-		    rt.opts.output_pid != (uint64_t)rt.pid) {
+	if (o->output[0]) {
+		add(&t, o->output);
+		if (o->output_pid && o->output_pid != (uint64_t)pid) {
 			add(&t, ".");
-			add(&t, rt_utoa((uint64_t)rt.pid, num));
+			add(&t, rt_utoa((uint64_t)pid, num));
 		}
 		return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 			    0644);
@@ -97,7 +95,7 @@ static int open_log(char *path, size_t size)
 		int fd;
 
 		t.n = 0;
-		add(&t, rt.opts.logfile_base);
+		add(&t, o->logfile_base);
 		add(&t, program_invocation_short_name);
 		add(&t, ".");
 		for (int i = 0; i < 6; i++) {
@@ -267,7 +265,7 @@ static int write_log(int fd, struct rt_drain *d, struct rt_totals *tot,
 /* Open the log and write it. */
 static int flush_to_log(struct rt_drain *d, struct rt_totals *tot)
 {
-	int fd = open_log(rt.last_log, sizeof(rt.last_log));
+	int fd = rt_open_log(&rt.opts, rt.last_log, sizeof(rt.last_log));
 
 	if (fd < 0) {
 		rt_drain_totals(d, tot);

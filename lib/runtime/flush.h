@@ -12,6 +12,16 @@
 
 #include "sink.h"
 
+struct rt_options;
+
+/*
+ * Open a new log as @o names it: its exact output path (suffixed with the
+ * pid in a process it was not meant for), or <base><program>.<6 random>;
+ * the name in @path.  Return the descriptor, or -1 with errno.
+ * Async-signal-safe.
+ */
+int rt_open_log(const struct rt_options *o, char *path, size_t size);
+
 enum XRayLogFlushStatus rt_flush(void);
 /* Async-signal-safe flush of whatever is recorded (fatal signals). */
 void rt_flush_emergency(void);
