@@ -107,6 +107,7 @@ struct summary {
 	char mode[16]; /* thread or cpu */
 	char rings[16]; /* cpu mode: module or own */
 	bool have_info;
+	bool basic; /* a basic-mode log (XRAY_OPTIONS=xray_mode=xray-basic) */
 };
 
 /* The value of "key=" in the info event's text, as a number. */
@@ -205,6 +206,12 @@ static int summarise(const char *path, struct summary *s, char *err,
 	} else {
 		const struct xrayfdr_reader_stats *st = xrayfdr_reader_stats(r);
 
+		const struct xrayfdr_file_header *h = NULL;
+
+		s->basic = !xrayfdr_reader_header(r, &h) && h &&
+			   h->type == XRAYFDR_FILE_BASIC;
+		if (s->basic)
+			s->tsc_hz = h->cycle_frequency;
 		s->bytes = st->bytes;
 		s->buffers = st->buffers - (s->have_info ? 1 : 0);
 		s->threads = ntids;
@@ -490,7 +497,12 @@ static int report(const char *path, bool quiet, enum verify verify)
 		tool_error("record", "%s is not a valid log: %s", path, err);
 		return ret;
 	}
-	if (!quiet) {
+	if (!quiet && s.basic) {
+		fprintf(stderr,
+			"xrayfdr record: %s: %" PRIu64 " events from %" PRIu64
+			" threads (LLVM's basic mode); TSC %.6f GHz\n",
+			path, s.events, s.threads, (double)s.tsc_hz / 1e9);
+	} else if (!quiet) {
 		fprintf(stderr,
 			"xrayfdr record: %s: %" PRIu64 " events in %" PRIu64
 			" buffers from %" PRIu64

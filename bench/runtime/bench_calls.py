@@ -15,6 +15,8 @@ key ONLY takes:
                 on the host), preloaded by `xrayfdr record`
   llvm-fdr      LLVM 14's FDR mode, threshold 0, started by API calls
   llvm-basic    LLVM 14's basic mode, threshold 0
+  basic         xrayfdr's basic mode (XRAY_OPTIONS=xray_mode=xray-basic,
+                preloaded), threshold 0
   uftrace       uftrace record of a -pg build
   xrayfdr-5us, cpu-5us, llvm-fdr-5us
                 xrayfdr, its CPU mode and LLVM FDR with LLVM's default
@@ -201,11 +203,14 @@ def cmd_llvm_fdr(exe, d, n, threshold_us=0):
             {"XRAY_OPTIONS": f"xray_mode=xray-fdr xray_logfile_base={base}"})
 
 
-def cmd_llvm_basic(exe, d, n):
+def cmd_llvm_basic(exe, d, n, preload=None):
+    """LLVM's basic mode, of LLVM's runtime or (@preload) ours."""
     base = os.path.join(d, "llvm-basic-")
-    return [exe, str(n)], {
-        "XRAY_OPTIONS": f"patch_premain=true xray_mode=xray-basic xray_logfile_base={base}",
-        "XRAY_BASIC_OPTIONS": "func_duration_threshold_us=0"}
+    env = {"XRAY_OPTIONS": f"patch_premain=true xray_mode=xray-basic xray_logfile_base={base}",
+           "XRAY_BASIC_OPTIONS": "func_duration_threshold_us=0"}
+    if preload:
+        env["LD_PRELOAD"] = preload
+    return [exe, str(n)], env
 
 
 def cmd_uftrace(exe, d, n):
@@ -313,6 +318,8 @@ def peers_of(exes):
         Peer("llvm-basic", "LLVM XRay basic", llvm,
              lambda d, n: cmd_llvm_basic(llvm, d, n), out_llvm_basic,
              expect="__xray_FunctionEntry"),
+        Peer("basic", "xrayfdr's xray-basic", x,
+             lambda d, n: cmd_llvm_basic(x, d, n, LIBSO), out_llvm_basic),
     ]
     if UFTRACE:
         peers.append(Peer("uftrace", "uftrace -pg", exes["pg"],

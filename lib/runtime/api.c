@@ -21,6 +21,7 @@
 #include <xrayfdr/xray.h>
 
 #include "../log.h"
+#include "basic.h"
 #include "flush.h"
 #include "init.h"
 #include "objects.h"
@@ -83,6 +84,31 @@ static int start(const char *config)
 	return 0;
 }
 
+static void missing_map(void)
+{
+	/* LLVM's words, which its tests look for, then ours */
+	fprintf(stderr,
+		"==%d==XRay instrumentation map missing. Not initializing XRay.\n",
+		(int)getpid());
+	pr_warn("nothing in this process is instrumented (build with clang -fxray-instrument)\n");
+}
+
+/* What LLVM's runtime does at start-up in basic mode: select and start
+ * it from XRAY_BASIC_OPTIONS whatever patch_premain says, and patch if it
+ * says so. */
+static void start_basic(const struct rt_options *o)
+{
+	const char *env = getenv("XRAY_BASIC_OPTIONS");
+
+	if (rt_init() ||
+	    __xray_log_init_mode("xray-basic", env ? env : "") !=
+		    XRAY_LOG_INITIALIZED ||
+	    !o->patch_premain)
+		return;
+	if (rt_patch_all(true) == -ENOENT && o->verbosity)
+		missing_map();
+}
+
 __attribute__((constructor)) static void rt_startup(void)
 {
 	struct rt_options o;
@@ -95,15 +121,14 @@ __attribute__((constructor)) static void rt_startup(void)
 		pr_warn("%s; tracing is off\n", err);
 		return;
 	}
+	if (!strcmp(o.mode, "xray-basic") || o.naive_log) {
+		start_basic(&o);
+		return;
+	}
 	if (!rt_options_trace_at_start(&o) || rt_init())
 		return;
-	if (start(NULL) == -ENOENT && o.verbosity) {
-		/* LLVM's words, which its tests look for, then ours */
-		fprintf(stderr,
-			"==%d==XRay instrumentation map missing. Not initializing XRay.\n",
-			(int)getpid());
-		pr_warn("nothing in this process is instrumented (build with clang -fxray-instrument)\n");
-	}
+	if (start(NULL) == -ENOENT && o.verbosity)
+		missing_map();
 }
 
 /* LLVM's entry point, here with the constructor: a static link that
@@ -116,6 +141,7 @@ void __xray_init(void)
 
 __attribute__((destructor)) static void rt_shutdown(void)
 {
+	rt_basic_shutdown();
 	if (rt.status == XRAY_LOG_INITIALIZED)
 		__xray_log_finalize();
 	if (rt.status == XRAY_LOG_FINALIZED &&

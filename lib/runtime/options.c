@@ -25,6 +25,7 @@ enum opt_type {
 #define IN_XRAY (1u << RT_OPT_XRAY)
 #define IN_FDR (1u << RT_OPT_FDR)
 #define IN_OURS (1u << RT_OPT_OURS)
+#define IN_BASIC (1u << RT_OPT_BASIC)
 
 struct opt_def {
 	const char *name;
@@ -50,7 +51,19 @@ static const struct opt_def defs[] = {
 	{ "xray_fdr_log_grace_period_ms", OPT_UINT, FIELD(grace_period_ms), 0,
 	  60000, IN_XRAY },
 	{ "xray_fdr_log", OPT_IGNORED, 0, 0, 0, 0, IN_XRAY },
-	{ "xray_naive_log", OPT_IGNORED, 0, 0, 0, 0, IN_XRAY },
+	{ "xray_naive_log", OPT_BOOL, FIELD(naive_log), 0, 1, IN_XRAY },
+	{ "xray_naive_log_func_duration_threshold_us", OPT_UINT,
+	  FIELD(naive_threshold_us), 0, 60000000, IN_XRAY },
+	{ "xray_naive_log_max_stack_depth", OPT_UINT, FIELD(naive_max_depth), 0,
+	  1u << 20, IN_XRAY },
+	{ "xray_naive_log_thread_buffer_size", OPT_UINT, FIELD(naive_buffer), 2,
+	  1u << 24, IN_XRAY },
+	{ "func_duration_threshold_us", OPT_UINT, FIELD(basic_threshold_us), 0,
+	  60000000, IN_BASIC },
+	{ "max_stack_depth", OPT_UINT, FIELD(basic_max_depth), 0, 1u << 20,
+	  IN_BASIC },
+	{ "thread_buffer_size", OPT_UINT, FIELD(basic_buffer), 2, 1u << 24,
+	  IN_BASIC },
 	{ "func_duration_threshold_us", OPT_UINT, FIELD(threshold_us), 0,
 	  60000000, IN_FDR | IN_OURS },
 	{ "grace_period_ms", OPT_UINT, FIELD(grace_period_ms), 0, 60000,
@@ -89,6 +102,10 @@ void rt_options_defaults(struct rt_options *o)
 	snprintf(o->tsc_sysfs, sizeof(o->tsc_sysfs), "/sys/kernel/xrayfdr");
 	snprintf(o->device, sizeof(o->device), "/dev/xrayfdr");
 	o->tsc_sources = RT_TSC_ALL;
+	/* LLVM's basic-mode defaults */
+	o->basic_threshold_us = o->naive_threshold_us = 5;
+	o->basic_max_depth = o->naive_max_depth = 64;
+	o->basic_buffer = o->naive_buffer = 1024;
 }
 
 static int bad(char *err, size_t errlen, const char *name, const char *key,
@@ -367,6 +384,7 @@ int rt_options_from_env(struct rt_options *o, char *err, size_t errlen)
 		enum rt_opt_origin origin;
 	} vars[] = { { "XRAY_OPTIONS", RT_OPT_XRAY },
 		     { "XRAY_FDR_OPTIONS", RT_OPT_FDR },
+		     { "XRAY_BASIC_OPTIONS", RT_OPT_BASIC },
 		     { "XRAYFDR_OPTIONS", RT_OPT_OURS } };
 	const char *ours = getenv("XRAYFDR_OPTIONS");
 
@@ -380,11 +398,13 @@ int rt_options_from_env(struct rt_options *o, char *err, size_t errlen)
 	}
 	if (ours && !o->premain_set)
 		o->patch_premain = true;
+	o->basic_env = getenv("XRAY_BASIC_OPTIONS") &&
+		       *getenv("XRAY_BASIC_OPTIONS");
 	if (strcmp(o->mode, "xray-fdr") && strcmp(o->mode, "xrayfdr") &&
-	    o->patch_premain) {
+	    strcmp(o->mode, "xray-basic") && o->patch_premain) {
 		snprintf(
 			err, errlen,
-			"XRAY_OPTIONS: xray_mode=%s: libxrayfdr records only xray-fdr mode",
+			"XRAY_OPTIONS: xray_mode=%s: libxrayfdr records xray-fdr and xray-basic modes",
 			o->mode);
 		return -EINVAL;
 	}

@@ -58,6 +58,12 @@ struct rt_options {
 	uint64_t buffer_max;
 	uint64_t threshold_us; /* func_duration_threshold_us */
 	uint64_t max_depth; /* levels of calls recorded; 0: all */
+	/* LLVM's basic mode (basic.c): XRAY_BASIC_OPTIONS' names, or where it
+	 * is empty, the xray_naive_log_* ones of XRAY_OPTIONS */
+	bool naive_log; /* xray_naive_log: basic mode at start-up */
+	bool basic_env; /* XRAY_BASIC_OPTIONS was set, not empty */
+	uint64_t basic_threshold_us, basic_max_depth, basic_buffer;
+	uint64_t naive_threshold_us, naive_max_depth, naive_buffer;
 	uint64_t grace_period_ms;
 	unsigned int version; /* FDR log version written: 1 or 5 */
 	unsigned int verbosity;
@@ -78,6 +84,7 @@ enum rt_opt_origin {
 	RT_OPT_FDR, /* XRAY_FDR_OPTIONS */
 	RT_OPT_OURS, /* XRAYFDR_OPTIONS */
 	RT_OPT_CONFIG, /* __xray_log_init() strings: FDR names and ours */
+	RT_OPT_BASIC, /* XRAY_BASIC_OPTIONS, basic mode's init strings */
 };
 
 void rt_options_defaults(struct rt_options *o);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * LLVM XRay's API (<xrayfdr/xray.h>): handlers, patching, and the registry
- * of log modes, with "xray-fdr" registered and selected from the start.
+ * of log modes, with "xray-fdr" registered and selected from the start
+ * and "xray-basic" registered.
  */
 #define LOG_DOMAIN "xrayfdr"
 #include <errno.h>
@@ -12,6 +13,7 @@
 
 #include "../arch/x86_64/arch.h"
 #include "../log.h"
+#include "basic.h"
 #include "controller.h"
 #include "flush.h"
 #include "init.h"
@@ -36,12 +38,21 @@ static XRayLogFlushStatus fdr_flush_log(void);
 		.handle_arg0 = rt_fdr_handle_arg0, .flush_log = fdr_flush_log, \
 	}
 
+#define BASIC_IMPL                                                            \
+	{                                                                     \
+		.log_init = rt_basic_init, .log_finalize = rt_basic_finalize, \
+		.handle_arg0 = rt_basic_handle_arg0,                          \
+		.flush_log = rt_basic_flush,                                  \
+	}
+
 /*
- * The registry, with "xray-fdr" registered and selected from the start.
- * LLVM guards it with one lock, and so do we (rt_registry_lock()).
+ * The registry, with "xray-fdr" registered and selected from the start,
+ * and "xray-basic" (basic.c) registered.  LLVM guards it with one lock,
+ * and so do we (rt_registry_lock()).
  */
-static struct mode modes[MAX_MODES] = { { "xray-fdr", FDR_IMPL } };
-static size_t nmodes = 1;
+static struct mode modes[MAX_MODES] = { { "xray-fdr", FDR_IMPL },
+					{ "xray-basic", BASIC_IMPL } };
+static size_t nmodes = 2;
 static const struct mode *current_mode = &modes[0];
 static XRayLogImpl current_impl = FDR_IMPL;
 static bool have_impl = true;

@@ -264,6 +264,30 @@ def run_llvm(exe, d):
     return p, sorted(glob.glob(base + "*"))
 
 
+def run_ours_basic(exe, d):
+    """@exe in our basic mode, with run_llvm()'s options, as a program
+    built for LLVM's runtime is run: the environment and a preload."""
+    base = os.path.join(d, "ours-basic-")
+    for f in glob.glob(base + "*"):
+        os.unlink(f)
+    p = run([exe], env={
+        "LD_PRELOAD": os.path.join(LIBDIR, "libxrayfdr.so.0"),
+        "XRAY_OPTIONS": f"patch_premain=true xray_mode=xray-basic xray_logfile_base={base}",
+        "XRAY_BASIC_OPTIONS": "func_duration_threshold_us=0 max_stack_depth=65536"})
+    return p, sorted(glob.glob(base + "*"))
+
+
+def per_function(logs):
+    """(func_id, kind) -> records, (func_id, argument) -> records, of
+    @logs together."""
+    counts, args = collections.Counter(), collections.Counter()
+    for l in logs:
+        c, a, _, _ = tally(events_of(l))
+        counts += collections.Counter({(f, k): n for (pid, f, k), n in c.items()})
+        args += a
+    return counts, args
+
+
 def record_and_count(cell, prog, built, log_name, env=None, label=""):
     """Record the cell's program into @log_name; check that the log counts
     every call the program counts.  Return what the other checks need,
@@ -418,6 +442,23 @@ def check_cell(prog, lang, opt):
             tap(not diff and len(pid_ours) == len(pid_theirs),
                 f"{cell}: entries and exits per function equal LLVM basic mode's",
                 "\n".join(diff))
+
+            # our basic mode: LLVM's records, function for function
+            bp, blogs = run_ours_basic(exe, d)
+            mine, my_args = per_function(blogs)
+            their, their_args = per_function(llogs)
+            diff = [f"id {f} {k}: ours {mine[(f, k)]}, LLVM {their[(f, k)]}"
+                    for (f, k) in sorted(set(mine) | set(their))
+                    if keep(f) and mine[(f, k)] != their[(f, k)]]
+            # (of the functions whose arguments do not depend on the run)
+            if collections.Counter({k: n for k, n in my_args.items() if k[0] in arg_ids}) != \
+                    collections.Counter({k: n for k, n in their_args.items()
+                                         if k[0] in arg_ids}):
+                diff.append("logged arguments differ")
+            tap(bp.returncode == 0 and blogs and not diff and len(blogs) == len(llogs),
+                f"{cell}: our xray-basic mode writes the records LLVM's basic mode writes",
+                f"exit {bp.returncode}, {len(blogs)} logs (LLVM: {len(llogs)})\n"
+                + "\n".join(diff[:20]) + bp.stderr[-400:])
 
     verify_logs(f"{cell}: every log passes xrayfdr dump --verify and "
                 f"llvm-xray fdr-dump -verify", logs)
@@ -964,6 +1005,94 @@ def check_depth():
         "record --depth 0 is refused before the program runs", f"exit {p.returncode}: {p.stderr}")
 
 
+def check_basic():
+    """Our basic mode reads LLVM's basic-mode options as LLVM's runtime
+    does and writes the same records (threshold 0: nothing depends on
+    time); with a threshold, no short call it could take back is left."""
+    cell = compile_cell(MATRIX[0], "c", "-O2")  # recursion
+    if "error" in cell:
+        tap(False, "recursion builds", cell["error"])
+        return
+    d = os.path.join(cell["dir"], "basic")
+    os.makedirs(d, exist_ok=True)
+    preload = {"LD_PRELOAD": os.path.join(LIBDIR, "libxrayfdr.so.0")}
+    cases = [
+        ("XRAY_BASIC_OPTIONS max_stack_depth=8 thread_buffer_size=64",
+         "xray_mode=xray-basic",
+         "func_duration_threshold_us=0 max_stack_depth=8 thread_buffer_size=64"),
+        ("XRAY_OPTIONS' xray_naive_log_* names when XRAY_BASIC_OPTIONS is unset",
+         "xray_mode=xray-basic xray_naive_log_func_duration_threshold_us=0 "
+         "xray_naive_log_max_stack_depth=5 xray_naive_log_thread_buffer_size=100", None),
+        ("xray_naive_log=true selects basic mode",
+         "xray_naive_log=true xray_naive_log_func_duration_threshold_us=0", None),
+    ]
+    for label, xray, basic in cases:
+        got = []
+        for who, exe, extra in (("ours", cell["ours"], preload), ("llvm", cell["llvm"], {})):
+            base = os.path.join(d, f"{who}-")
+            for f in glob.glob(base + "*"):
+                os.unlink(f)
+            env = dict(extra, XRAY_OPTIONS=f"patch_premain=true {xray} xray_logfile_base={base}")
+            if basic:
+                env["XRAY_BASIC_OPTIONS"] = basic
+            p = run([exe, "12"], env=env)
+            logs = sorted(glob.glob(base + "*"))
+            got.append((p, logs, per_function(logs)[0]))
+        (p, logs, mine), (lp, llogs, theirs) = got
+        diff = [f"id {f} {k}: ours {mine[k2]}, LLVM {theirs[k2]}"
+                for k2 in sorted(set(mine) | set(theirs)) for f, k in [k2]
+                if mine[k2] != theirs[k2]]
+        tap(p.returncode == 0 and len(logs) == 1 and llogs and mine and not diff,
+            f"basic mode, {label}: LLVM's records, function for function",
+            f"exit {p.returncode}, logs {logs}, LLVM's {llogs}\n" + "\n".join(diff[:20])
+            + p.stderr[-300:])
+
+    # LLVM's default threshold, 5 us: an entry that is still the last
+    # record when its exit comes sooner on the same CPU is taken back
+    tail = compile_cell(MATRIX[1], "c", "-O2")  # tailcalls
+    if "error" in tail:
+        tap(False, "tailcalls builds", tail["error"])
+        return
+    base = os.path.join(d, "threshold-")
+    for f in glob.glob(base + "*"):
+        os.unlink(f)
+    p = run([tail["ours"], "20000"], env=dict(
+        preload, XRAY_OPTIONS=f"patch_premain=true xray_mode=xray-basic xray_logfile_base={base}",
+        XRAY_BASIC_OPTIONS="thread_buffer_size=1000000"))
+    logs = glob.glob(base + "*")
+    short, kept = [], 0
+    if logs:
+        evs = [e for e in events_of(logs[0]) if e["kind"] in ENTRY_KINDS | EXIT_KINDS]
+        hz = json.loads(run([XRAYFDR, "dump", "--events", "--json", logs[0]])
+                        .stdout.splitlines()[0])["header"]["cycle_frequency"]
+        kept = sum(e["kind"] in ENTRY_KINDS for e in evs)
+        for a, b in zip(evs, evs[1:]):
+            if (a["kind"] in ENTRY_KINDS and b["kind"] in EXIT_KINDS and
+                    a["func_id"] == b["func_id"] and a["cpu"] == b["cpu"] and
+                    (b["tsc"] - a["tsc"]) * 1000000 < 5 * hz):
+                short.append((a["func_id"], b["tsc"] - a["tsc"]))
+    made = sum(program_counts(p.stdout).values())
+    tap(p.returncode == 0 and len(logs) == 1 and not short and kept < made // 2,
+        "basic mode, default func_duration_threshold_us=5: the short calls are taken back",
+        f"exit {p.returncode}; {kept} of {made} calls kept; short ones left: {short[:5]}\n"
+        + p.stderr[-300:])
+
+    # xrayfdr record: the basic log goes where -o says, and is checked
+    log = os.path.join(d, "record.xray")
+    p = run([XRAYFDR, "record", "-o", log, cell["ours"], "12"],
+            env={"XRAY_OPTIONS": "xray_mode=xray-basic",
+                 "XRAY_BASIC_OPTIONS": "func_duration_threshold_us=0 max_stack_depth=65536"})
+    head = open(log, "rb").read(4) if os.path.exists(log) else b""
+    want = sum(program_counts(p.stdout).values())
+    ids = {symbol_ids(cell["ours"])[n] for (_, n) in program_counts(p.stdout)}
+    got = sum(n for (f, k), n in per_function([log])[0].items() if k == "entry" and f in ids) \
+        if head else 0
+    tap(p.returncode == 0 and head == b"\x03\x00\x00\x00" and got == want and
+        "basic mode" in p.stderr,
+        "xrayfdr record with XRAY_OPTIONS=xray_mode=xray-basic writes a basic log to -o",
+        f"exit {p.returncode}, header {head!r}, {got} entries of {want} calls\n{p.stderr}")
+
+
 def check_light_objects():
     """The recording path is called with only general registers saved: its
     objects must not touch vector registers nor call what might."""
@@ -1177,9 +1306,9 @@ def check_environment():
     rp = run([exe], env={"XRAYFDR_OPTIONS": "colour=blue"})
     tap(rp.returncode == 0 and "unknown option 'colour'" in rp.stderr,
         "an unknown XRAYFDR_OPTIONS name is an error, reported", rp.stderr)
-    rp = run([exe], env={"XRAY_OPTIONS": "patch_premain=true xray_mode=xray-basic"})
-    tap(rp.returncode == 0 and "xray_mode=xray-basic" in rp.stderr,
-        "xray_mode=xray-basic is refused with a message, the program runs",
+    rp = run([exe], env={"XRAY_OPTIONS": "patch_premain=true xray_mode=xray-profiling"})
+    tap(rp.returncode == 0 and "xray_mode=xray-profiling" in rp.stderr,
+        "xray_mode=xray-profiling is refused with a message, the program runs",
         rp.stderr)
 
 
@@ -1206,7 +1335,7 @@ def main():
                check_api, check_dlclose, check_default_options,
                check_patching,
                check_version1_and_threshold, check_environment, check_static_link,
-               check_thread_names, check_depth, check_dlopen):
+               check_thread_names, check_depth, check_dlopen, check_basic):
         try:
             fn()
         except Exception as e:

@@ -168,12 +168,35 @@ static void test_environment(void **state)
 	assert_int_equal(rt_options_from_env(&o, err, sizeof(err)), 0);
 	assert_false(rt_options_trace_at_start(&o));
 
-	/* basic mode is LLVM's, not ours: refused, by name */
+	/* a mode we do not have: refused, by name */
 	unsetenv("XRAYFDR_OPTIONS");
-	setenv("XRAY_OPTIONS", "patch_premain=true xray_mode=xray-basic", 1);
+	setenv("XRAY_OPTIONS", "patch_premain=true xray_mode=xray-profiling",
+	       1);
 	rt_options_defaults(&o);
 	assert_int_equal(rt_options_from_env(&o, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "xray_mode=xray-basic"));
+	assert_non_null(strstr(err, "xray_mode=xray-profiling"));
+
+	/* basic mode: XRAY_BASIC_OPTIONS wins over XRAY_OPTIONS' old names,
+	 * which stay apart for when it is unset (basic.c) */
+	setenv("XRAY_OPTIONS",
+	       "patch_premain=true xray_mode=xray-basic "
+	       "xray_naive_log_max_stack_depth=7",
+	       1);
+	setenv("XRAY_BASIC_OPTIONS",
+	       "func_duration_threshold_us=9 thread_buffer_size=99", 1);
+	rt_options_defaults(&o);
+	assert_int_equal(rt_options_from_env(&o, err, sizeof(err)), 0);
+	assert_true(o.basic_env);
+	assert_int_equal(o.basic_threshold_us, 9);
+	assert_int_equal(o.basic_buffer, 99);
+	assert_int_equal(o.basic_max_depth, 64);
+	assert_int_equal(o.naive_max_depth, 7);
+	assert_int_equal(o.threshold_us, 0); /* FDR's is another */
+	setenv("XRAY_BASIC_OPTIONS", "thread_buffer_size=1", 1);
+	rt_options_defaults(&o);
+	assert_int_equal(rt_options_from_env(&o, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "thread_buffer_size=1"));
+	unsetenv("XRAY_BASIC_OPTIONS");
 
 	setenv("XRAY_FDR_OPTIONS", "buffer_max=many", 1);
 	setenv("XRAY_OPTIONS", "", 1);
