@@ -57,6 +57,11 @@ struct rt_chunk {
 /* A walk over the sink's buffers, in the order they go to the log. */
 struct rt_drain {
 	size_t next, count;
+	/* thread mode: the buffers' indexes, in the order they go out, and
+	 * where their log buffers are built */
+	const uint32_t *order;
+	uint8_t *scratch;
+	size_t scratch_size;
 	size_t offset; /* the sink's position inside item next */
 	uint64_t base; /* there: the base of record times (thread mode) */
 	uint32_t cpu; /* and the CPU */

@@ -180,6 +180,9 @@ static void thread_drain_begin(struct rt_drain *d, bool wait)
 	d->offset = 0;
 	d->locked = false;
 	d->name_pending = false;
+	d->order = q.order;
+	d->scratch = scratch;
+	d->scratch_size = scratch_size;
 	if (!q.mem)
 		return;
 	if (wait)
@@ -254,7 +257,7 @@ static bool saw_name(struct rt_drain *d, uint32_t tid, const uint8_t *p)
  * not fit after its records).  False if it holds no event. */
 static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 {
-	const struct rt_buf *b = &q.bufs[q.order[d->next]];
+	const struct rt_buf *b = &q.bufs[d->order[d->next]];
 	size_t used = rt_bufq_used(&q, b),
 	       preamble = fdr_preamble_size(version);
 	/* its thread is still there: the flush is the last chance to see a
@@ -266,7 +269,8 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 	bool any = false;
 	int ret;
 
-	rt_logbuf_init(&o, scratch, scratch_size, version, rt.threshold_ticks);
+	rt_logbuf_init(&o, d->scratch, d->scratch_size, version,
+		       rt.threshold_ticks);
 	/* A buffer is published with its preamble before its first record
 	 * is: one read then (a fatal signal's flush while its thread is in
 	 * the C path) has no record yet. */
@@ -336,8 +340,8 @@ done:
 	d->next++;
 	d->offset = 0;
 split:
-	c->data = scratch;
-	c->used = (size_t)(o.p - scratch);
+	c->data = d->scratch;
+	c->used = (size_t)(o.p - d->scratch);
 	c->events = o.events;
 	/* a buffer whose calls were all rewound is left out, its name too */
 	return any && o.events > names;
@@ -345,7 +349,7 @@ split:
 
 static bool thread_drain_next(struct rt_drain *d, struct rt_chunk *c)
 {
-	while (scratch && d->next < d->count)
+	while (d->scratch && d->next < d->count)
 		if (fill_chunk(d, c))
 			return true;
 	return false;
