@@ -67,6 +67,11 @@ static void record_usage(FILE *out)
 		"                           taken by threads), cpu (a ring per CPU, of\n"
 		"                           the kernel module or the runtime's own), or\n"
 		"                           auto (default: cpu with the module, else thread)\n"
+		"  -s, --stream             write every record while PROGRAM runs, not\n"
+		"                           the newest window at its end: a thread that\n"
+		"                           finds the buffers full waits for the writer\n"
+		"                           (thread mode; memory stays buffer-size times\n"
+		"                           buffer-max)\n"
 		"  -K, --keep               the module keeps the rings if PROGRAM dies,\n"
 		"                           however it dies (SIGKILL too): the runtime says\n"
 		"                           which session; xrayfdr-ctl dump ID -o FILE\n"
@@ -415,7 +420,7 @@ struct record_opts {
 	const char *output;
 	const char *library;
 	const char *mode;
-	bool keep;
+	bool keep, stream;
 	uint64_t threshold_us, buffer_size, buffer_max, version, depth;
 	bool quiet;
 	enum verify verify;
@@ -445,6 +450,9 @@ static void child(const struct record_opts *o, const char *output,
 #undef OPT
 	if (o->keep && n > 0 && (size_t)n < sizeof(opts))
 		n += snprintf(opts + n, sizeof(opts) - (size_t)n, " keep=true");
+	if (o->stream && n > 0 && (size_t)n < sizeof(opts))
+		n += snprintf(opts + n, sizeof(opts) - (size_t)n,
+			      " stream=true");
 	if (o->mode && n > 0 && (size_t)n < sizeof(opts))
 		n += snprintf(opts + n, sizeof(opts) - (size_t)n, " mode=%s",
 			      o->mode);
@@ -569,6 +577,7 @@ static int record_run(int argc, char **argv)
 		{ "notrace", required_argument, NULL, 'N' },
 		{ "min-duration", required_argument, NULL, 'D' },
 		{ "depth", required_argument, NULL, 'd' },
+		{ "stream", no_argument, NULL, 's' },
 		{ "verify", no_argument, NULL, 'Y' },
 		{ "no-verify", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
@@ -586,7 +595,7 @@ static int record_run(int argc, char **argv)
 	int opt, status, ret, code;
 	pid_t pid;
 
-	while ((opt = getopt_long(argc, argv, "+o:t:b:m:V:L:M:F:N:Kqh",
+	while ((opt = getopt_long(argc, argv, "+o:t:b:m:V:L:M:F:N:Ksqh",
 				  longopts, NULL)) != -1) {
 		uint64_t *field = NULL, min = 0, max = UINT64_MAX;
 
@@ -634,6 +643,9 @@ static int record_run(int argc, char **argv)
 			continue;
 		case 'K':
 			o.keep = true;
+			continue;
+		case 's':
+			o.stream = true;
 			continue;
 		case 'h':
 			record_usage(stdout);

@@ -25,6 +25,8 @@ key ONLY takes:
   leaf-only     xrayfdr record -F leaf: mid's sleds stay untouched
   depth1        xrayfdr record --depth 1: only mid is kept, every call
                 takes the C path
+  stream        xrayfdr record --stream: every call written while the
+                program runs, through the same 256 buffers of 64 KiB
 
 Each program times its own loop in its thread's CPU time (start-up and the
 final flush excluded; time the CPU spent on other tenants excluded); the
@@ -166,26 +168,29 @@ def buffer_max_of(mode):
     return BUFFER_MAX * (os.cpu_count() or 1) if mode == "cpu" else BUFFER_MAX
 
 
-def cmd_xrayfdr_record(exe, d, n, mode="thread", threshold_us=0, only=None, depth=0):
+def cmd_xrayfdr_record(exe, d, n, mode="thread", threshold_us=0, only=None, depth=0,
+                       stream=False):
     log = os.path.join(d, "xrayfdr.xray")
     return [XRAYFDR, "record", "-o", log, "--buffer-size", str(BUFFER_SIZE),
             "--buffer-max", str(buffer_max_of(mode)), "--threshold-us", str(threshold_us),
             "--mode", mode] + (["-F", only] if only else []) + \
-        (["--depth", str(depth)] if depth else []) + [exe, str(n)], {}
+        (["--depth", str(depth)] if depth else []) + (["--stream"] if stream else []) + \
+        [exe, str(n)], {}
 
 
-def xrayfdr_options(d, mode, threshold_us, depth=0):
+def xrayfdr_options(d, mode, threshold_us, depth=0, stream=False):
     """XRAYFDR_OPTIONS as `xrayfdr record` sets them (tools/cmd_record.c)."""
     log = os.path.join(d, "xrayfdr.xray")
     return (f'verbosity=0 output="{log}" func_duration_threshold_us={threshold_us} '
             f"buffer_size={BUFFER_SIZE} buffer_max={buffer_max_of(mode)} mode={mode}"
-            + (f" max_depth={depth}" if depth else ""))
+            + (f" max_depth={depth}" if depth else "") + (" stream=true" if stream else ""))
 
 
-def cmd_xrayfdr_preload(exe, d, n, mode="thread", threshold_us=0, only=None, depth=0):
+def cmd_xrayfdr_preload(exe, d, n, mode="thread", threshold_us=0, only=None, depth=0,
+                        stream=False):
     """What `xrayfdr record` runs, without it (under valgrind)."""
     env = {"LD_PRELOAD": LIBSO,
-           "XRAYFDR_OPTIONS": xrayfdr_options(d, mode, threshold_us, depth)}
+           "XRAYFDR_OPTIONS": xrayfdr_options(d, mode, threshold_us, depth, stream)}
     if only:
         env["XRAYFDR_FILTER"] = "+" + only
     return [exe, str(n)], env
@@ -343,6 +348,9 @@ def peers_of(exes):
              out_xrayfdr, pre(only="leaf"), THREAD_FAST),
         Peer("depth1", "xrayfdr --depth 1 (1 of 3 kept)", x, rec(depth=1),
              out_xrayfdr, pre(depth=1), "rt_fdr_light"),
+        # lossless: the same memory, every call written as it runs
+        Peer("stream", "xrayfdr --stream (every call)", x, rec(stream=True),
+             out_xrayfdr, pre(stream=True), THREAD_FAST),
     ]
     keys = [p.key for p in peers]
     unknown = [k for k in ONLY if k not in keys]

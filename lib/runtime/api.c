@@ -57,6 +57,7 @@ static int opts_from(const struct xrayfdr_trace_opts *in, char *config,
 	NUM(threshold_us, "func_duration_threshold_us")
 	NUM(version, "version")
 	NUM(max_depth, "max_depth")
+	NUM(stream, "stream")
 #undef NUM
 	return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }

@@ -86,7 +86,8 @@ struct rt_buf *rt_bufq_acquire(struct rt_bufq *q, uint32_t tid, uint8_t **pos)
 			b = c;
 			break;
 		}
-		if (c->state == RT_BUF_FULL && (!b || c->seq < b->seq))
+		if (c->state == RT_BUF_FULL && !q->keep_full &&
+		    (!b || c->seq < b->seq))
 			b = c;
 	}
 	if (b && b->state == RT_BUF_FULL) {
@@ -122,6 +123,7 @@ size_t rt_bufq_used(const struct rt_bufq *q, const struct rt_buf *b)
 
 	switch (b->state) {
 	case RT_BUF_FULL:
+	case RT_BUF_WRITING:
 		return b->used <= q->capacity ? b->used : 0;
 	case RT_BUF_ACTIVE:
 		owner = __atomic_load_n(&b->owner_pos, __ATOMIC_ACQUIRE);
@@ -136,12 +138,49 @@ size_t rt_bufq_used(const struct rt_bufq *q, const struct rt_buf *b)
 	}
 }
 
+struct rt_buf *rt_bufq_take_full(struct rt_bufq *q)
+{
+	struct rt_buf *b = NULL;
+
+	rt_bufq_lock(q);
+	for (size_t i = 0; i < q->count; i++) {
+		struct rt_buf *c = &q->bufs[i];
+
+		if (c->state == RT_BUF_FULL && (!b || c->seq < b->seq))
+			b = c;
+	}
+	if (b)
+		b->state = RT_BUF_WRITING;
+	rt_bufq_unlock(q);
+	return b;
+}
+
+bool rt_bufq_draining(const struct rt_bufq *q)
+{
+	for (size_t i = 0; i < q->count; i++) {
+		uint8_t state = q->bufs[i].state;
+
+		if (state == RT_BUF_FULL || state == RT_BUF_WRITING)
+			return true;
+	}
+	return false;
+}
+
+void rt_bufq_release(struct rt_bufq *q, struct rt_buf *b)
+{
+	rt_bufq_lock(q);
+	b->used = 0;
+	b->state = RT_BUF_FREE;
+	rt_bufq_unlock(q);
+}
+
 size_t rt_bufq_sort(struct rt_bufq *q)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < q->count; i++)
-		if (q->bufs[i].state != RT_BUF_FREE)
+		if (q->bufs[i].state == RT_BUF_FULL ||
+		    q->bufs[i].state == RT_BUF_ACTIVE)
 			q->order[n++] = (uint32_t)i;
 	/* shell sort: in place, no recursion, fine for a signal handler */
 	for (size_t gap = n / 2; gap; gap /= 2)

@@ -10,6 +10,10 @@
  * active, the thread records nothing until one frees up, and its records
  * are counted as dropped.
  *
+ * Streaming (keep_full), a full buffer is never recycled: the stream's
+ * writer takes it (WRITING), appends it to the log and frees it, and a
+ * thread that finds no free buffer waits for one (sink_thread.c).
+ *
  * The lock guards the states; it is never held while records are written.
  * A flush in a signal handler reads without it, so what it reads is
  * checked for sense before use.
@@ -25,6 +29,7 @@ enum rt_buf_state {
 	RT_BUF_FREE,
 	RT_BUF_ACTIVE,
 	RT_BUF_FULL,
+	RT_BUF_WRITING, /* the stream's writer is appending it to the log */
 };
 
 struct rt_buf {
@@ -47,6 +52,7 @@ struct rt_bufq {
 	uint64_t overwritten; /* events lost to recycling */
 	uint64_t recycled; /* buffers recycled */
 	uint32_t generation; /* bumped by every reset */
+	bool keep_full; /* streaming: full buffers wait for the writer */
 	volatile int lock;
 };
 
@@ -74,7 +80,17 @@ void rt_bufq_retire(struct rt_bufq *q, struct rt_buf *b, size_t used);
 /* Bytes of records in @b now, or 0 if what it says makes no sense. */
 size_t rt_bufq_used(const struct rt_bufq *q, const struct rt_buf *b);
 
-/* Fill q->order with the non-free buffers by seq; return how many. */
+/* Streaming: the oldest full buffer, now WRITING, or NULL.  Takes the
+ * lock. */
+struct rt_buf *rt_bufq_take_full(struct rt_bufq *q);
+/* Is a buffer full or being written, so that the writer will free one
+ * without waiting for any thread?  (No lock: a hint.) */
+bool rt_bufq_draining(const struct rt_bufq *q);
+/* The writer is done with @b: it is free.  Takes the lock. */
+void rt_bufq_release(struct rt_bufq *q, struct rt_buf *b);
+
+/* Fill q->order with the buffers that hold records for the flush (full
+ * and active ones, by seq); return how many. */
 size_t rt_bufq_sort(struct rt_bufq *q);
 
 #endif

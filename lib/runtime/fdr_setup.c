@@ -22,6 +22,7 @@
 #include "objects.h"
 #include "sink.h"
 #include "state.h"
+#include "stream.h"
 
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
@@ -152,6 +153,13 @@ static const struct rt_sink *choose_sink(const struct rt_options *o)
 					     &rt_thread_sink :
 					     &rt_cpu_sink;
 
+	/* CPU mode's rings are not streamed (yet): mode=auto streams from
+	 * thread buffers, and mode=cpu says so */
+	if (want == &rt_cpu_sink && o->stream) {
+		if (o->record_mode == RT_MODE_CPU)
+			pr_warn("stream=true: CPU mode's rings are not streamed; recording in thread mode\n");
+		want = &rt_thread_sink;
+	}
 	/* (valgrind, a seccomp filter) */
 	if (want == &rt_cpu_sink && !register_rseq(&rt_self)) {
 		if (o->record_mode == RT_MODE_CPU)
@@ -219,6 +227,14 @@ int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
 					o->threshold_us / 1000000);
 	rt.dropped = 0;
 	rt.pid = getpid();
+	if (o->stream) {
+		/* a streamed trace the last flush did not end */
+		rt_stream_stop();
+		rt_stream_close();
+		ret = rt_stream_start(err, errlen);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -248,6 +264,8 @@ void rt_fdr_fork_child(void)
 	rt_self.tid = 0; /* (its rseq registration is inherited) */
 	rt_self.setup_done = 0;
 	rt.sink->fork_child(++rt.generation, rt.pid);
+	rt_stream_fork_child();
+	rt.opts.stream = false;
 	rt.dropped = 0;
 	if (rt.opts.fork == RT_FORK_OFF && rt.status == XRAY_LOG_INITIALIZED)
 		rt.status = XRAY_LOG_UNINITIALIZED;

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -27,6 +28,7 @@
 #include "flush.h"
 #include "objects.h"
 #include "state.h"
+#include "stream.h"
 
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 #define INFO_MAX 16384
@@ -236,17 +238,26 @@ void rt_drain_totals(struct rt_drain *d, struct rt_totals *tot)
  * writers out of its states (or, in a signal handler, cannot).  @objects:
  * the info event's object lines. */
 static int write_log(int fd, struct rt_drain *d, struct rt_totals *tot,
-		     const char *objects)
+		     const char *objects, bool streamed)
 {
 	uint8_t hdr[XRAYFDR_FILE_HEADER_SIZE];
 	struct rt_chunk c;
 	size_t info;
-	int ret;
+	int ret = 0;
 
 	/* counted as they are written: the info event comes last */
 	sink_totals(tot);
-	encode_header(hdr);
-	ret = write_all(fd, hdr, sizeof(hdr));
+	if (streamed) {
+		/* the header and what the writer appended are there */
+		uint64_t events, buffers;
+
+		rt_stream_totals(&events, &buffers);
+		tot->events += events;
+		tot->buffers += buffers;
+	} else {
+		encode_header(hdr);
+		ret = write_all(fd, hdr, sizeof(hdr));
+	}
 	while (!ret && rt.sink->drain_next(d, &c)) {
 		ret = write_buffer(fd, c.data, c.used);
 		tot->events += c.events;
@@ -257,21 +268,56 @@ static int write_log(int fd, struct rt_drain *d, struct rt_totals *tot,
 	info = build_info(tot, objects);
 	if (!ret)
 		ret = write_buffer(fd, info_buf, info);
-	if (close(fd) && !ret)
+	if (streamed)
+		rt_stream_close();
+	else if (close(fd) && !ret)
 		ret = -errno;
 	return ret;
 }
 
-/* Open the log and write it. */
+/* Open the log and write it, or append the rest to the streamed one. */
 static int flush_to_log(struct rt_drain *d, struct rt_totals *tot)
 {
-	int fd = rt_open_log(&rt.opts, rt.last_log, sizeof(rt.last_log));
+	int fd = rt_stream_fd();
 
+	if (fd >= 0)
+		return write_log(fd, d, tot, rt_objects_text(), true);
+	fd = rt_open_log(&rt.opts, rt.last_log, sizeof(rt.last_log));
 	if (fd < 0) {
 		rt_drain_totals(d, tot);
 		return -errno;
 	}
-	return write_log(fd, d, tot, rt_objects_text());
+	return write_log(fd, d, tot, rt_objects_text(), false);
+}
+
+int rt_log_open_stream(char *err, size_t errlen)
+{
+	uint8_t hdr[XRAYFDR_FILE_HEADER_SIZE];
+	int fd = rt_open_log(&rt.opts, rt.last_log, sizeof(rt.last_log));
+	int ret;
+
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the log '%s': %s",
+			 rt.last_log, strerror(errno));
+		return ret;
+	}
+	/* the writer's appends and an emergency flush's stay whole */
+	encode_header(hdr);
+	ret = fcntl(fd, F_SETFL, O_APPEND) ? -errno :
+					     write_all(fd, hdr, sizeof(hdr));
+	if (ret) {
+		snprintf(err, errlen, "cannot write the log '%s': %s",
+			 rt.last_log, strerror(-ret));
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int rt_log_chunk(int fd, const struct rt_chunk *c)
+{
+	return write_buffer(fd, c->data, c->used);
 }
 
 int rt_write_log_file(const char *path, const char *objects,
@@ -286,7 +332,7 @@ int rt_write_log_file(const char *path, const char *objects,
 	if (fd < 0)
 		return -errno;
 	rt.sink->drain_begin(&d, true);
-	ret = write_log(fd, &d, tot, objects);
+	ret = write_log(fd, &d, tot, objects, false);
 	rt.sink->drain_end(&d);
 	return ret;
 }
@@ -325,7 +371,7 @@ enum XRayLogFlushStatus rt_flush(void)
 {
 	struct rt_drain d;
 	struct rt_totals tot;
-	int ret;
+	int ret, stream_err;
 
 	if (rt.status != XRAY_LOG_FINALIZED ||
 	    rt.flush_status == XRAY_LOG_FLUSHING)
@@ -343,8 +389,12 @@ enum XRayLogFlushStatus rt_flush(void)
 		rt.status = XRAY_LOG_UNINITIALIZED;
 		return XRAY_LOG_FLUSHED;
 	}
+	/* (before the drain takes the lock the writer needs) */
+	stream_err = rt_stream_stop();
 	rt.sink->drain_begin(&d, true);
 	ret = flush_to_log(&d, &tot);
+	if (!ret)
+		ret = stream_err;
 	rt.sink->drain_end(&d);
 	report(ret, &tot);
 	rt.flush_status = ret ? XRAY_LOG_NOT_FLUSHING : XRAY_LOG_FLUSHED;

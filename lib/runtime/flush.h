@@ -22,6 +22,12 @@ struct rt_options;
  */
 int rt_open_log(const struct rt_options *o, char *path, size_t size);
 
+/* Streaming (stream.c): open the trace's log with its header, for
+ * appending (the descriptor, or a negative errno with the reason in
+ * @err); append one log buffer. */
+int rt_log_open_stream(char *err, size_t errlen);
+int rt_log_chunk(int fd, const struct rt_chunk *c);
+
 enum XRayLogFlushStatus rt_flush(void);
 /* Async-signal-safe flush of whatever is recorded (fatal signals). */
 void rt_flush_emergency(void);

@@ -84,6 +84,7 @@ static const struct opt_def defs[] = {
 	{ "device", OPT_STR, FIELD(device), 0, 0, IN_OURS },
 	{ "discard", OPT_BOOL, FIELD(discard), 0, 1, IN_OURS },
 	{ "keep", OPT_BOOL, FIELD(keep), 0, 1, IN_OURS },
+	{ "stream", OPT_BOOL, FIELD(stream), 0, 1, IN_OURS },
 	{ "tsc_sysfs", OPT_STR, FIELD(tsc_sysfs), 0, 0, IN_OURS },
 	{ "tsc_sources", OPT_SOURCES, FIELD(tsc_sources), 0, 0, IN_OURS },
 };

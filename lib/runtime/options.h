@@ -74,6 +74,7 @@ struct rt_options {
 	char device[PATH_MAX]; /* the module's device (mode=cpu, auto) */
 	bool discard; /* a full CPU ring drops new records */
 	bool keep; /* the module keeps the rings if the process dies */
+	bool stream; /* every record to the log as the program runs */
 	char tsc_sysfs[PATH_MAX]; /* the module's sysfs directory */
 	unsigned int tsc_sources; /* enum rt_tsc_source mask */
 };

@@ -152,6 +152,14 @@ struct rt_sink {
 	void (*drain_begin)(struct rt_drain *d, bool wait);
 	bool (*drain_next)(struct rt_drain *d, struct rt_chunk *c);
 	void (*drain_end)(struct rt_drain *d);
+	/*
+	 * Streaming (stream.c; NULL where the sink cannot): hand the oldest
+	 * full buffer to @write(@ctx, log buffer) and free it.  Return 1 if
+	 * there was one, 0 if none was full, or the first error of @write.
+	 * Only the stream's writer calls it.
+	 */
+	int (*stream_one)(int (*write)(void *ctx, const struct rt_chunk *c),
+			  void *ctx);
 };
 
 /* Thread buffers: a shared queue of fixed-size buffers (bufq.h). */

@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../fdr/codec.h"
 #include "../fdr/records.h"
@@ -25,6 +27,7 @@
 #include "logbuf.h"
 #include "sink.h"
 #include "state.h"
+#include "stream.h"
 
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 #define FN XRAYFDR_FUNCTION_RECORD_SIZE
@@ -34,6 +37,11 @@ static unsigned int version; /* of the log, for the preamble */
 static int32_t pid;
 static uint8_t *scratch; /* the drain's log buffer */
 static size_t scratch_size;
+/* Streaming: the writer's log buffer (the flush's may run meanwhile, in a
+ * signal handler), and whether a thread waits for a free buffer */
+static uint8_t *stream_scratch;
+static size_t stream_scratch_size;
+static bool streaming;
 
 static int thread_start(const struct rt_options *o, size_t capacity,
 			uint32_t gen, pid_t owner, char *err, size_t errlen)
@@ -54,6 +62,11 @@ static int thread_start(const struct rt_options *o, size_t capacity,
 		snprintf(err, errlen, "cannot map the drain's buffer");
 		return -ENOMEM;
 	}
+	if (o->stream && rt_logbuf_scratch(&stream_scratch,
+					   &stream_scratch_size, capacity)) {
+		snprintf(err, errlen, "cannot map the stream's buffer");
+		return -ENOMEM;
+	}
 	ret = rt_bufq_init(&q, capacity, o->buffer_max);
 	if (ret) {
 		snprintf(err, errlen, "cannot map %llu buffers of %llu bytes",
@@ -62,6 +75,8 @@ static int thread_start(const struct rt_options *o, size_t capacity,
 		return ret;
 	}
 	q.generation = gen;
+	q.keep_full = o->stream;
+	streaming = o->stream;
 	version = o->version;
 	pid = (int32_t)owner;
 	return 0;
@@ -96,6 +111,15 @@ static enum rt_reserve thread_reserve(struct rt_thread *t, size_t need,
 	if (need + preamble > q.capacity)
 		return RT_RESERVE_NONE;
 	b = rt_bufq_acquire(&q, t->tid, &t->pos);
+	/* streaming, a full queue waits for the writer while it writes and
+	 * has buffers to free (every buffer held by a thread, waiting could
+	 * wait for a thread that waits for this one) */
+	while (!b && streaming && rt_stream_writing() && rt_bufq_draining(&q)) {
+		struct timespec nap = { 0, 50000 };
+
+		syscall(SYS_nanosleep, &nap, NULL);
+		b = rt_bufq_acquire(&q, t->tid, &t->pos);
+	}
 	if (!b)
 		return RT_RESERVE_NONE;
 	t->buf = b;
@@ -161,6 +185,10 @@ static void thread_fork_child(uint32_t gen, pid_t child)
 {
 	pid = (int32_t)child;
 	q.lock = 0;
+	/* the parent's writer stays the parent's: the child keeps a flight
+	 * recorder, written at its end to a log of its own */
+	streaming = false;
+	q.keep_full = false;
 	if (!q.mem)
 		return;
 	rt_bufq_reset(&q);
@@ -362,6 +390,28 @@ static void thread_drain_end(struct rt_drain *d)
 	d->locked = false;
 }
 
+static int thread_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
+			     void *ctx)
+{
+	struct rt_buf *b = rt_bufq_take_full(&q);
+	struct rt_drain d = { .count = 1,
+			      .scratch = stream_scratch,
+			      .scratch_size = stream_scratch_size };
+	struct rt_chunk c;
+	uint32_t index;
+	int ret = 0;
+
+	if (!b)
+		return 0;
+	index = (uint32_t)(b - q.bufs);
+	d.order = &index;
+	while (!ret && d.next < d.count)
+		if (fill_chunk(&d, &c))
+			ret = write(ctx, &c);
+	rt_bufq_release(&q, b);
+	return ret ? ret : 1;
+}
+
 const struct rt_sink rt_thread_sink = {
 	.name = "thread",
 	.tramps = ARCH_TRAMPS_THREAD,
@@ -377,4 +427,5 @@ const struct rt_sink rt_thread_sink = {
 	.drain_begin = thread_drain_begin,
 	.drain_next = thread_drain_next,
 	.drain_end = thread_drain_end,
+	.stream_one = thread_stream_one,
 };

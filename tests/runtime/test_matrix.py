@@ -1093,6 +1093,59 @@ def check_basic():
         f"exit {p.returncode}, header {head!r}, {got} entries of {want} calls\n{p.stderr}")
 
 
+def check_stream():
+    """record --stream: with a queue far smaller than the trace, every
+    call reaches the log (threads wait for the writer), none overwritten
+    or dropped; a fatal signal leaves every call made before it."""
+    small = ["--buffer-size", "4K", "--buffer-max", "8"]
+    for prog, args in ((MATRIX[0], ["22"]), (MATRIX[2], ["3000"])):  # recursion, threads
+        b = built(prog)
+        if not b:
+            continue
+        exe, d = b
+        ids = symbol_ids(exe)
+        for mode in ("thread", "cpu"):
+            log = os.path.join(d, f"stream-{mode}.xray")
+            p = run([XRAYFDR, "record", "--stream", "-o", log, "--mode", mode] + small +
+                    [exe] + args)
+            want = program_counts(p.stdout)
+            bad, info, kept = {}, "", 0
+            if os.path.exists(log):
+                c, _, _, info = tally(events_of(log))
+                for (pid, name), n in want.items():
+                    got = (c[(pid, ids[name], "entry")], c[(pid, ids[name], "exit")])
+                    if got != (n, n):
+                        bad[name] = (got, n)
+                kept = sum(v for (_, _, k), v in c.items() if k == "entry")
+            tap(p.returncode == 0 and want and not bad and kept > 8 * 4096 // 16 and
+                info_value(info, "overwritten") == 0 and info_value(info, "dropped") == 0,
+                f"{prog.name}: record --stream --mode {mode} with 8 buffers of 4 KiB "
+                "keeps every call",
+                f"exit {p.returncode}; (entries, exits) against calls: {bad}; {kept} kept;\n"
+                f"{info}{p.stderr[-500:]}")
+            if mode == "cpu":
+                tap("not streamed" in p.stderr,
+                    f"{prog.name}: --stream --mode cpu says it streams thread buffers",
+                    p.stderr)
+            else:
+                verify_log(f"{prog.name}: a streamed log is valid", log)
+    b = built(Prog("crash", ["crash.c"]))
+    if not b:
+        return
+    exe, d = b
+    log = os.path.join(d, "stream-segv.xray")
+    p = run([XRAYFDR, "record", "-q", "--stream", "-o", log] + small + [exe, "segv"])
+    work = 0
+    if os.path.exists(log):
+        c, _, _, _ = tally(events_of(log))
+        work = sum(n for (pid, f, k), n in c.items()
+                   if f == symbol_ids(exe)["work"] and k == "entry")
+    tap(work == 1000 and p.returncode == 128 + 11,
+        "record --stream, killed by SIGSEGV: the log holds every call made before",
+        f"{work} work() entries; exit {p.returncode}\n{p.stderr}")
+    verify_log("record --stream, killed by SIGSEGV: the log is valid", log)
+
+
 def check_light_objects():
     """The recording path is called with only general registers saved: its
     objects must not touch vector registers nor call what might."""
@@ -1121,7 +1174,13 @@ def check_light_objects():
                                  "rt_bufq_lock", "rt_bufq_reset", "rt_bufq_retire",
                                  "rt_bufq_sort", "rt_bufq_trylock", "rt_bufq_unlock",
                                  "rt_bufq_used", "rt_logbuf_name_now",
-                                 "rt_logbuf_own_name", "_GLOBAL_OFFSET_TABLE_"},
+                                 "rt_logbuf_own_name",
+                                 # streaming: a thread that waits for a
+                                 # free buffer (nanosleep), and the writer's
+                                 # drain
+                                 "syscall", "rt_stream_alive", "rt_bufq_draining",
+                                 "rt_bufq_take_full", "rt_bufq_release",
+                                 "_GLOBAL_OFFSET_TABLE_"},
                # all but clock_gettime: cpu_start (opening the module's
                # session, its notes), fork, the drain and dumps only
                "sink_cpu.o": {"clock_gettime", "rt", "rt_rseq_offset",
@@ -1335,7 +1394,8 @@ def main():
                check_api, check_dlclose, check_default_options,
                check_patching,
                check_version1_and_threshold, check_environment, check_static_link,
-               check_thread_names, check_depth, check_dlopen, check_basic):
+               check_thread_names, check_depth, check_dlopen, check_basic,
+               check_stream):
         try:
             fn()
         except Exception as e:

@@ -45,6 +45,10 @@ struct xrayfdr_trace_opts {
 	 * (the outermost traced call is level 1); every call then takes
 	 * the slower C path.  Default 0: all. */
 	uint64_t max_depth;
+	/* Write every record to the log while the program runs, instead of
+	 * keeping the newest window (thread mode; a thread that finds the
+	 * buffers full waits for the writer). */
+	bool stream;
 };
 
 /*

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Streaming: the writer thread (see stream.h). */
+#define LOG_DOMAIN "xrayfdr"
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "flush.h"
+#include "sink.h"
+#include "state.h"
+#include "stream.h"
+
+volatile int rt_stream_alive;
+
+static struct {
+	pthread_t thread;
+	bool running; /* a thread to join */
+	volatile int stop;
+	int fd;
+	int error; /* the first write error, negative */
+	uint64_t events, buffers;
+} st = { .fd = -1 };
+
+static int write_chunk(void *ctx, const struct rt_chunk *c)
+{
+	int ret = rt_log_chunk(*(int *)ctx, c);
+
+	if (!ret) {
+		st.events += c->events;
+		st.buffers++;
+	}
+	return ret;
+}
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		int ret = rt.sink->stream_one(write_chunk, &st.fd);
+
+		if (ret < 0) {
+			st.error = ret;
+			/* waiting threads give up: what finds no room now is
+			 * counted as dropped */
+			__atomic_store_n(&rt_stream_alive, 0, __ATOMIC_RELEASE);
+			break;
+		}
+		if (!ret) {
+			struct timespec nap = { 0, 200000 };
+
+			if (__atomic_load_n(&st.stop, __ATOMIC_ACQUIRE))
+				break;
+			nanosleep(&nap, NULL);
+		}
+	}
+	return NULL;
+}
+
+int rt_stream_start(char *err, size_t errlen)
+{
+	sigset_t all, old;
+	int ret;
+
+	if (!rt.sink->stream_one) {
+		snprintf(err, errlen, "%s mode cannot stream", rt.sink->name);
+		return -EOPNOTSUPP;
+	}
+	st.fd = rt_log_open_stream(err, errlen);
+	if (st.fd < 0)
+		return st.fd;
+	st.stop = 0;
+	st.error = 0;
+	st.events = st.buffers = 0;
+	__atomic_store_n(&rt_stream_alive, 1, __ATOMIC_RELEASE);
+	/* no signal of the program's lands in the writer */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&st.thread, NULL, writer, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		__atomic_store_n(&rt_stream_alive, 0, __ATOMIC_RELEASE);
+		close(st.fd);
+		st.fd = -1;
+		snprintf(err, errlen, "cannot start the stream's writer: %s",
+			 strerror(ret));
+		return -ret;
+	}
+	st.running = true;
+	return 0;
+}
+
+int rt_stream_stop(void)
+{
+	if (st.running) {
+		__atomic_store_n(&st.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(st.thread, NULL);
+		st.running = false;
+	}
+	__atomic_store_n(&rt_stream_alive, 0, __ATOMIC_RELEASE);
+	return st.error;
+}
+
+int rt_stream_fd(void)
+{
+	return st.fd;
+}
+
+void rt_stream_totals(uint64_t *events, uint64_t *buffers)
+{
+	*events = st.events;
+	*buffers = st.buffers;
+}
+
+void rt_stream_close(void)
+{
+	if (st.fd >= 0)
+		close(st.fd);
+	st.fd = -1;
+}
+
+void rt_stream_fork_child(void)
+{
+	if (st.fd >= 0)
+		close(st.fd);
+	st.fd = -1;
+	st.running = false;
+	__atomic_store_n(&rt_stream_alive, 0, __ATOMIC_RELEASE);
+}
