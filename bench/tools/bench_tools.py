@@ -10,7 +10,11 @@ side, wall time and peak memory (RSS), with their ratios.
   3. account on llvm-xray's YAML of a 16M trace, as llvm-xray can account
      a multi-threaded trace only there (on the binary log its account
      rejects every record older than the first it reads);
-  4. every analysis command's throughput on the large trace, in MB/s of
+  4. account on a log LLVM's own runtime wrote (FDR mode, one thread, of
+     about BENCH_TOOLS_LLVM, default 70M: bench/runtime/calls.c built
+     against LLVM's runtime), which llvm-xray reads as it reads its
+     users' logs;
+  5. every analysis command's throughput on the large trace, in MB/s of
      input per second of CPU time (user + system, which other tenants
      disturb less than wall time), its peak memory, and its time over
      sha1sum's on the same file, a ratio that survives a busy machine
@@ -45,6 +49,7 @@ SIZE = os.environ.get("BENCH_TOOLS_SIZE", "1G")
 SMALL = os.environ.get("BENCH_TOOLS_SMALL", "64M")
 MEMCAP = size_bytes(os.environ.get("BENCH_TOOLS_MEMCAP", "12G"))
 TIMEOUT = int(os.environ.get("BENCH_TOOLS_TIMEOUT", "900"))
+LLVM_LOG = os.environ.get("BENCH_TOOLS_LLVM", "70M")
 
 
 def load():
@@ -162,6 +167,38 @@ def throughput(path):
     return True
 
 
+def llvm_runtime_log():
+    """A log of about LLVM_LOG bytes written by LLVM's FDR runtime (kept
+    between runs), or None if the workload is not built."""
+    path = os.path.join(DIR, f"llvm-runtime-{LLVM_LOG}.xray")
+    want = size_bytes(LLVM_LOG)
+    if os.path.exists(path) and os.path.getsize(path) >= want * 0.9:
+        return path
+    exe = os.path.join(DIR, "calls-xray-llvm")
+    clang = shutil.which("clang") or shutil.which("clang-14")
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if not clang or subprocess.run(
+            [clang, "-O2", "-fxray-instrument", "-DBENCH_LLVM",
+             "-I", os.path.join(top, "lib", "include"),
+             os.path.join(top, "bench", "runtime", "calls.c"), "-o", exe]).returncode:
+        return None
+    base = os.path.join(DIR, "llvm-runtime-tmp-")
+    buffer_size = 1 << 20
+    # LLVM's FDR mode keeps the first buffers: make more than they hold
+    # (a call is 2 records of 8 bytes, 3 calls an iteration)
+    iterations = want // 48 * 2
+    subprocess.run([exe, str(iterations), "fdr",
+                    f"func_duration_threshold_us=0 buffer_size={buffer_size} "
+                    f"buffer_max={want // buffer_size}"],
+                   env=dict(os.environ, XRAY_OPTIONS=f"xray_mode=xray-fdr xray_logfile_base={base}"),
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    logs = [os.path.join(DIR, f) for f in os.listdir(DIR) if f.startswith("llvm-runtime-tmp-")]
+    if len(logs) != 1:
+        return None
+    os.rename(logs[0], path)
+    return path
+
+
 def main():
     llvm = shutil.which("llvm-xray") or shutil.which("llvm-xray-14")
     if not os.path.exists(XRAYFDR) or not llvm:
@@ -197,6 +234,16 @@ def main():
     mib = os.path.getsize(yaml) / (1 << 20)
     ok &= compare(f"account, {mib:.0f} MiB YAML (a 16 MiB log)",
                   [XRAYFDR, "account", "-q", yaml], [llvm, "account", yaml])
+    # a log of LLVM's own runtime: one thread, which llvm-xray account
+    # reads whole
+    log = llvm_runtime_log()
+    if log:
+        mib = os.path.getsize(log) / (1 << 20)
+        ok &= compare(f"account, {mib:.0f} MiB log of LLVM's runtime",
+                      [XRAYFDR, "account", "-q", log], [llvm, "account", "-k", log])
+    else:
+        print("  account, a log of LLVM's runtime: not measured (clang cannot build "
+              "bench/runtime/calls.c against LLVM's runtime)")
     ok &= throughput(synth(os.path.join(DIR, f"synth-{SIZE}.xray"), SIZE))
     return 0 if ok else 1
 
