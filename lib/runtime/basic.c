@@ -74,6 +74,9 @@ static struct {
 
 /* Guards basic.fd, the writes and the list of threads. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Threads inside record(): the finalize waits for them, without the lock
+ * (they may need it) */
+static volatile int recording;
 static pthread_key_t exit_key;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static __thread struct basic_thread *self
@@ -109,7 +112,7 @@ static int log_fd(void)
 {
 	uint8_t hdr[XRAYFDR_FILE_HEADER_SIZE];
 
-	if (basic.fd >= 0 || basic.failed)
+	if (basic.fd >= 0 || basic.failed || basic.status == XRAY_LOG_FINALIZED)
 		return basic.fd;
 	basic.fd = rt_open_log(&basic.o, basic.path, sizeof(basic.path));
 	if (basic.fd < 0) {
@@ -174,6 +177,7 @@ static void thread_exit(void *arg)
 static void fork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
+	recording = 0; /* (the threads that were are gone) */
 	if (basic.fd >= 0)
 		close(basic.fd);
 	basic.fd = -1;
@@ -313,7 +317,7 @@ static void record(int32_t id, XRayEntryType type, bool with_arg, uint64_t arg)
 		return; /* a signal handler's event inside this thread's */
 	if (t)
 		t->busy = 1;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&recording, 1, __ATOMIC_SEQ_CST);
 	if (basic.status != XRAY_LOG_INITIALIZED)
 		goto out;
 	if (!t || t->gen != basic.gen) {
@@ -321,11 +325,8 @@ static void record(int32_t id, XRayEntryType type, bool with_arg, uint64_t arg)
 			t->busy = 0;
 		t = thread_state();
 		if (!t)
-			return;
-		t->busy = 1;
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (basic.status != XRAY_LOG_INITIALIZED)
 			goto out;
+		t->busy = 1;
 	}
 	/* the entry and its argument go together */
 	if (with_arg && t->used + 2 > t->cap) {
@@ -345,7 +346,7 @@ static void record(int32_t id, XRayEntryType type, bool with_arg, uint64_t arg)
 	}
 	commit(t);
 out:
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&recording, 1, __ATOMIC_SEQ_CST);
 	if (t)
 		t->busy = 0;
 }
@@ -414,15 +415,17 @@ XRayLogInitStatus rt_basic_finalize(void)
 	if (basic.status != XRAY_LOG_INITIALIZED)
 		return XRAY_LOG_FINALIZED;
 	__atomic_store_n(&basic.status, XRAY_LOG_FINALIZING, __ATOMIC_SEQ_CST);
+	/* threads in the middle of a record finish it (new ones see the
+	 * status and leave); the caller may be one, from a handler */
+	for (int spins = 0; __atomic_load_n(&recording, __ATOMIC_SEQ_CST) >
+				    (self && self->busy) &&
+			    spins < 100000;
+	     spins++)
+		sched_yield();
 	pthread_mutex_lock(&lock);
-	for (struct basic_thread *t = basic.threads; t; t = t->next) {
-		/* a thread in the middle of a record finishes it first */
-		for (int spins = 0; t->busy && t != self && spins < 100000;
-		     spins++)
-			sched_yield();
+	for (struct basic_thread *t = basic.threads; t; t = t->next)
 		if (t->gen == basic.gen)
 			write_thread(t);
-	}
 	if (basic.fd >= 0)
 		close(basic.fd);
 	basic.fd = -1;

@@ -1077,6 +1077,33 @@ def check_basic():
         f"exit {p.returncode}; {kept} of {made} calls kept; short ones left: {short[:5]}\n"
         + p.stderr[-300:])
 
+    # fork: each process its own log, with every call it made
+    fork = compile_cell(MATRIX[6], "c", "-O2")
+    if "error" not in fork:
+        base = os.path.join(d, "fork-")
+        for f in glob.glob(base + "*"):
+            os.unlink(f)
+        p = run([fork["ours"]], env=dict(
+            preload, XRAY_OPTIONS=f"patch_premain=true xray_mode=xray-basic xray_logfile_base={base}",
+            XRAY_BASIC_OPTIONS="func_duration_threshold_us=0"))
+        ids = symbol_ids(fork["ours"])
+        logs = glob.glob(base + "*")
+        c = collections.Counter()
+        pids_per_log = []
+        for l in logs:
+            cl, _, _, _ = tally(events_of(l))
+            c += cl
+            pids_per_log.append({pid for (pid, f, k) in cl})
+        want = program_counts(p.stdout)
+        bad = {k: (c[(k[0], ids[k[1]], "entry")], n) for k, n in want.items()
+               if c[(k[0], ids[k[1]], "entry")] != n}
+        tap(p.returncode == 0 and want and not bad and
+            len(logs) == len({k[0] for k in want}) and all(len(x) == 1 for x in pids_per_log),
+            "basic mode, fork: each process writes a log of its own with every call it made",
+            f"exit {p.returncode}; {len(logs)} logs, pids {pids_per_log}; {bad}\n{p.stderr[-300:]}")
+    else:
+        tap(False, "fork builds", fork["error"])
+
     # xrayfdr record: the basic log goes where -o says, and is checked
     log = os.path.join(d, "record.xray")
     p = run([XRAYFDR, "record", "-o", log, cell["ours"], "12"],
