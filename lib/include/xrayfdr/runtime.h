@@ -35,7 +35,7 @@ struct xrayfdr_trace_opts {
 	uint64_t buffer_size; /* bytes per buffer (default 64 KiB) */
 	uint64_t buffer_max; /* buffers in the queue (default 256) */
 	/* Leave out calls shorter than this, as LLVM's FDR mode does
-	 * (func_duration_threshold_us); costs speed.  Default 0. */
+	 * (func_duration_threshold_us), as the log is written.  Default 0. */
 	uint64_t threshold_us;
 	unsigned int version; /* FDR log version: 5 (default) or 1 */
 	const char *output; /* the log's path; default below */
