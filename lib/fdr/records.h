@@ -177,6 +177,38 @@ static inline void fdr_put_function(uint8_t *p, bool be, unsigned int kind,
 	put32(p + 4, tsc_delta, be);
 }
 
+/* A basic-mode function record of @kind (enum xrayfdr_event_kind's
+ * first four, XRay's entry types) at @p, its padding zero.  @pid is 0
+ * before version 3. */
+static inline void fdr_put_basic_function(uint8_t *p, bool be, uint8_t cpu,
+					  uint8_t kind, int32_t func_id,
+					  uint64_t tsc, uint32_t tid,
+					  uint32_t pid)
+{
+	for (size_t i = 0; i < XRAYFDR_BASIC_RECORD_SIZE; i++)
+		p[i] = 0;
+	put16(p + BASIC_OFF_RECORD_TYPE, BASIC_RECORD_FUNCTION, be);
+	p[BASIC_OFF_CPU] = cpu;
+	p[BASIC_OFF_KIND] = kind;
+	put32(p + BASIC_OFF_FUNC_ID, (uint32_t)func_id, be);
+	put64(p + BASIC_OFF_TSC, tsc, be);
+	put32(p + BASIC_OFF_TID, tid, be);
+	put32(p + BASIC_OFF_PID, pid, be);
+}
+
+/* The basic-mode argument payload that follows an entry's record. */
+static inline void fdr_put_basic_arg(uint8_t *p, bool be, int32_t func_id,
+				     uint32_t tid, uint32_t pid, uint64_t arg)
+{
+	for (size_t i = 0; i < XRAYFDR_BASIC_RECORD_SIZE; i++)
+		p[i] = 0;
+	put16(p + BASIC_OFF_RECORD_TYPE, BASIC_RECORD_ARG_PAYLOAD, be);
+	put32(p + BASIC_OFF_ARG_FUNC_ID, (uint32_t)func_id, be);
+	put32(p + BASIC_OFF_ARG_TID, tid, be);
+	put32(p + BASIC_OFF_ARG_PID, pid, be);
+	put64(p + BASIC_OFF_ARG_VALUE, arg, be);
+}
+
 /*
  * Encode a metadata record of a known kind for @version (the checks are
  * xrayfdr_encode_metadata()'s).  Inline, so that the runtime's recording

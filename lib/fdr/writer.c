@@ -287,25 +287,14 @@ static int basic_event(struct xrayfdr_writer *w, const struct xrayfdr_event *ev)
 		return -EINVAL;
 	if (ev->cpu > UINT8_MAX)
 		return -ERANGE; /* the basic format keeps 8 bits of CPU */
-	memset(rec, 0, sizeof(rec));
-	put16(rec + BASIC_OFF_RECORD_TYPE, BASIC_RECORD_FUNCTION, w->be);
-	rec[BASIC_OFF_CPU] = (uint8_t)ev->cpu;
-	rec[BASIC_OFF_KIND] = (uint8_t)ev->kind;
-	put32(rec + BASIC_OFF_FUNC_ID, (uint32_t)ev->func_id, w->be);
-	put64(rec + BASIC_OFF_TSC, ev->tsc, w->be);
-	put32(rec + BASIC_OFF_TID, ev->tid, w->be);
 	/* the process id field is there from version 3; zero before */
-	put32(rec + BASIC_OFF_PID, w->hdr.version >= 3 ? ev->pid : 0, w->be);
+	fdr_put_basic_function(rec, w->be, (uint8_t)ev->cpu, (uint8_t)ev->kind,
+			       ev->func_id, ev->tsc, ev->tid,
+			       w->hdr.version >= 3 ? ev->pid : 0);
 	ret = emit(w, rec, sizeof(rec));
 	for (uint32_t i = 0; !ret && i < ev->nargs; i++) {
-		memset(rec, 0, sizeof(rec));
-		put16(rec + BASIC_OFF_RECORD_TYPE, BASIC_RECORD_ARG_PAYLOAD,
-		      w->be);
-		put32(rec + BASIC_OFF_ARG_FUNC_ID, (uint32_t)ev->func_id,
-		      w->be);
-		put32(rec + BASIC_OFF_ARG_TID, ev->tid, w->be);
-		put32(rec + BASIC_OFF_ARG_PID, ev->pid, w->be);
-		put64(rec + BASIC_OFF_ARG_VALUE, ev->args[i], w->be);
+		fdr_put_basic_arg(rec, w->be, ev->func_id, ev->tid, ev->pid,
+				  ev->args[i]);
 		ret = emit(w, rec, sizeof(rec));
 	}
 	return ret;

@@ -233,33 +233,6 @@ static struct basic_thread *thread_state(void)
 	return t;
 }
 
-static void put_record(struct basic_thread *t, uint8_t cpu, uint8_t type,
-		       int32_t id, uint64_t tsc)
-{
-	uint8_t *p = t->records + t->used * REC;
-
-	memset(p, 0, REC);
-	put16(p + BASIC_OFF_RECORD_TYPE, BASIC_RECORD_FUNCTION, false);
-	p[BASIC_OFF_CPU] = cpu;
-	p[BASIC_OFF_KIND] = type;
-	put32(p + BASIC_OFF_FUNC_ID, (uint32_t)id, false);
-	put64(p + BASIC_OFF_TSC, tsc, false);
-	put32(p + BASIC_OFF_TID, t->tid, false);
-	put32(p + BASIC_OFF_PID, t->pid, false);
-}
-
-static void put_arg(struct basic_thread *t, int32_t id, uint64_t arg)
-{
-	uint8_t *p = t->records + t->used * REC;
-
-	memset(p, 0, REC);
-	put16(p + BASIC_OFF_RECORD_TYPE, BASIC_RECORD_ARG_PAYLOAD, false);
-	put32(p + BASIC_OFF_ARG_FUNC_ID, (uint32_t)id, false);
-	put32(p + BASIC_OFF_ARG_TID, t->tid, false);
-	put32(p + BASIC_OFF_ARG_PID, t->pid, false);
-	put64(p + BASIC_OFF_ARG_VALUE, arg, false);
-}
-
 /* One more record in @t's buffer; a full buffer goes to the log. */
 static void commit(struct basic_thread *t)
 {
@@ -338,11 +311,13 @@ static void record(int32_t id, XRayEntryType type, bool with_arg, uint64_t arg)
 	cpu = (uint8_t)aux; /* the CPU number's low byte, as LLVM keeps it */
 	if (!keep(t, id, type, cpu, tsc))
 		goto out;
-	put_record(t, cpu, (uint8_t)type, id, tsc);
+	fdr_put_basic_function(t->records + t->used * REC, false, cpu,
+			       (uint8_t)type, id, tsc, t->tid, t->pid);
 	if (with_arg) {
 		/* (room for both: no write between them) */
 		t->used++;
-		put_arg(t, id, arg);
+		fdr_put_basic_arg(t->records + t->used * REC, false, id, t->tid,
+				  t->pid, arg);
 	}
 	commit(t);
 out:
