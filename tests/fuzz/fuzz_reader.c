@@ -187,10 +187,11 @@ static void check_rewrite(const struct run *in)
 	for (size_t i = 0; i < in->n; i++) {
 		if (in->evs[i].data_cut)
 			return;
-		/* Pid records came with version 3: a writer of version 1
-		 * or 2 has nowhere to put the pid the reader tolerated. */
-		if (in->hdr.type == XRAYFDR_FILE_FDR && in->hdr.version < 3 &&
-		    in->evs[i].ev.pid)
+		/* The pid came with version 3 in both formats (FDR's Pid
+		 * records, basic records' field, which llvm-xray reads
+		 * before and the writer zeroes): a writer of version 1 or 2
+		 * has nowhere to put the pid the reader reported. */
+		if (in->hdr.version < 3 && in->evs[i].ev.pid)
 			return;
 	}
 	w = xrayfdr_writer_new(sink_write, &s, &o);
