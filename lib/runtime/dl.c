@@ -37,32 +37,33 @@
 typedef void *(*dlopen_fn)(const char *, int);
 typedef int (*dlclose_fn)(void *);
 
-static dlopen_fn next_dlopen(void)
+/* glibc's @name (the next definition after ours), found once into
+ * *@cache. */
+static void *next_symbol(void **cache, const char *name)
 {
-	static dlopen_fn fn;
-	dlopen_fn f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
+	void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
 
 	if (!f) {
-		f = (dlopen_fn)dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.34");
+		f = dlvsym(RTLD_NEXT, name, "GLIBC_2.34");
 		if (!f)
-			f = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
-		__atomic_store_n(&fn, f, __ATOMIC_RELEASE);
+			f = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(cache, f, __ATOMIC_RELEASE);
 	}
 	return f;
 }
 
+static dlopen_fn next_dlopen(void)
+{
+	static void *fn;
+
+	return (dlopen_fn)next_symbol(&fn, "dlopen");
+}
+
 static dlclose_fn next_dlclose(void)
 {
-	static dlclose_fn fn;
-	dlclose_fn f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
+	static void *fn;
 
-	if (!f) {
-		f = (dlclose_fn)dlvsym(RTLD_NEXT, "dlclose", "GLIBC_2.34");
-		if (!f)
-			f = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
-		__atomic_store_n(&fn, f, __ATOMIC_RELEASE);
-	}
-	return f;
+	return (dlclose_fn)next_symbol(&fn, "dlclose");
 }
 
 /* The strings of @lm's DT_RPATH and DT_RUNPATH (NULL where it has none). */

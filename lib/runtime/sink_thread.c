@@ -37,11 +37,10 @@ static unsigned int version; /* of the log, for the preamble */
 static int32_t pid;
 static uint8_t *scratch; /* the drain's log buffer */
 static size_t scratch_size;
-/* Streaming: the writer's log buffer (the flush's may run meanwhile, in a
- * signal handler), and whether a thread waits for a free buffer */
+/* Streaming (q.keep_full): the writer's log buffer (the flush's may run
+ * meanwhile, in a signal handler) */
 static uint8_t *stream_scratch;
 static size_t stream_scratch_size;
-static bool streaming;
 
 static int thread_start(const struct rt_options *o, size_t capacity,
 			uint32_t gen, pid_t owner, char *err, size_t errlen)
@@ -76,7 +75,6 @@ static int thread_start(const struct rt_options *o, size_t capacity,
 	}
 	q.generation = gen;
 	q.keep_full = o->stream;
-	streaming = o->stream;
 	version = o->version;
 	pid = (int32_t)owner;
 	return 0;
@@ -114,7 +112,8 @@ static enum rt_reserve thread_reserve(struct rt_thread *t, size_t need,
 	/* streaming, a full queue waits for the writer while it writes and
 	 * has buffers to free (every buffer held by a thread, waiting could
 	 * wait for a thread that waits for this one) */
-	while (!b && streaming && rt_stream_writing() && rt_bufq_draining(&q)) {
+	while (!b && q.keep_full && rt_stream_writing() &&
+	       rt_bufq_draining(&q)) {
 		struct timespec nap = { 0, 50000 };
 
 		syscall(SYS_nanosleep, &nap, NULL);
@@ -187,7 +186,6 @@ static void thread_fork_child(uint32_t gen, pid_t child)
 	q.lock = 0;
 	/* the parent's writer stays the parent's: the child keeps a flight
 	 * recorder, written at its end to a log of its own */
-	streaming = false;
 	q.keep_full = false;
 	if (!q.mem)
 		return;
@@ -405,9 +403,8 @@ static int thread_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 		return 0;
 	index = (uint32_t)(b - q.bufs);
 	d.order = &index;
-	while (!ret && d.next < d.count)
-		if (fill_chunk(&d, &c))
-			ret = write(ctx, &c);
+	while (!ret && thread_drain_next(&d, &c))
+		ret = write(ctx, &c);
 	rt_bufq_release(&q, b);
 	return ret ? ret : 1;
 }
