@@ -618,9 +618,14 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	/* read before this sub-buffer opened, or on a CPU behind this one */
 	if (*tsc < base)
 		*tsc = base;
-	pd->staged_before =
-		XRAY_FDR_COMMIT_TID(commit) != t->tid ? (uint32_t)MD : 0;
-	/* a takeover starts a stretch (a refused commit may skip a number) */
+	/* A takeover of the tail starts a stretch (a refused commit may
+	 * skip a number); so does coming back to a ring whose tail is still
+	 * this thread's after writing in another, whose records came in
+	 * between. */
+	pd->staged_before = XRAY_FDR_COMMIT_TID(commit) != t->tid ||
+					    t->stretch_ring != cpu + 1 ?
+				    (uint32_t)MD :
+				    0;
 	if (pd->staged_before)
 		t->stretch++;
 	/* The thread's name goes into each sub-buffer it writes in (any
@@ -801,6 +806,7 @@ static bool cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
 	if (rseq_commit(pd->cpu, &control(pd->cpu)->commit, pd->expect, val,
 			seg, n))
 		return false;
+	t->stretch_ring = pd->cpu + 1;
 	if (t->name_in) {
 		t->name_gen = cr.gen;
 		t->name_cpu = pd->cpu;

@@ -106,10 +106,12 @@ struct rt_thread {
 	uint32_t setup_done; /* thread id, exit hook and rseq area set up */
 	/* used when libc registered no rseq area */
 	struct rt_rseq_area rseq;
-	/* CPU rings: the append being prepared (sink_cpu.c), and how many
-	 * times this thread took over a ring's tail (orders its stretches) */
+	/* CPU rings: the append being prepared (sink_cpu.c), the number of the
+	 * stretch of its records it is writing and the CPU of its ring, + 1
+	 * (0: none yet) */
 	struct rt_ring_pending ring;
 	uint32_t stretch;
+	uint32_t stretch_ring;
 	/* Thread-name events (fdr.c): the name last recorded ("" before the
 	 * first); set by reserve when a buffer begins for the thread and its
 	 * name must go first; set by the controller when the records being

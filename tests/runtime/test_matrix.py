@@ -1173,6 +1173,58 @@ def check_stream():
     verify_log("record --stream, killed by SIGSEGV: the log is valid", log)
 
 
+def order_problems(events):
+    """Where a thread's records, in the log's order, do not nest (an exit
+    that is not of the call on top) or go back in time: [] if nowhere."""
+    stacks, last, bad = {}, {}, []
+    for e in events:
+        k, tid = e["kind"], (e["pid"], e["tid"])
+        if k not in ENTRY_KINDS and k not in EXIT_KINDS:
+            continue
+        if e["tsc"] < last.get(tid, 0):
+            bad.append(f"offset {e['offset']}: thread {tid[1]}'s time goes back")
+        last[tid] = e["tsc"]
+        st = stacks.setdefault(tid, [])
+        if k in ENTRY_KINDS:
+            st.append(e["func_id"])
+        elif not st or st.pop() != e["func_id"]:
+            bad.append(f"offset {e['offset']}: thread {tid[1]}'s exit of "
+                       f"{e['func_id']} is not of the call on top")
+    return bad
+
+
+def check_migrate():
+    """CPU mode: threads that move to another CPU in the middle of a call
+    and come back to a ring they still own have their records in the
+    order they made them, flight recorder and streamed."""
+    if len(os.sched_getaffinity(0)) < 2:
+        tap(None, "migrate", skip="one CPU: nothing can migrate")
+        return
+    b = built(Prog("migrate", ["migrate.c"]))
+    if not b:
+        return
+    exe, d = b
+    ids = symbol_ids(exe)
+    for extra, what in (([], "flight recorder"),
+                        (["--stream", "--buffer-size", "4K", "--buffer-max", "8"],
+                         "--stream, 8 sub-buffers of 4 KiB")):
+        log = os.path.join(d, "migrate.xray")
+        p = run([XRAYFDR, "record", "-q", "--mode", "cpu", "-o", log] + extra +
+                [exe, "300", "2"])
+        want = program_counts(p.stdout)
+        evs = events_of(log) if os.path.exists(log) else []
+        c, _, _, info = tally(evs)
+        bad = {name: (c[(pid, ids[name], "entry")], c[(pid, ids[name], "exit")], n)
+               for (pid, name), n in want.items()
+               if (c[(pid, ids[name], "entry")], c[(pid, ids[name], "exit")]) != (n, n)}
+        order = order_problems(evs)
+        tap(p.returncode == 0 and want and not bad and not order and
+            info_value(info, "overwritten") == 0 and info_value(info, "dropped") == 0,
+            f"migrate: --mode cpu, {what}: every call, in order",
+            f"exit {p.returncode}; (entries, exits, calls): {bad}; "
+            f"{len(order)} out of order: {order[:5]}\n{info}{p.stderr[-500:]}")
+
+
 def check_light_objects():
     """The recording path is called with only general registers saved: its
     objects must not touch vector registers nor call what might."""
@@ -1422,7 +1474,7 @@ def main():
                check_patching,
                check_version1_and_threshold, check_environment, check_static_link,
                check_thread_names, check_depth, check_dlopen, check_basic,
-               check_stream):
+               check_stream, check_migrate):
         try:
             fn()
         except Exception as e:
