@@ -153,13 +153,6 @@ static const struct rt_sink *choose_sink(const struct rt_options *o)
 					     &rt_thread_sink :
 					     &rt_cpu_sink;
 
-	/* CPU mode's rings are not streamed (yet): mode=auto streams from
-	 * thread buffers, and mode=cpu says so */
-	if (want == &rt_cpu_sink && o->stream) {
-		if (o->record_mode == RT_MODE_CPU)
-			pr_warn("stream=true: CPU mode's rings are not streamed; recording in thread mode\n");
-		want = &rt_thread_sink;
-	}
 	/* (valgrind, a seccomp filter) */
 	if (want == &rt_cpu_sink && !register_rseq(&rt_self)) {
 		if (o->record_mode == RT_MODE_CPU)
@@ -217,6 +210,10 @@ int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
 	if (ret == 1 && rt.tsc.source == RT_TSC_CALIBRATE)
 		pr_info("TSC frequency calibrated against CLOCK_MONOTONIC_RAW (%llu Hz); the log says so\n",
 			(unsigned long long)rt.tsc.hz);
+	/* a streamed trace the last flush did not end: its writer reads
+	 * the sink's memory */
+	rt_stream_stop();
+	rt_stream_close();
 	ret = start_sink(choose_sink(o), o, capacity, err, errlen);
 	if (ret)
 		return ret;
@@ -228,9 +225,6 @@ int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
 	rt.dropped = 0;
 	rt.pid = getpid();
 	if (o->stream) {
-		/* a streamed trace the last flush did not end */
-		rt_stream_stop();
-		rt_stream_close();
 		ret = rt_stream_start(err, errlen);
 		if (ret)
 			return ret;

@@ -414,6 +414,8 @@ void rt_flush_emergency(void)
 	if (rt.status == XRAY_LOG_UNINITIALIZED || !rt.generation ||
 	    rt.flush_status != XRAY_LOG_NOT_FLUSHING || rt.opts.no_file_flush)
 		return;
+	/* what the writer is writing is not the drain's to write again */
+	rt_stream_halt();
 	rt_fdr_quiesce();
 	rt.status = XRAY_LOG_FINALIZED;
 	/* the lock may be held by the thread that crashed: go on without */

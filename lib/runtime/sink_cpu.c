@@ -34,6 +34,8 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +49,7 @@
 #include "ring.h"
 #include "sink.h"
 #include "state.h"
+#include "stream.h"
 
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 #define FN XRAYFDR_FUNCTION_RECORD_SIZE
@@ -66,6 +69,17 @@ struct run {
 	uint32_t order; /* its place in the rings, for equal times */
 };
 
+/*
+ * Where the stream's writer is in a ring: @off bytes into the records of
+ * the sub-buffer with sequence number @seq, where the tail was @owner's,
+ * in stretch @stretch.
+ */
+struct ring_pos {
+	uint64_t seq;
+	uint32_t off;
+	uint32_t owner, stretch;
+};
+
 /* The memory of one set of rings: the module's mapping or our own. */
 struct rings {
 	uint8_t *header; /* the header page */
@@ -83,8 +97,20 @@ static struct {
 	uint32_t gen;
 	unsigned int version;
 	int32_t pid;
-	bool discard;
+	bool discard; /* the rings' geometry */
+	bool user_discard; /* what the user asked for (not streaming) */
 	uint64_t damaged;
+	/* stretches are numbered in the order they begin, process-wide */
+	uint32_t stretch_clock;
+	/* streaming: where the writer is in each ring (stream_at), where its
+	 * pass got to (stream_to), its runs and its log buffer */
+	bool streaming;
+	struct ring_pos *stream_at, *stream_to;
+	struct run *stream_runs;
+	size_t stream_max, stream_map_size;
+	uint8_t *stream_scratch;
+	size_t stream_capacity;
+	uint64_t stream_damaged;
 	/* the drain */
 	uint8_t *scratch; /* one log buffer being built */
 	size_t capacity;
@@ -279,13 +305,15 @@ static int own_rings(struct rings *r, uint32_t ncpus, uint32_t size,
 }
 
 /*
- * A session of the module: geometry within its limits (halving the
+ * A session of the module: geometry within its limits (@flags: discard
+ * mode or not) (halving the
  * sub-buffer count while the memory caps refuse it), the header and every
  * CPU area mapped, recording started.  Return 0; -ENODEV if there is no
  * module to ask; another negative errno, with @err, if it refused.
  */
 static int module_rings(struct rings *r, const struct rt_options *o,
-			uint32_t size, uint32_t count, char *err, size_t errlen)
+			uint32_t size, uint32_t count, uint32_t flags,
+			char *err, size_t errlen)
 {
 	struct xray_fdr_info info = { .size = sizeof(info) };
 	struct xray_fdr_geometry geom = { .size = sizeof(geom) };
@@ -302,7 +330,7 @@ static int module_rings(struct rings *r, const struct rt_options *o,
 	what = "XRAY_FDR_IOC_INFO";
 	if (ioctl(r->fd, XRAY_FDR_IOC_INFO, &info))
 		goto fail;
-	geom.flags = o->discard ? XRAY_FDR_GEOM_DISCARD : 0;
+	geom.flags = flags;
 	geom.subbuf_size = size < info.min_subbuf_size ? info.min_subbuf_size :
 			   size > info.max_subbuf_size ? info.max_subbuf_size :
 							 size;
@@ -476,6 +504,41 @@ uint64_t rt_cpu_user_lost(void)
 	return n;
 }
 
+/* The stream's writer's memory for the rings now in use. */
+static int stream_setup(size_t capacity, char *err, size_t errlen)
+{
+	size_t pos = (size_t)rt_ring.ncpus * sizeof(struct ring_pos) * 2;
+	size_t max = 4 * ((size_t)cr.subbuf_size / 8 + 1), size;
+	uint8_t *m;
+
+	if (max < 4096)
+		max = 4096;
+	size = pos + max * sizeof(struct run);
+	if (cr.stream_map_size)
+		munmap(cr.stream_at, cr.stream_map_size);
+	cr.stream_map_size = 0;
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED ||
+	    rt_logbuf_scratch(&cr.stream_scratch, &cr.stream_capacity,
+			      capacity)) {
+		if (m != MAP_FAILED)
+			munmap(m, size);
+		snprintf(err, errlen, "cannot map the stream's %zu bytes",
+			 size + capacity);
+		return -ENOMEM;
+	}
+	/* every ring from its start: (mmap's zeros) */
+	cr.stream_map_size = size;
+	cr.stream_at = (struct ring_pos *)m;
+	cr.stream_to = cr.stream_at + rt_ring.ncpus;
+	cr.stream_runs = (struct run *)(m + pos);
+	cr.stream_max = max;
+	cr.stream_damaged = 0;
+	cr.streaming = true;
+	return 0;
+}
+
 /*
  * Rings for a new trace: the module's when it answers (mode=auto or cpu),
  * else ours (mode=cpu).  The sub-buffer is buffer_size rounded up to a
@@ -488,6 +551,8 @@ static int cpu_start(const struct rt_options *o, size_t capacity, uint32_t gen,
 		     pid_t pid, char *err, size_t errlen)
 {
 	uint32_t ncpus = (uint32_t)get_nprocs_conf(), size, count;
+	/* streaming, nothing is written over before the writer took it */
+	uint32_t flags = o->discard || o->stream ? XRAY_FDR_GEOM_DISCARD : 0;
 	int ret;
 
 	if (sysconf(_SC_PAGESIZE) != RT_RING_CONTROL_SIZE) {
@@ -503,18 +568,18 @@ static int cpu_start(const struct rt_options *o, size_t capacity, uint32_t gen,
 		snprintf(err, errlen, "cannot map %zu bytes", capacity);
 		return -ENOMEM;
 	}
+	cr.streaming = false;
 	/* A thread may still be in the C path of the last trace: its rings
 	 * go when the next trace starts. */
 	rings_free(&cr.previous);
 	cr.previous = cr.now;
 	cr.now = (struct rings){ .fd = -1 };
 	memset(&rt_ring, 0, sizeof(rt_ring));
-	ret = module_rings(&cr.now, o, size, count, err, errlen);
+	ret = module_rings(&cr.now, o, size, count, flags, err, errlen);
 	if (ret == -ENODEV) {
 		snprintf(err, errlen, "no %s", o->device);
 		if (o->record_mode == RT_MODE_CPU) {
-			ret = own_rings(&cr.now, ncpus, size, count,
-					o->discard ? XRAY_FDR_GEOM_DISCARD : 0);
+			ret = own_rings(&cr.now, ncpus, size, count, flags);
 			if (ret)
 				snprintf(
 					err, errlen,
@@ -522,12 +587,15 @@ static int cpu_start(const struct rt_options *o, size_t capacity, uint32_t gen,
 					ncpus, count, size);
 		}
 	}
+	if (!ret && o->stream)
+		ret = stream_setup(capacity, err, errlen);
 	if (ret)
 		return ret;
 	cr.gen = gen;
 	cr.version = o->version;
 	cr.pid = (int32_t)pid;
 	cr.damaged = 0;
+	cr.user_discard = o->discard;
 	write_notes(o, pid);
 	if (o->keep && cr.now.fd >= 0)
 		pr_warn("session %u is kept if this process dies: xrayfdr-ctl dump %u -o FILE writes its log\n",
@@ -565,7 +633,7 @@ static void reuse_and_precount(struct rt_ring_pending *pd, uint32_t cpu,
 	uint64_t old = seq - cr.subbuf_count;
 	uint32_t v = next->user_events;
 
-	if (seq >= cr.subbuf_count)
+	if (seq >= cr.subbuf_count && !cr.discard) /* (else consumed) */
 		pd->reused_events =
 			next->seq == old && (v & XRAY_FDR_SUBBUF_COUNTED) ?
 				v & ~XRAY_FDR_SUBBUF_COUNTED :
@@ -587,8 +655,29 @@ static void reuse_and_precount(struct rt_ring_pending *pd, uint32_t cpu,
 	pd->count_val = after->user_data | (uint64_t)v << 32;
 }
 
+/*
+ * The number of a stretch that begins: in the order they begin, so that
+ * the stream's writer knows from the clock which stretches had all the
+ * records of their thread's earlier ones committed (cpu_stream_one()).
+ * 0 means none (a sub-buffer the kernel opened).
+ */
+static uint32_t next_stretch(void)
+{
+	uint32_t v = __atomic_add_fetch(&cr.stretch_clock, 1, __ATOMIC_SEQ_CST);
+
+	return v ? v :
+		   __atomic_add_fetch(&cr.stretch_clock, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Did stretch @a begin before stretch @b?  (The clock wraps.) */
+static bool stretch_before(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+/* *@full is set when the ring has no room until a reader consumes. */
 static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
-				       uint64_t *tsc, uint32_t cpu)
+				       uint64_t *tsc, uint32_t cpu, bool *full)
 {
 	struct rt_ring_pending *pd = &t->ring;
 	const struct xray_fdr_header *hdr = rt_ring.header;
@@ -627,7 +716,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 				    (uint32_t)MD :
 				    0;
 	if (pd->staged_before)
-		t->stretch++;
+		t->stretch = next_stretch();
 	/* The thread's name goes into each sub-buffer it writes in (any
 	 * may be the oldest left), checked where the C path runs: where
 	 * it takes over the tail, opens a sub-buffer, or writes first in
@@ -649,8 +738,12 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 			      cr.subbuf_size;
 		seq = __atomic_load_n(&sb->seq, __ATOMIC_RELAXED) + 1;
 		if (cr.discard &&
-		    (int64_t)(seq - ctl->consumed) >= (int64_t)cr.subbuf_count)
+		    (int64_t)(seq - __atomic_load_n(&ctl->consumed,
+						    __ATOMIC_ACQUIRE)) >=
+			    (int64_t)cr.subbuf_count) {
+			*full = true;
 			return RT_RESERVE_NONE;
+		}
 		nidx = idx + 1 == cr.subbuf_count ? 0 : idx + 1;
 		next = subbuf(cpu, nidx);
 		reuse_and_precount(pd, cpu, idx, used, seq, nidx);
@@ -686,11 +779,25 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	return RT_RESERVE_SAME;
 }
 
-/* A drop is counted in the ring too, for a dump of the session. */
+/*
+ * A drop is counted in the ring too, for a dump of the session.
+ * Streaming, a full ring waits for the writer while it writes (it
+ * consumes every ring, whoever waits); the time stays the event's.
+ */
 static enum rt_reserve cpu_reserve(struct rt_thread *t, size_t need,
 				   uint64_t *tsc, uint32_t cpu)
 {
-	enum rt_reserve ret = reserve_in_ring(t, need, tsc, cpu);
+	bool full = false;
+	enum rt_reserve ret = reserve_in_ring(t, need, tsc, cpu, &full);
+
+	while (ret == RT_RESERVE_NONE && full && cr.streaming &&
+	       rt_stream_writing()) {
+		struct timespec nap = { 0, 50000 };
+
+		syscall(SYS_nanosleep, &nap, NULL);
+		full = false;
+		ret = reserve_in_ring(t, need, tsc, cpu, &full);
+	}
 
 	if (ret == RT_RESERVE_NONE && rt_ring.header && cpu < rt_ring.ncpus)
 		__atomic_add_fetch(&control(cpu)->user_records_lost, 1,
@@ -848,9 +955,12 @@ static void cpu_fork_nothing(void)
  * module's session is the parent's, not the child's to write. */
 static void cpu_fork_child(uint32_t gen, pid_t pid)
 {
+	uint32_t flags = cr.user_discard ? XRAY_FDR_GEOM_DISCARD : 0;
+
 	cr.pid = (int32_t)pid;
 	cr.gen = gen;
 	cr.damaged = 0;
+	cr.streaming = false; /* (the writer is the parent's) */
 	if (!rt_ring.header)
 		return;
 	if (cr.now.fd >= 0) {
@@ -860,9 +970,11 @@ static void cpu_fork_child(uint32_t gen, pid_t pid)
 		rings_free(&cr.previous);
 		memset(&rt_ring, 0, sizeof(rt_ring));
 		own_rings(&cr.now, h.nr_cpus, h.subbuf_size, h.subbuf_count,
-			  h.geom_flags & XRAY_FDR_GEOM_DISCARD);
+			  flags);
 		return;
 	}
+	cr.own_header.geom_flags = flags;
+	rings_use(&cr.now);
 	for (uint32_t c = 0; c < rt_ring.ncpus; c++)
 		ring_init(c);
 }
@@ -883,7 +995,7 @@ static const char *cpu_memory(void)
 static void cpu_counters(struct rt_sink_counters *c)
 {
 	c->overwritten = c->recycled = 0;
-	c->damaged = cr.damaged;
+	c->damaged = cr.damaged + cr.stream_damaged;
 	c->kernel_lost = 0;
 	/* in the rings, so a dump of a dead process's session has them */
 	for (uint32_t cpu = 0; rt_ring.header && cpu < rt_ring.ncpus; cpu++) {
@@ -933,6 +1045,11 @@ struct walk {
 		uint32_t tid, stretch;
 	} last[64]; /* the last stretch of each thread seen in this ring */
 	unsigned int nlast;
+	uint64_t damaged;
+	/* the stream's writer: stop at a stretch that began at @stop or
+	 * later, or before a sub-buffer that might not fit in @max */
+	bool stream;
+	uint32_t stop;
 };
 
 static void add_run(struct walk *w, const struct run *r)
@@ -984,28 +1101,42 @@ static void settle_pending(struct walk *w)
 }
 
 /*
- * The runs of CPU @cpu's ring.  A run ends where another thread takes
- * over the tail (NewBuffer) and around each of the kernel's records,
- * which name their own thread.
+ * The runs of CPU @cpu's ring, from its oldest surviving record or from
+ * @from (where the stream's writer is), to its last committed one or to
+ * where a streaming walk stops; that place into @to, if not NULL.  A run
+ * ends where another thread takes over the tail (NewBuffer) and around
+ * each of the kernel's records, which name their own thread.
  */
-static void walk_ring(uint32_t cpu, struct walk *w)
+static void walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
+		      struct ring_pos *to)
 {
 	uint64_t commit =
 		__atomic_load_n(&control(cpu)->commit, __ATOMIC_ACQUIRE);
 	uint32_t off = XRAY_FDR_COMMIT_OFFSET(commit), open;
-	uint32_t owner = 0, stretch = 0;
-	uint64_t open_seq;
+	uint32_t owner = 0, stretch = 0, skip = 0, at = 0;
+	uint64_t open_seq, seq;
 
 	if (!off || off > rt_ring.size || off % 8) {
-		cr.damaged++;
+		w->damaged++;
 		return;
 	}
 	open = (off - 1) >> cr.shift;
 	open_seq = subbuf(cpu, open)->seq;
-	for (uint32_t k = cr.subbuf_count; k-- > 0;) {
+	seq = open_seq >= cr.subbuf_count ? open_seq - cr.subbuf_count + 1 : 0;
+	if (from && from->seq >= seq && from->seq <= open_seq) {
+		seq = from->seq;
+		skip = from->off;
+		owner = from->owner;
+		stretch = from->stretch;
+	} else if (from) {
+		w->damaged++; /* the ring went on without the writer */
+	}
+	for (; seq <= open_seq; seq++, skip = 0) {
+		uint32_t k = (uint32_t)(open_seq - seq);
 		uint32_t idx = (open + cr.subbuf_count - k) % cr.subbuf_count;
 		const struct xray_fdr_subbuf *sb = subbuf(cpu, idx);
-		const uint8_t *p = (const uint8_t *)sb + SUBBUF_HDR;
+		const uint8_t *recs = (const uint8_t *)sb + SUBBUF_HDR;
+		const uint8_t *p = recs + skip;
 		uint32_t used = k ? sb->used : off - (open << cr.shift);
 		struct run r = { .cpu = cpu,
 				 .base = sb->tsc,
@@ -1014,16 +1145,22 @@ static void walk_ring(uint32_t cpu, struct walk *w)
 		size_t left, len;
 		bool ev;
 
-		if (open_seq < k)
-			continue; /* never written */
-		if (sb->seq != open_seq - k || used < SUBBUF_HDR ||
-		    used > cr.subbuf_size || used % 8 || sb->cpu != cpu) {
-			cr.damaged++;
+		at = skip;
+		if (sb->seq != seq || used < SUBBUF_HDR ||
+		    used > cr.subbuf_size || used % 8 || sb->cpu != cpu ||
+		    skip > used - SUBBUF_HDR) {
+			w->damaged++;
 			continue;
 		}
+		/* no more runs than records, and one */
+		if (w->stream && w->n + (used - SUBBUF_HDR) / 8 + 1 > w->max)
+			goto stop;
 		/* opened by its owner: a stretch number; by the kernel: the
 		 * owner's stretch goes on */
-		if (sb->user_data || sb->tid != owner) {
+		if (!skip && (sb->user_data || sb->tid != owner)) {
+			if (w->stream && sb->user_data &&
+			    !stretch_before(sb->user_data, w->stop))
+				goto stop;
 			owner = sb->tid;
 			stretch = sb->user_data;
 			if (w->out)
@@ -1031,12 +1168,13 @@ static void walk_ring(uint32_t cpu, struct walk *w)
 		}
 		r.tid = owner;
 		r.stretch = stretch;
-		for (left = used - SUBBUF_HDR; left; p += len, left -= len) {
+		for (left = used - SUBBUF_HDR - skip; left;
+		     p += len, left -= len) {
 			unsigned int kind = XRAY_FDR_REC_KIND(p[0]);
 
 			len = record_len(p, left, &ev);
 			if (!len) {
-				cr.damaged++;
+				w->damaged++;
 				break;
 			}
 			if (!(p[0] & XRAY_FDR_REC_EXTENDED) ||
@@ -1044,6 +1182,14 @@ static void walk_ring(uint32_t cpu, struct walk *w)
 			     kind <= XRAY_FDR_REC_USER_KIND_MAX))
 				continue;
 			r.len = (uint32_t)(p - r.p);
+			if (kind == XRAYFDR_MD_NEW_BUFFER && w->stream &&
+			    !stretch_before(get32(p + RT_STRETCH_OFF, false),
+					    w->stop)) {
+				if (r.len)
+					add_run(w, &r);
+				at = (uint32_t)(p - recs);
+				goto stop;
+			}
 			if (r.len)
 				add_run(w, &r);
 			if (kind == XRAYFDR_MD_NEW_BUFFER) {
@@ -1074,7 +1220,16 @@ static void walk_ring(uint32_t cpu, struct walk *w)
 		r.len = (uint32_t)(p - r.p);
 		if (r.len)
 			add_run(w, &r);
+		/* (past what made no sense: what comes is appended after) */
+		at = used - SUBBUF_HDR;
 	}
+	seq = open_seq;
+stop:
+	if (to)
+		*to = (struct ring_pos){ .seq = seq,
+					 .off = at,
+					 .owner = owner,
+					 .stretch = stretch };
 	if (w->out)
 		settle_pending(w);
 }
@@ -1084,8 +1239,19 @@ static bool run_before(const struct run *a, const struct run *b)
 	if (a->tid != b->tid)
 		return a->tid < b->tid;
 	if (a->stretch != b->stretch)
-		return a->stretch < b->stretch;
+		return stretch_before(a->stretch, b->stretch);
 	return a->order < b->order;
+}
+
+static int run_cmp(const void *a, const void *b)
+{
+	return run_before(a, b) ? -1 : run_before(b, a) ? 1 : 0;
+}
+
+/* Where each ring's walk starts: where the stream's writer got to. */
+static const struct ring_pos *walk_from(uint32_t cpu)
+{
+	return cr.streaming ? &cr.stream_at[cpu] : NULL;
 }
 
 static void cpu_drain_begin(struct rt_drain *d, bool wait)
@@ -1102,7 +1268,8 @@ static void cpu_drain_begin(struct rt_drain *d, bool wait)
 		munmap(cr.runs, cr.runs_size);
 	cr.runs = NULL;
 	for (uint32_t c = 0; c < rt_ring.ncpus; c++)
-		walk_ring(c, &w);
+		walk_ring(c, &w, walk_from(c), NULL);
+	cr.damaged = w.damaged;
 	if (!w.n)
 		return;
 	/* Rings still written (xrayfdr_trace_stats() during a trace) may
@@ -1120,9 +1287,9 @@ static void cpu_drain_begin(struct rt_drain *d, bool wait)
 		}
 		cr.runs_size = size;
 		w = (struct walk){ .out = cr.runs, .max = max };
-		cr.damaged = 0; /* counted once, by the walk kept */
 		for (uint32_t c = 0; c < rt_ring.ncpus; c++)
-			walk_ring(c, &w);
+			walk_ring(c, &w, walk_from(c), NULL);
+		cr.damaged = w.damaged; /* counted once, by the walk kept */
 		if (w.n <= w.max)
 			break;
 		munmap(cr.runs, cr.runs_size);
@@ -1215,20 +1382,29 @@ static bool saw_name(struct rt_drain *d, uint32_t tid, const uint8_t *p,
 				  d->name);
 }
 
+/* What a walk over sorted runs makes its log buffers from and in. */
+struct pass {
+	const struct run *runs;
+	uint8_t *scratch;
+	size_t capacity;
+	bool names_now; /* the flush's: and the names threads have now */
+};
+
 /* One thread's records from the drain's position into a log buffer, or
  * the name the thread has now (when that did not fit after them); false
  * if none of them were events. */
-static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
+static bool fill_chunk(struct rt_drain *d, const struct pass *ps,
+		       struct rt_chunk *c)
 {
 	bool pending = d->name_pending;
-	const struct run *first = &cr.runs[d->next - pending];
+	const struct run *first = &ps->runs[d->next - pending];
 	uint32_t tid = first->tid;
 	struct rt_logbuf o;
 	uint64_t names = 0; /* the thread's own thread-name events */
 	bool any = false, ev;
 	size_t preamble;
 
-	rt_logbuf_init(&o, cr.scratch, cr.capacity, cr.version,
+	rt_logbuf_init(&o, ps->scratch, ps->capacity, cr.version,
 		       rt.threshold_ticks);
 	preamble = fdr_put_preamble(
 		o.p, false, cr.version, (int32_t)tid,
@@ -1241,11 +1417,11 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 					 d->name) > 0;
 		goto done;
 	}
-	if (!d->offset && (!d->next || cr.runs[d->next - 1].tid != tid))
+	if (!d->offset && (!d->next || ps->runs[d->next - 1].tid != tid))
 		d->name[0] = '\0'; /* the thread's first buffer */
-	for (; d->next < d->count && cr.runs[d->next].tid == tid;
+	for (; d->next < d->count && ps->runs[d->next].tid == tid;
 	     d->next++, d->offset = 0) {
-		const struct run *r = &cr.runs[d->next];
+		const struct run *r = &ps->runs[d->next];
 
 		while (d->offset < r->len) {
 			const uint8_t *p = r->p + d->offset;
@@ -1267,15 +1443,15 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 	/* All its records are out.  If the thread is still there (in this
 	 * process: not a dump of another's session), the flush is the last
 	 * chance to see a rename. */
-	if (cr.pid == rt.pid && o.cpu != UINT32_MAX &&
+	if (ps->names_now && o.cpu != UINT32_MAX &&
 	    rt_logbuf_name_now(&o, o.cpu, o.last, tid, d->name) < 0) {
 		d->name_pending = true;
 		d->name_cpu = o.cpu;
 		d->name_tsc = o.last;
 	}
 done:
-	c->data = cr.scratch;
-	c->used = (size_t)(o.p - cr.scratch);
+	c->data = ps->scratch;
+	c->used = (size_t)(o.p - ps->scratch);
 	c->events = o.events;
 	/* a buffer whose calls were all rewound is left out, names too */
 	return any && o.events > names;
@@ -1283,8 +1459,13 @@ done:
 
 static bool cpu_drain_next(struct rt_drain *d, struct rt_chunk *c)
 {
+	const struct pass ps = { .runs = cr.runs,
+				 .scratch = cr.scratch,
+				 .capacity = cr.capacity,
+				 .names_now = cr.pid == rt.pid };
+
 	while (cr.runs && (d->next < d->count || d->name_pending))
-		if (fill_chunk(d, c))
+		if (fill_chunk(d, &ps, c))
 			return true;
 	return false;
 }
@@ -1292,6 +1473,72 @@ static bool cpu_drain_next(struct rt_drain *d, struct rt_chunk *c)
 static void cpu_drain_end(struct rt_drain *d)
 {
 	(void)d;
+}
+
+/* Has a sub-buffer closed that the stream's writer has not consumed? */
+static bool stream_due(void)
+{
+	for (uint32_t c = 0; c < rt_ring.ncpus; c++) {
+		uint64_t commit =
+			__atomic_load_n(&control(c)->commit, __ATOMIC_ACQUIRE);
+		uint32_t off = XRAY_FDR_COMMIT_OFFSET(commit);
+
+		if (off && off <= rt_ring.size &&
+		    subbuf(c, (off - 1) >> cr.shift)->seq !=
+			    cr.stream_at[c].seq)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Streaming: a pass over every ring from where the last one stopped to
+ * what is committed, open sub-buffers included, once a sub-buffer has
+ * closed.  Its runs become log buffers in the flush's order (thread, then
+ * stretch), and what it took is then consumed: the writers may open
+ * sub-buffers up to the one it stopped in.
+ *
+ * A thread's stretches must go out in order across passes, while it
+ * writes on.  A stretch begins after every record of its thread's
+ * earlier ones is committed, and takes its number from the clock then:
+ * so a pass that reads the clock first, and stops each ring at the first
+ * stretch numbered after it, has every earlier record of each thread
+ * whose records it takes, and the next pass starts where it stopped.
+ */
+static int cpu_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
+			  void *ctx)
+{
+	struct walk w = { .out = cr.stream_runs,
+			  .max = cr.stream_max,
+			  .stream = true };
+	const struct pass ps = { .runs = cr.stream_runs,
+				 .scratch = cr.stream_scratch,
+				 .capacity = cr.stream_capacity };
+	struct rt_drain d = { 0 };
+	struct rt_chunk c;
+	bool consumed = false;
+	int ret = 0;
+
+	if (!cr.streaming || !rt_ring.header || !stream_due())
+		return 0;
+	w.stop = __atomic_load_n(&cr.stretch_clock, __ATOMIC_SEQ_CST) + 1;
+	for (uint32_t cpu = 0; cpu < rt_ring.ncpus; cpu++)
+		walk_ring(cpu, &w, &cr.stream_at[cpu], &cr.stream_to[cpu]);
+	cr.stream_damaged += w.damaged;
+	qsort(cr.stream_runs, w.n, sizeof(*cr.stream_runs), run_cmp);
+	d.count = w.n;
+	while (!ret && d.next < d.count)
+		if (fill_chunk(&d, &ps, &c))
+			ret = write(ctx, &c);
+	if (ret)
+		return ret;
+	for (uint32_t cpu = 0; cpu < rt_ring.ncpus; cpu++) {
+		consumed |= cr.stream_to[cpu].seq != cr.stream_at[cpu].seq;
+		cr.stream_at[cpu] = cr.stream_to[cpu];
+		__atomic_store_n(&control(cpu)->consumed, cr.stream_at[cpu].seq,
+				 __ATOMIC_RELEASE);
+	}
+	return consumed;
 }
 
 const struct rt_sink rt_cpu_sink = {
@@ -1311,4 +1558,5 @@ const struct rt_sink rt_cpu_sink = {
 	.drain_begin = cpu_drain_begin,
 	.drain_next = cpu_drain_next,
 	.drain_end = cpu_drain_end,
+	.stream_one = cpu_stream_one,
 };

@@ -20,6 +20,8 @@ static struct {
 	pthread_t thread;
 	bool running; /* a thread to join */
 	volatile int stop;
+	volatile int halt; /* the emergency flush: no more passes */
+	volatile int busy; /* in a pass */
 	int fd;
 	int error; /* the first write error, negative */
 	uint64_t events, buffers;
@@ -40,7 +42,15 @@ static void *writer(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		int ret = rt.sink->stream_one(write_chunk, &st.fd);
+		int ret;
+
+		__atomic_store_n(&st.busy, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&st.halt, __ATOMIC_SEQ_CST)) {
+			__atomic_store_n(&st.busy, 0, __ATOMIC_RELEASE);
+			break;
+		}
+		ret = rt.sink->stream_one(write_chunk, &st.fd);
+		__atomic_store_n(&st.busy, 0, __ATOMIC_RELEASE);
 
 		if (ret < 0) {
 			st.error = ret;
@@ -73,6 +83,7 @@ int rt_stream_start(char *err, size_t errlen)
 	if (st.fd < 0)
 		return st.fd;
 	st.stop = 0;
+	st.halt = 0;
 	st.error = 0;
 	st.events = st.buffers = 0;
 	__atomic_store_n(&rt_stream_alive, 1, __ATOMIC_RELEASE);
@@ -102,6 +113,20 @@ int rt_stream_stop(void)
 	}
 	__atomic_store_n(&rt_stream_alive, 0, __ATOMIC_RELEASE);
 	return st.error;
+}
+
+void rt_stream_halt(void)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	if (!st.running)
+		return;
+	__atomic_store_n(&st.halt, 1, __ATOMIC_SEQ_CST);
+	/* (bounded: the writer may be the thread that crashed) */
+	for (int i = 0; i < 1000 && __atomic_load_n(&st.busy, __ATOMIC_ACQUIRE);
+	     i++)
+		nanosleep(&ms, NULL);
+	__atomic_store_n(&rt_stream_alive, 0, __ATOMIC_RELEASE);
 }
 
 int rt_stream_fd(void)

@@ -36,6 +36,12 @@ int rt_stream_start(char *err, size_t errlen);
  * Return 0 or the error a write met.
  */
 int rt_stream_stop(void);
+/*
+ * In a signal handler (the emergency flush): let the writer finish the
+ * pass it is in, a second at most, and start no other; threads that wait
+ * for it stop waiting.  Async-signal-safe.
+ */
+void rt_stream_halt(void);
 /* The streamed log's descriptor (-1 if none), and what the writer wrote. */
 int rt_stream_fd(void);
 void rt_stream_totals(uint64_t *events, uint64_t *buffers);
