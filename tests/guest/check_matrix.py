@@ -6,9 +6,11 @@
 
 FILES_DIR holds what the guest exported: m-NAME.out (the program's
 output: its own counts) and m-NAME.xray[.PID] (its logs, recorded in CPU
-mode on the module's rings).  For each program: the log counts every call
-the program counts (signals: up to what the log reports lost), and every
-log passes xrayfdr dump --verify and llvm-xray fdr-dump -verify.  Prints
+mode on the module's rings; NAME@stream: streamed).  For each program: the
+log counts every call the program counts (signals: up to what the log
+reports lost), each thread's calls nest in the log's order, a streamed
+log lost nothing, and every log passes xrayfdr dump --verify and
+llvm-xray fdr-dump -verify.  Prints
 "ok DESCRIPTION" / "not ok DESCRIPTION" lines, with "# " diagnostics.
 """
 import glob
@@ -31,7 +33,8 @@ def line(ok, name, diag=""):
 
 def check(files, bins, out):
     name = os.path.basename(out)[2:-4]
-    exe = os.path.join(bins, "m_" + name)
+    streamed = name.endswith("@stream")
+    exe = os.path.join(bins, "m_" + name.split("@")[0])
     logs = sorted(l for l in glob.glob(os.path.join(files, f"m-{name}.xray*"))
                   if not l.endswith(".b64"))
     counts = tm.program_counts(open(out, errors="replace").read())
@@ -41,13 +44,22 @@ def check(files, bins, out):
         return
     ids = tm.symbol_ids(exe)
     ours, other = {}, {}
-    lost = 0
+    lost, order, stream_lost = 0, [], []
     for log in logs:
         # the scheduler's events (payload "XFSC") are not the program's
         events = [e for e in tm.events_of(log)
                   if not (e["kind"] == "custom-event" and
                           str(e.get("data", "")).startswith(SCHED_MAGIC_HEX))]
         c, _, o, info = tm.tally(events)
+        # (exceptions and longjmp leave calls without exits; the TSCs of
+        # the guest's CPUs are the emulator's)
+        if name.split("@")[0] not in ("exceptions", "cxx", "longjmp"):
+            order += tm.order_problems(events, times=False)
+        if streamed and (tm.info_value(info, "dropped") or
+                         tm.info_value(info, "overwritten")):
+            stream_lost.append(f"{os.path.basename(log)}: dropped "
+                               f"{tm.info_value(info, 'dropped')}, overwritten "
+                               f"{tm.info_value(info, 'overwritten')}")
         for k, v in c.items():
             ours[k] = ours.get(k, 0) + v
         for k, v in o.items():
@@ -70,6 +82,11 @@ def check(files, bins, out):
         problems.append(f"{missing} events missing, the log reports {lost} lost")
     line(not problems, f"guest matrix {name}: the logs count every call the program counts",
          "\n".join(problems))
+    line(not order, f"guest matrix {name}: each thread's calls nest in the log's order",
+         "\n".join(order[:10]))
+    if streamed:
+        line(not stream_lost, f"guest matrix {name}: streamed, nothing dropped or overwritten",
+             "\n".join(stream_lost))
     bad = []
     for log in logs:
         for cmd in ([tm.XRAYFDR, "dump", "--verify", "--quiet", log],
