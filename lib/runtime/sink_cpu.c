@@ -1130,6 +1130,14 @@ static void walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
 		stretch = from->stretch;
 	} else if (from) {
 		w->damaged++; /* the ring went on without the writer */
+	} else if (cr.discard) {
+		/* what a reader consumed is not the log's (a dump of the
+		 * session of a process that streamed) */
+		uint64_t consumed = __atomic_load_n(&control(cpu)->consumed,
+						    __ATOMIC_ACQUIRE);
+
+		if (consumed > seq && consumed <= open_seq)
+			seq = consumed;
 	}
 	for (; seq <= open_seq; seq++, skip = 0) {
 		uint32_t k = (uint32_t)(open_seq - seq);

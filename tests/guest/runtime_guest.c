@@ -131,6 +131,81 @@ static void child_killme(void)
 	}
 }
 
+/*
+ * Has the stream's writer consumed every sub-buffer but the open one, on
+ * every CPU of this process's rings (its mappings of the device)?  It
+ * stores a ring's consumed word after its pass's writes: then, nothing
+ * more written, it has nothing left to write.  1 if so, 0 if not, -1 if
+ * the rings are not found.
+ */
+static int stream_caught_up(void)
+{
+	const struct xray_fdr_header *h = NULL;
+	const uint8_t *areas = NULL;
+	FILE *maps = fopen("/proc/self/maps", "r");
+	unsigned long lo, hi;
+	char line[256];
+	int ret = 1;
+
+	while (maps && fgets(line, sizeof(line), maps)) {
+		if (!strstr(line, "/dev/xrayfdr") ||
+		    sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		if (strstr(line, "r--s"))
+			h = (const void *)lo;
+		else if (strstr(line, "rw-s"))
+			areas = (const void *)lo;
+	}
+	if (maps)
+		fclose(maps);
+	if (!h || !areas)
+		return -1;
+	for (uint32_t c = 0; c < h->nr_cpus; c++) {
+		const uint8_t *area = areas + c * h->area_size;
+		const struct xray_fdr_control *ctl = (const void *)area;
+		uint64_t commit =
+			__atomic_load_n(&ctl->commit, __ATOMIC_ACQUIRE);
+		uint32_t off = XRAY_FDR_COMMIT_OFFSET(commit);
+		const struct xray_fdr_subbuf *open;
+
+		if (!off)
+			return -1;
+		open = (const void *)(area + h->control_size +
+				      (size_t)((off - 1) / h->subbuf_size) *
+					      h->subbuf_size);
+		if (__atomic_load_n(&ctl->consumed, __ATOMIC_ACQUIRE) !=
+		    open->seq)
+			ret = 0;
+	}
+	return ret;
+}
+
+/*
+ * STREAMED_CALLS calls of numbered(), then, once the stream's writer has
+ * caught up, says so (the number of calls, or a negative
+ * stream_caught_up() less 10) and waits to be killed.
+ */
+#define STREAMED_CALLS 20000
+static void child_streamme(void)
+{
+	FILE *f = fopen("/tmp/last", "w");
+	int idle = 0;
+
+	for (long i = 1; i <= STREAMED_CALLS; i++) {
+		numbered(i);
+		if (i % 32 == 0)
+			usleep(1);
+	}
+	for (int i = 0; i < 6000 && !(idle = stream_caught_up()); i++)
+		usleep(10000);
+	if (f) {
+		fprintf(f, "%d\n", idle == 1 ? STREAMED_CALLS : idle - 10);
+		fclose(f);
+	}
+	for (;;)
+		pause();
+}
+
 /* Writes garbage over the second half of its rings, then goes on. */
 static void child_scribble(void)
 {
@@ -843,6 +918,85 @@ static void test_killed(void)
 	tap(ctl_as(0, args) == 1, "SIGKILL: a dropped session is gone");
 }
 
+/* How often each of numbered()'s calls 1..max is in the logs read. */
+struct numbers {
+	int32_t id;
+	long max;
+	uint8_t *seen;
+};
+
+static void see_numbers(const struct xrayfdr_event *ev, void *ctx)
+{
+	struct numbers *n = ctx;
+	long v;
+
+	if (ev->func_id != n->id || ev->kind != XRAYFDR_EV_ENTRY_ARGS ||
+	    !ev->nargs)
+		return;
+	v = (long)ev->args[0];
+	if (v > 0 && v <= n->max && n->seen[v] < 255)
+		n->seen[v]++;
+}
+
+/*
+ * Streamed in CPU mode with keep=true, SIGKILL once the writer is idle:
+ * the log streamed so far and the dump of the kept rings hold every call
+ * between them, and the dump begins where the writer's consumed word
+ * says, so they share no more than the part of one sub-buffer a CPU the
+ * writer had taken (at most 4096 / 32 calls of numbered()).
+ */
+static void test_killed_streamed(void)
+{
+	struct numbers n = { .max = STREAMED_CALLS };
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	long id, last = 0, missing = 0, twice = 0;
+	int status = 0;
+	struct tally t;
+	char args[128];
+	pid_t pid;
+
+	unlink("/tmp/last");
+	unlink("/tmp/streamed.xray");
+	pid = spawn_child(
+		"streamme",
+		"mode=cpu keep=true stream=true buffer_size=4096 buffer_max=16 output=/tmp/streamed.xray",
+		"/tmp/streamme.out");
+	/* (the child's writer catches up within a minute, or it says not) */
+	for (int i = 0; i < 13000 && !last; i++) {
+		usleep(10000);
+		last = read_number("/tmp/last");
+		last = last == -1 ? 0 : last;
+	}
+	id = kept_session("/tmp/streamme.out");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	tap(last == STREAMED_CALLS && id > 0,
+	    "streamed, SIGKILL: the child made its %d calls and its writer caught up (%ld; -10: not yet, -11: no rings), its kept session %ld",
+	    STREAMED_CALLS, last, id);
+	snprintf(args, sizeof(args),
+		 "dump %ld -o /tmp/streamed-rest.xray --drop", id);
+	tap(ctl_as(0, args) == 0,
+	    "streamed, SIGKILL: xrayfdr-ctl dump %ld writes the rest", id);
+	n.id = id_of((void (*)(void))numbered);
+	n.seen = calloc((size_t)n.max + 1, 1);
+	if (!n.seen)
+		return;
+	read_log("/tmp/streamed.xray", &t, 0, see_numbers, &n);
+	read_log("/tmp/streamed-rest.xray", &t, 0, see_numbers, &n);
+	tap(!t.errors,
+	    "streamed, SIGKILL: the dump passes the verifying reader%s%s",
+	    t.errors ? ": " : "", t.first_error);
+	for (long i = 1; i <= n.max; i++) {
+		missing += !n.seen[i];
+		twice += n.seen[i] > 1;
+	}
+	tap(!missing && twice <= 128 * ncpus,
+	    "streamed, SIGKILL: the streamed log and the dump hold all %ld calls (%ld missing), %ld of them both (at most %ld)",
+	    n.max, missing, twice, 128 * ncpus);
+	free(n.seen);
+	export_log("/tmp/streamed-rest.xray");
+}
+
 /* A process that wrote over its own rings: a readable, damaged dump. */
 static void test_scribble(void)
 {
@@ -877,7 +1031,7 @@ int main(int argc, char **argv)
 		{ "threads", child_threads },	{ "migrate", child_migrate },
 		{ "onoff", child_onoff },	{ "pingpong", child_pingpong },
 		{ "killme", child_killme },	{ "discard", child_threads },
-		{ "scribble", child_scribble },
+		{ "scribble", child_scribble }, { "streamme", child_streamme },
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "child")) {
@@ -888,13 +1042,14 @@ int main(int argc, char **argv)
 				children[i].fn();
 		return 0;
 	}
-	printf("1..%d\n", 5 + 4 + 6 + 5 + 5 + 10 + 2);
+	printf("1..%d\n", 5 + 4 + 6 + 5 + 5 + 10 + 4 + 2);
 	test_threads();
 	test_discard();
 	test_migrate();
 	test_onoff();
 	test_pingpong();
 	test_killed();
+	test_killed_streamed();
 	test_scribble();
 	return nfailed ? 1 : 0;
 }
