@@ -13,6 +13,7 @@ PACKAGES="
 	busybox-static cpio kmod xz-utils
 	flex bison bc libssl-dev
 	uftrace chromium hyperfine valgrind graphviz protobuf-compiler
+	lttng-tools liblttng-ust1 babeltrace2
 "
 
 if [ "$(id -u)" -ne 0 ]; then

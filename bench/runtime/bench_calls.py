@@ -27,6 +27,14 @@ key ONLY takes:
                 takes the C path
   stream        xrayfdr record --stream: every call written while the
                 program runs, through the same 256 buffers of 64 KiB
+  stream-cpu    the same in CPU mode, through the rings (256 sub-buffers
+                of 64 KiB a CPU)
+  lttng         LTTng-UST's function tracing (liblttng-ust-cyg-profile-
+                fast, preloaded into a -finstrument-functions build),
+                lossless: a channel that blocks when full (blocking
+                timeout inf, LTTNG_UST_ALLOW_BLOCKING=1), 256 sub-buffers
+                of 64 KiB a CPU; started and stopped around the run by
+                lttng-record.sh, with a session daemon of its own
 
 Each program times its own loop in its thread's CPU time (start-up and the
 final flush excluded; time the CPU spent on other tenants excluded); the
@@ -101,6 +109,9 @@ LOOP = "run_loop"
 
 CLANG = which("clang", "clang-14")
 UFTRACE = which("uftrace")
+LTTNG = which("lttng")
+BABELTRACE = which("babeltrace2")
+LTTNG_FAST = "liblttng-ust-cyg-profile-fast.so.1"
 VALGRIND = which("valgrind")
 
 
@@ -117,6 +128,7 @@ def build():
         "xray-llvm": ["-fxray-instrument", "-DBENCH_LLVM",
                       "-I", os.path.join(TOP, "lib", "include")],
         "pg": ["-pg"],
+        "finstr": ["-finstrument-functions"],
     }
     exes = {}
     for name, flags in variants.items():
@@ -224,6 +236,29 @@ def cmd_uftrace(exe, d, n):
     return [UFTRACE, "record", "--no-libcall", "-d", data, exe, str(n)], {}
 
 
+def cmd_lttng(exe, d, n):
+    return ["sh", os.path.join(HERE, "lttng-record.sh"), os.path.join(d, "lttng"),
+            str(BUFFER_SIZE), str(BUFFER_MAX), exe, str(n)], \
+        {"LD_PRELOAD": LTTNG_FAST, "LTTNG_UST_ALLOW_BLOCKING": "1"}
+
+
+def out_lttng(d):
+    """Events in the CTF trace (babeltrace2's counter) and its bytes."""
+    trace = os.path.join(d, "lttng")
+    size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(trace)
+               for f in fs)
+    meta = glob.glob(os.path.join(trace, "**", "metadata"), recursive=True)
+    kept = None
+    if meta and BABELTRACE:
+        # (the counter prints its totals as it goes: the last are final)
+        p = run([BABELTRACE, os.path.dirname(meta[0]),
+                 "--component=count:sink.utils.counter"])
+        m = re.findall(r"^\s*(\d+) Event messages", p.stdout, re.M)
+        kept = int(m[-1]) if m else None
+    shutil.rmtree(trace, ignore_errors=True)
+    return kept, size
+
+
 def out_xrayfdr(d):
     return logs_of(os.path.join(d, "xrayfdr.xray"))
 
@@ -268,13 +303,15 @@ class Peer:
     @expect, if any, must run (the fast path it takes natively: a function
     name, or THREAD_FAST); @cpu_mode:
     it asks for xrayfdr's CPU mode; @threshold: natively it rewinds every
-    call (a duration threshold)."""
+    call (a duration threshold); @lossless: it keeps every event, which
+    its count under valgrind must too, to be its native path."""
 
     def __init__(self, key, name, exe, cmd, out=out_none, count=None, expect=None,
-                 cpu_mode=False, threshold=False):
+                 cpu_mode=False, threshold=False, lossless=False):
         self.key, self.name, self.exe, self.cmd = key, name, exe, cmd
         self.out, self.count = out, count or cmd
         self.expect, self.cpu_mode, self.threshold = expect, cpu_mode, threshold
+        self.lossless = lossless
         self.rounds = []  # (ns per call, kept, bytes) of each round
         self.instr, self.after = None, None
         self.notes = []  # footnotes on its instruction counts
@@ -350,8 +387,16 @@ def peers_of(exes):
              out_xrayfdr, pre(depth=1), "rt_fdr_light"),
         # lossless: the same memory, every call written as it runs
         Peer("stream", "xrayfdr --stream (every call)", x, rec(stream=True),
-             out_xrayfdr, pre(stream=True), THREAD_FAST),
+             out_xrayfdr, pre(stream=True), THREAD_FAST, lossless=True),
+        Peer("stream-cpu", "xrayfdr --stream CPU mode", x, rec("cpu", stream=True),
+             out_xrayfdr, pre("cpu", stream=True), "rt_cpu_tramp_entry",
+             cpu_mode=True, lossless=True),
     ]
+    if LTTNG and BABELTRACE and os.path.exists(os.path.join(
+            "/usr/lib/x86_64-linux-gnu", LTTNG_FAST)):
+        peers.append(Peer("lttng", "LTTng-UST, blocking (every call)", exes["finstr"],
+                          lambda d, n: cmd_lttng(exes["finstr"], d, n), out_lttng,
+                          expect="__cyg_profile_func_enter", lossless=True))
     keys = [p.key for p in peers]
     unknown = [k for k in ONLY if k not in keys]
     if unknown:
@@ -455,6 +500,9 @@ def uncountable(peer, r, err, kept, n):
     if peer.expect and not ran(peer.expect, r["fns"]):
         return f"its fast path ({peer.expect}) did not run under valgrind"
     made = 2 * CALLS_PER_ITERATION * n
+    if peer.lossless and (kept or 0) < made:
+        return (f"under valgrind it kept {kept or 0} of the {made} events made "
+                "(natively all): another path")
     if peer.threshold and kept > 0.01 * made:
         return (f"under valgrind its calls outlast even a {CG_THRESHOLD_US} us "
                 f"threshold: {kept} events kept of {made} (natively next to none), "
@@ -472,7 +520,7 @@ def count_instructions(peers, d):
         for n in (N1, N2):
             argv, env = peer.count(d, n)
             r, err = callgrind(argv, env, peer.exe, d)
-            kept = peer.out(d)[0] if r and peer.threshold else None
+            kept = peer.out(d)[0] if r and (peer.threshold or peer.lossless) else None
             clean(d)
             why = uncountable(peer, r, err, kept, n)
             if why:
@@ -504,6 +552,12 @@ def count_instructions(peers, d):
                 "and makes them system calls, whose kernel work it does not count")
 
 
+def lttng_daemons():
+    """Process ids of the LTTng session daemons running."""
+    p = run(["pgrep", "-x", "lttng-sessiond"])
+    return {int(x) for x in p.stdout.split()}
+
+
 def load():
     with open("/proc/loadavg") as f:
         return " ".join(f.read().split()[:3])
@@ -516,6 +570,7 @@ def main():
         sys.exit("bench: CALLGRIND_N2 must be larger than CALLGRIND_N1")
     exes = build()
     peers = peers_of(exes)
+    daemons_before = lttng_daemons()
     d = tempfile.mkdtemp(prefix="xrayfdr-bench-", dir=OUT)
     print(f"workload: main -> mid -> 2 x leaf, {ITERATIONS} iterations "
           f"({CALLS_PER_ITERATION * ITERATIONS} calls), {ROUNDS} rounds interleaved, "
@@ -544,6 +599,9 @@ def main():
         cg_note = (f"instruction counts: {time.monotonic() - t0:.0f} s; "
                    f"load after: {load()}")
     shutil.rmtree(d, ignore_errors=True)
+    # the LTTng session daemon lttng-record.sh started, if it did
+    for pid in lttng_daemons() - daemons_before:
+        os.kill(pid, signal.SIGTERM)
     print(cg_note)
     table(peers)
     for remark, names in remarks.items():
