@@ -91,21 +91,6 @@ static void say_log(void)
 	rt_say(parts, sizeof(parts) / sizeof(parts[0]));
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t k = write(fd, p, len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		len -= (size_t)k;
-	}
-	return 0;
-}
-
 /* The log, opened with its header at the first buffer written (lock
  * held); -1 if it cannot be. */
 static int log_fd(void)
@@ -128,7 +113,7 @@ static int log_fd(void)
 			     .constant_tsc = rt.tsc.constant_tsc,
 			     .nonstop_tsc = rt.tsc.nonstop_tsc,
 			     .cycle_frequency = rt.tsc.hz });
-	if (write_all(basic.fd, hdr, sizeof(hdr)))
+	if (rt_write_all(basic.fd, hdr, sizeof(hdr)))
 		basic.failed = true;
 	if (basic.o.verbosity)
 		say_log();
@@ -144,7 +129,7 @@ static void write_thread(struct basic_thread *t)
 	if (!t->used)
 		return;
 	fd = log_fd();
-	if (fd >= 0 && write_all(fd, t->records, t->used * REC)) {
+	if (fd >= 0 && rt_write_all(fd, t->records, t->used * REC)) {
 		basic.failed = true;
 		pr_warn("cannot write the basic-mode log '%s': %s\n",
 			basic.path, strerror(errno));

@@ -56,7 +56,7 @@ static void add_u64(struct text *t, uint64_t v)
 	add(t, rt_utoa(v, num));
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int rt_write_all(int fd, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 
@@ -68,6 +68,8 @@ static int write_all(int fd, const void *data, size_t len)
 				continue;
 			return -errno;
 		}
+		if (!k)
+			return -EIO;
 		p += k;
 		len -= (size_t)k;
 	}
@@ -197,7 +199,7 @@ static size_t build_info(const struct rt_totals *tot, const char *objects)
 
 static int write_to(void *ctx, const void *data, size_t len)
 {
-	return write_all(*(int *)ctx, data, len);
+	return rt_write_all(*(int *)ctx, data, len);
 }
 
 /* One buffer of @used bytes at @data, framed for the log's version. */
@@ -256,7 +258,7 @@ static int write_log(int fd, struct rt_drain *d, struct rt_totals *tot,
 		tot->buffers += buffers;
 	} else {
 		encode_header(hdr);
-		ret = write_all(fd, hdr, sizeof(hdr));
+		ret = rt_write_all(fd, hdr, sizeof(hdr));
 	}
 	while (!ret && rt.sink->drain_next(d, &c)) {
 		ret = write_buffer(fd, c.data, c.used);
@@ -305,7 +307,7 @@ int rt_log_open_stream(char *err, size_t errlen)
 	/* the writer's appends and an emergency flush's stay whole */
 	encode_header(hdr);
 	ret = fcntl(fd, F_SETFL, O_APPEND) ? -errno :
-					     write_all(fd, hdr, sizeof(hdr));
+					     rt_write_all(fd, hdr, sizeof(hdr));
 	if (ret) {
 		snprintf(err, errlen, "cannot write the log '%s': %s",
 			 rt.last_log, strerror(-ret));

@@ -21,6 +21,9 @@ struct rt_options;
  * Async-signal-safe.
  */
 int rt_open_log(const struct rt_options *o, char *path, size_t size);
+/* All @len bytes of @data to @fd (a signal's EINTR retried): 0 or a
+ * negative errno.  Async-signal-safe. */
+int rt_write_all(int fd, const void *data, size_t len);
 
 /* Streaming (stream.c): open the trace's log with its header, for
  * appending (the descriptor, or a negative errno with the reason in
