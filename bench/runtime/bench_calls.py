@@ -9,6 +9,8 @@ key ONLY takes:
 
   untraced      no instrumentation at all (always runs: the baseline)
   floor         two rdtsc and two 8-byte stores per call, by hand
+  floor-call    the same, each rdtsc and store in a function called at
+                entry and exit (a sled holds a call, not the code)
   xrayfdr       thread mode, preloaded by `xrayfdr record`
   static        thread mode, libxrayfdr linked in
   cpu           xrayfdr CPU mode on rings of the runtime's own (no module
@@ -122,6 +124,7 @@ def build():
     variants = {
         "untraced": [],
         "floor": ["-DBENCH_FLOOR"],
+        "floor-call": ["-DBENCH_FLOOR_CALL"],
         "xray": xray,
         "xray-static": xray + ["-Wl,--whole-archive", LIBA,
                                "-Wl,--no-whole-archive", "-lelf", "-lpthread"],
@@ -348,6 +351,8 @@ def peers_of(exes):
     peers = [
         Peer("untraced", "untraced", exes["untraced"], plain(exes["untraced"])),
         Peer("floor", "floor: 2 rdtsc + stores", exes["floor"], plain(exes["floor"])),
+        Peer("floor-call", "floor through 2 calls", exes["floor-call"],
+             plain(exes["floor-call"])),
         Peer("xrayfdr", "xrayfdr (record)", x, rec(), out_xrayfdr, pre(),
              THREAD_FAST),
         Peer("static", "xrayfdr (static)", static,

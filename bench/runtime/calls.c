@@ -4,7 +4,10 @@
  * Built several ways (bench_calls.py): untraced; with XRay sleds (for
  * xrayfdr, and with LLVM's runtime for its FDR and basic modes); with -pg
  * for uftrace; and with two rdtsc and two 8-byte stores per call written
- * in by hand (BENCH_FLOOR), the floor any TSC-based tracer stands on.
+ * in by hand (BENCH_FLOOR), the floor any TSC-based tracer stands on; and
+ * the same through a call to a function of its own at each entry and exit
+ * (BENCH_FLOOR_CALL), the floor of a tracer reached from a sled, whose 11
+ * bytes hold a call and no more.
  *
  * The loop is timed in this thread's CPU time: on a shared machine the
  * wall clock also counts the time other tenants held the CPU.  It runs in
@@ -32,7 +35,7 @@
 
 volatile long sink;
 
-#ifdef BENCH_FLOOR
+#if defined(BENCH_FLOOR) || defined(BENCH_FLOOR_CALL)
 /* Not static: the compiler would see that nothing reads the ring and drop
  * the stores, leaving only the rdtsc. */
 uint64_t ring[1 << 16];
@@ -46,7 +49,16 @@ static inline uint64_t rdtsc(void)
 	return (uint64_t)hi << 32 | lo;
 }
 
-#define RECORD(id) (ring[ring_pos++ & 0xffff] = rdtsc() << 8 | (id))
+#define RECORD_INLINE(id) (ring[ring_pos++ & 0xffff] = rdtsc() << 8 | (id))
+#ifdef BENCH_FLOOR_CALL
+NOT_TRACED __attribute__((noinline)) void floor_record(uint64_t id)
+{
+	RECORD_INLINE(id);
+}
+#define RECORD(id) floor_record(id)
+#else
+#define RECORD(id) RECORD_INLINE(id)
+#endif
 #else
 #define RECORD(id) ((void)0)
 #endif
