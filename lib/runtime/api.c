@@ -3,8 +3,8 @@
  * Start-up and shut-down, and the xrayfdr_* API.
  *
  * Loading the library does nothing unless a trace is asked for
- * (XRAYFDR_OPTIONS, XRAY_OPTIONS with patch_premain=true, or the
- * program's __xray_default_options() saying so): then the constructor
+ * (XRAYFDR_OPTIONS, XRAY_OPTIONS with patch_premain=true and xray_mode, or
+ * the program's __xray_default_options() saying so): then the constructor
  * sets up FDR mode, patches every sled before main() runs, and the
  * destructor (or a fatal signal) writes the log.  Programs that
  * drive tracing through the API get the same set-up on first use.  This
@@ -110,6 +110,21 @@ static void start_basic(const struct rt_options *o)
 		missing_map();
 }
 
+/* LLVM's patch_premain=true without a mode: the sleds patched, nothing
+ * recorded. */
+static void patch_only(const struct rt_options *o)
+{
+	int ret;
+
+	if (rt_init())
+		return;
+	ret = rt_patch_all(true);
+	if (ret == -ENOENT && o->verbosity)
+		missing_map();
+	else if (!ret && o->verbosity)
+		pr_info("patch_premain=true without xray_mode: the sleds are patched and nothing is recorded, as with LLVM's runtime (xray_mode=xray-fdr or XRAYFDR_OPTIONS records)\n");
+}
+
 __attribute__((constructor)) static void rt_startup(void)
 {
 	struct rt_options o;
@@ -124,6 +139,10 @@ __attribute__((constructor)) static void rt_startup(void)
 	}
 	if (!strcmp(o.mode, "xray-basic") || o.naive_log) {
 		start_basic(&o);
+		return;
+	}
+	if (rt_options_patch_only(&o)) {
+		patch_only(&o);
 		return;
 	}
 	if (!rt_options_trace_at_start(&o) || rt_init())

@@ -261,6 +261,8 @@ static int apply(struct rt_options *o, const struct opt_def *d, const char *v,
 				   "too long");
 		memcpy(field, v, n);
 		field[n] = '\0';
+		if (d->offset == offsetof(struct rt_options, mode))
+			o->mode_set = true;
 		return 0;
 	case OPT_VERSION:
 		if (parse_number(v, n, false, &num) || (num != 1 && num != 5))
@@ -397,6 +399,7 @@ int rt_options_from_env(struct rt_options *o, char *err, size_t errlen)
 		if (ret)
 			return ret;
 	}
+	o->ours_set = ours;
 	if (ours && !o->premain_set)
 		o->patch_premain = true;
 	o->basic_env = getenv("XRAY_BASIC_OPTIONS") &&
@@ -414,5 +417,10 @@ int rt_options_from_env(struct rt_options *o, char *err, size_t errlen)
 
 bool rt_options_trace_at_start(const struct rt_options *o)
 {
-	return o->patch_premain;
+	return o->patch_premain && (o->ours_set || o->mode_set);
+}
+
+bool rt_options_patch_only(const struct rt_options *o)
+{
+	return o->patch_premain && !o->ours_set && !o->mode_set;
 }

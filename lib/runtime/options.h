@@ -50,7 +50,9 @@ enum rt_tsc_source {
 struct rt_options {
 	bool patch_premain;
 	bool premain_set; /* patch_premain was given (else: the default) */
+	bool ours_set; /* XRAYFDR_OPTIONS was set */
 	char mode[32]; /* xray_mode */
+	bool mode_set; /* xray_mode was given */
 	char logfile_base[PATH_MAX];
 	char output[PATH_MAX]; /* exact log path, "" for the default name */
 	uint64_t output_pid; /* process the exact output path belongs to */
@@ -104,8 +106,15 @@ int rt_options_parse(struct rt_options *o, const char *text, size_t len,
 /* Read the three variables into @o.  Return 0, or -EINVAL with @err. */
 int rt_options_from_env(struct rt_options *o, char *err, size_t errlen);
 
-/* Is tracing requested by the environment alone (patch_premain=true, or
- * XRAYFDR_OPTIONS set without patch_premain=false)? */
+/* Is FDR tracing requested by the environment alone (XRAYFDR_OPTIONS set
+ * without patch_premain=false, or patch_premain=true with xray_mode)? */
 bool rt_options_trace_at_start(const struct rt_options *o);
+/*
+ * Or only patching: patch_premain=true from XRAY_OPTIONS or the program's
+ * __xray_default_options() with no xray_mode, which LLVM's runtime takes
+ * as patch the sleds and record nothing (a handler the program sets with
+ * __xray_set_handler() sees every call).
+ */
+bool rt_options_patch_only(const struct rt_options *o);
 
 #endif

@@ -1438,10 +1438,31 @@ def check_environment():
              cwd=d)
     logs = glob.glob(os.path.join(d, "xray-log.events.*"))
     tap(rp.returncode == 0 and len(logs) == 1,
-        "XRAY_OPTIONS=patch_premain=true alone writes <base><program>.<random>",
+        "XRAY_OPTIONS=patch_premain=true xray_mode=xray-fdr alone writes "
+        "<base><program>.<random>",
         rp.stderr)
     if logs:
         verify_log("XRAY_OPTIONS: the log is valid", logs[0])
+    # LLVM's runtime: patch_premain=true without a mode patches and records
+    # nothing; a handler the program sets sees every call
+    ho = os.path.join(d, "handler_only")
+    p = build_api(os.path.join(PROGS, "handler_only.c"), ho)
+    if p.returncode:
+        tap(False, "handler_only builds with -lxrayfdr", p.stderr)
+        return
+    for premain, want in (("true", 200), ("false", 0)):
+        for f in glob.glob(os.path.join(d, "ho-*")):
+            os.unlink(f)
+        rp = run([ho], env={"XRAY_OPTIONS": f"patch_premain={premain} verbosity=1 "
+                            f"xray_logfile_base={d}/ho-"}, cwd=d)
+        m = re.search(r"^handler (\d+)$", rp.stdout, re.M)
+        logs = glob.glob(os.path.join(d, "ho-*"))
+        tap(rp.returncode == 0 and m and int(m.group(1)) == want and not logs and
+            "Log file in" not in rp.stderr,
+            f"XRAY_OPTIONS=patch_premain={premain} without xray_mode: as LLVM's runtime, "
+            f"{'the sleds patched, ' if want else ''}no log; the program's handler saw "
+            f"{want} entries and exits",
+            f"exit {rp.returncode}; logs {logs}\n{rp.stdout}{rp.stderr}")
     log = os.path.join(d, "bad.xray")
     rp = run([exe], env={"XRAYFDR_OPTIONS": f'output="{log}" buffer_size=banana'})
     tap(rp.returncode == 0 and "buffer_size=banana" in rp.stderr

@@ -4,8 +4,8 @@
  * clang -fxray-instrument into an XRay FDR log.
  *
  * Most programs need none of this: XRAYFDR_OPTIONS or
- * XRAY_OPTIONS=patch_premain=true in the environment traces a program from
- * start to exit (`xrayfdr record` sets it up), see
+ * XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr" in the environment
+ * traces a program from start to exit (`xrayfdr record` sets it up), see
  * Documentation/runtime.rst.  These calls are for programs that choose
  * what and when to record.  LLVM's own API is in <xrayfdr/xray.h>.
  *

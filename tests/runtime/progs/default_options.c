@@ -11,7 +11,7 @@ COUNTER(work);
 
 __attribute__((xray_never_instrument)) const char *__xray_default_options(void)
 {
-	return "patch_premain=true:verbosity=1:xray_logfile_base=dflt-";
+	return "patch_premain=true:verbosity=1:xray_mode=xray-fdr:xray_logfile_base=dflt-";
 }
 
 TRACED void work(int i)
