@@ -130,6 +130,7 @@ __attribute__((constructor)) static void rt_startup(void)
 	struct rt_options o;
 	char err[512];
 
+	rt_note_exec_name(); /* before main() can rename the thread */
 	if (!getenv("XRAYFDR_OPTIONS") && !getenv("XRAY_OPTIONS") &&
 	    !rt_program_has_options())
 		return;

@@ -202,7 +202,8 @@ static void name_first(struct rt_thread *t, uint8_t **p, uint64_t tsc,
 		nm->len = current_name(nm->name);
 		nm->read = true;
 	}
-	if (!nm->len)
+	/* (the exec name, if the thread never had another: rt.exec_name) */
+	if (!nm->len || (!t->name[0] && same_name(nm->name, rt.exec_name)))
 		return;
 	put_custom_marker(p, 8 + nm->len, tsc, base, cpu);
 	size = put_name_payload(*p, t->tid, nm->name, nm->len);

@@ -201,6 +201,7 @@ int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
 	int ret;
 
 	rt_rseq_ensure();
+	rt_note_exec_name();
 	ret = rt_tsc_ensure(o);
 	if (ret < 0) {
 		snprintf(err, errlen,

@@ -96,7 +96,7 @@ bool rt_logbuf_custom(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
  * At the flush, after the last records of thread @tid of this process:
  * the name the thread has now (its comm), as a thread-name event at
  * @tsc on @cpu, if it differs from @last, the name those records hold
- * last.  Return 1 if it was written, 0 if there was none to write (the
+ * last (rt.exec_name where they hold none).  Return 1 if it was written, 0 if there was none to write (the
  * same name, or the thread is gone), -1 if it does not fit.
  * Async-signal-safe.
  */

@@ -29,6 +29,7 @@
 
 #include "../arch/x86_64/arch.h"
 #include "options.h"
+#include "state.h"
 #include "thread.h"
 
 enum rt_reserve {
@@ -76,6 +77,13 @@ struct rt_drain {
 	uint32_t name_cpu;
 	uint64_t name_tsc;
 };
+
+/* The name a drain's thread's records hold last (rt_logbuf_name_now()):
+ * the exec name where they hold none (state.h). */
+static inline const char *rt_drain_last_name(const struct rt_drain *d)
+{
+	return d->name[0] ? d->name : rt.exec_name;
+}
 
 struct rt_sink_counters {
 	uint64_t overwritten; /* events lost when memory was reused */

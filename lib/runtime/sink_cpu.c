@@ -1422,7 +1422,7 @@ static bool fill_chunk(struct rt_drain *d, const struct pass *ps,
 	if (pending) {
 		d->name_pending = false;
 		any = rt_logbuf_name_now(&o, d->name_cpu, d->name_tsc, tid,
-					 d->name) > 0;
+					 rt_drain_last_name(d)) > 0;
 		goto done;
 	}
 	if (!d->offset && (!d->next || ps->runs[d->next - 1].tid != tid))
@@ -1452,7 +1452,8 @@ static bool fill_chunk(struct rt_drain *d, const struct pass *ps,
 	 * process: not a dump of another's session), the flush is the last
 	 * chance to see a rename. */
 	if (ps->names_now && o.cpu != UINT32_MAX &&
-	    rt_logbuf_name_now(&o, o.cpu, o.last, tid, d->name) < 0) {
+	    rt_logbuf_name_now(&o, o.cpu, o.last, tid, rt_drain_last_name(d)) <
+		    0) {
 		d->name_pending = true;
 		d->name_cpu = o.cpu;
 		d->name_tsc = o.last;

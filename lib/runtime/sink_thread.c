@@ -310,7 +310,7 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 	if (d->name_pending) {
 		d->name_pending = false;
 		any = rt_logbuf_name_now(&o, d->name_cpu, d->name_tsc, b->tid,
-					 d->name) > 0;
+					 rt_drain_last_name(d)) > 0;
 		goto done;
 	}
 	if (!d->offset) {
@@ -354,7 +354,8 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 	}
 	/* (a buffer with nothing left in it has nothing to name) */
 	if (live && o.cpu != UINT32_MAX) {
-		ret = rt_logbuf_name_now(&o, o.cpu, o.last, b->tid, d->name);
+		ret = rt_logbuf_name_now(&o, o.cpu, o.last, b->tid,
+					 rt_drain_last_name(d));
 		if (ret < 0) {
 			d->name_pending = true;
 			d->name_cpu = o.cpu;

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -171,6 +172,17 @@ static void parse_env(void)
 	if (!env_result)
 		env_result = rt_options_from_env(&env_opts, env_err,
 						 sizeof(env_err));
+}
+
+void rt_note_exec_name(void)
+{
+	char name[16] = "";
+
+	if (rt.exec_name[0] ||
+	    prctl(PR_GET_NAME, (unsigned long)name, 0UL, 0UL, 0UL))
+		return;
+	name[15] = '\0';
+	memcpy(rt.exec_name, name, sizeof(name));
 }
 
 int rt_env_options(struct rt_options *o, char *err, size_t errlen)

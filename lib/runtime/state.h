@@ -34,7 +34,16 @@ struct rt_state {
 	bool membarrier; /* MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ works */
 	bool own_rseq; /* threads register their own rseq area */
 	char last_log[4096]; /* the file the last flush wrote */
+	/* The name the kernel gave the process's threads at exec (read
+	 * before main(), or at the first trace): a thread that has only it
+	 * gets no thread-name events, so that a program that names no
+	 * thread writes the records LLVM's runtime writes, and nothing
+	 * else; readers show such a thread unnamed. */
+	char exec_name[16];
 };
+
+/* Note the name of the calling thread as rt.exec_name, once. */
+void rt_note_exec_name(void);
 
 extern struct rt_state rt;
 

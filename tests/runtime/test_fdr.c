@@ -270,15 +270,19 @@ static void test_events(void **state)
 	event_list_free(&got);
 }
 
-/* A small queue wraps: the newest window stays, every event is counted. */
+/* A small queue wraps: the newest window stays, every event is counted.
+ * (The thread has a name of its own, which each buffer begins with.) */
 static void test_flight_recorder(void **state)
 {
 	XRAYFDR_OPTS(xrayfdr_trace_stats, st);
 	struct event_list got;
 	uint64_t t = 10;
 	size_t kept = 0, made = 0;
+	char before[16] = "";
 
 	(void)state;
+	prctl(PR_GET_NAME, before);
+	prctl(PR_SET_NAME, "recorder");
 	start("buffer_size=1024 buffer_max=3");
 	for (int i = 0; i < 1000; i++, made += 2) {
 		fn(ENTRY, 1 + i % 5, t++);
@@ -287,6 +291,7 @@ static void test_flight_recorder(void **state)
 	assert_int_equal(xrayfdr_trace_stats(&st), 0);
 	assert_int_equal(st.buffers, 3);
 	finish(&got);
+	prctl(PR_SET_NAME, before);
 	for (size_t i = 0; i < got.n; i++) {
 		if (got.ev[i].kind <= XRAYFDR_EV_ENTRY_ARGS) {
 			kept++;
