@@ -213,7 +213,8 @@ XRAYFDR_API int xrayfdr_sched_decode(const void *data, size_t size,
 
 /*
  * Thread names.  The runtime records the name of each traced thread (its
- * Linux comm, as pthread_setname_np() or prctl(PR_SET_NAME) set it) in the
+ * Linux comm, as pthread_setname_np() or prctl(PR_SET_NAME) set it; none
+ * for a thread that has only the name exec gave the process) in the
  * thread's own stream, as a custom event whose payload of 9 to 23 bytes
  * is:
  *
