@@ -2,19 +2,29 @@
 /*
  * Order statistics; see order_stats.h.
  *
- * In RAM: each value with its set, grouped by set at the end (a counting
- * sort on the set) and the wanted ranks found by quickselect.
+ * Each value is kept as one 64-bit key: the set number in the top 24 bits
+ * and the value in the low 40, so values up to 2^40 (nine minutes of a
+ * 2 GHz TSC) order by the key alone; larger ones saturate the low bits
+ * and their exact value is kept beside, in the order they came.
  *
- * Past the memory given, through the external sort: the key is the set
- * number in the top 24 bits and the value in the low 40, so values up to
- * 2^40 (nine minutes of a 2 GHz TSC) sort by the key alone and travel
- * without bytes; larger ones carry their exact value and are put in order
- * within their set when read back.
+ * In RAM: the keys, 8 bytes a value, in a mapping of their own (it grows
+ * without a copy, and gives its pages back as the spill empties it),
+ * grouped by set in place at the end
+ * (a permutation by the counts of each set) and the wanted ranks found by
+ * quickselect; a saturated key's rank is looked up in its set's large
+ * values, sorted.  The keys take at most 3/5 of the memory given, so that
+ * with the external sort's own memory beside them, at the spill, the
+ * peak stays near the memory given.
+ *
+ * Past that, through the external sort, with the same keys: the large
+ * values carry their exact value as bytes and are put in order within
+ * their set when read back.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "order_stats.h"
 #include "sorter.h"
@@ -22,18 +32,33 @@
 #define VALUE_BITS 40
 #define VALUE_SAT ((1ull << VALUE_BITS) - 1)
 
-/* RAM per value in memory: its set, its value, and its grouped copy */
-#define BYTES_PER_VALUE (sizeof(uint32_t) + 2 * sizeof(uint64_t))
+/* A value too large for a key's low bits. */
+struct big {
+	uint32_t set;
+	uint64_t value;
+};
 
 struct order_stats {
 	size_t memory;
 	struct sorter *sorter; /* once the values do not fit in memory */
-	uint32_t *sets;
-	uint64_t *values;
-	size_t n, cap;
+	uint64_t *keys; /* mapped: keys_bytes */
+	size_t n, cap, keys_bytes;
+	struct big *bigs; /* the saturated keys' values, in their order */
+	size_t nbig, bigcap;
 	uint64_t *counts; /* values per set */
 	uint32_t nsets, counts_cap;
 };
+
+static size_t page_up(size_t bytes)
+{
+	return (bytes + 4095) & ~(size_t)4095;
+}
+
+static uint64_t key_of(uint32_t set, uint64_t value)
+{
+	return (uint64_t)set << VALUE_BITS |
+	       (value < VALUE_SAT ? value : VALUE_SAT);
+}
 
 struct order_stats *order_stats_new(size_t memory)
 {
@@ -50,8 +75,9 @@ void order_stats_free(struct order_stats *s)
 	if (!s)
 		return;
 	sorter_free(s->sorter);
-	free(s->sets);
-	free(s->values);
+	if (s->keys)
+		munmap(s->keys, s->keys_bytes);
+	free(s->bigs);
 	free(s->counts);
 	free(s);
 }
@@ -68,28 +94,82 @@ const char *order_stats_why(const struct order_stats *s, int err)
 
 static int sort_add(struct order_stats *s, uint32_t set, uint64_t value)
 {
-	uint64_t key = (uint64_t)set << VALUE_BITS |
-		       (value < VALUE_SAT ? value : VALUE_SAT);
-
-	return sorter_add(s->sorter, key, &value, value < VALUE_SAT ? 0 : 8);
+	return sorter_add(s->sorter, key_of(set, value), &value,
+			  value < VALUE_SAT ? 0 : 8);
 }
 
-/* Memory is full: every value so far, and all later, to the sorter. */
+/*
+ * Memory is full: every value so far, and all later, to the sorter.  The
+ * keys go from the last, and their array shrinks behind them, so that
+ * the sorter's memory grows as theirs goes (order does not matter: equal
+ * keys are equal values, and large values are put in order when read).
+ */
 static int spill(struct order_stats *s)
 {
+	const size_t chunk = 1 << 16;
+	size_t b = s->nbig, i = s->n;
 	int ret = 0;
 
 	s->sorter = sorter_new(s->memory);
 	if (!s->sorter)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->n && !ret; i++)
-		ret = sort_add(s, s->sets[i], s->values[i]);
-	free(s->sets);
-	free(s->values);
-	s->sets = NULL;
-	s->values = NULL;
-	s->n = s->cap = 0;
+	while (i && !ret) {
+		size_t stop = i > chunk ? i - chunk : 0, keep;
+
+		for (; i > stop && !ret; i--) {
+			uint64_t key = s->keys[i - 1];
+			uint32_t set = (uint32_t)(key >> VALUE_BITS);
+
+			ret = sort_add(s, set,
+				       (key & VALUE_SAT) == VALUE_SAT && b ?
+					       s->bigs[--b].value :
+					       key & VALUE_SAT);
+		}
+		keep = page_up(i * sizeof(*s->keys));
+		if (keep && keep < s->keys_bytes) {
+			munmap((uint8_t *)s->keys + keep, s->keys_bytes - keep);
+			s->keys_bytes = keep;
+		}
+	}
+	if (s->keys)
+		munmap(s->keys, s->keys_bytes);
+	free(s->bigs);
+	s->keys = NULL;
+	s->bigs = NULL;
+	s->n = s->cap = s->nbig = s->bigcap = s->keys_bytes = 0;
 	return ret;
+}
+
+/* Room for @cap keys: the mapping grows (moves, at worst) in place. */
+static int grow_keys(struct order_stats *s, size_t cap)
+{
+	size_t bytes = page_up(cap * sizeof(*s->keys));
+	void *p = s->keys ? mremap(s->keys, s->keys_bytes, bytes,
+				   MREMAP_MAYMOVE) :
+			    mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	s->keys = p;
+	s->keys_bytes = bytes;
+	s->cap = cap;
+	return 0;
+}
+
+static int keep_big(struct order_stats *s, uint32_t set, uint64_t value)
+{
+	if (s->nbig == s->bigcap) {
+		size_t cap = s->bigcap ? 2 * s->bigcap : 16;
+		struct big *b = realloc(s->bigs, cap * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		s->bigs = b;
+		s->bigcap = cap;
+	}
+	s->bigs[s->nbig++] = (struct big){ set, value };
+	return 0;
 }
 
 static int count_value(struct order_stats *s, uint32_t set)
@@ -127,28 +207,25 @@ int order_stats_add(struct order_stats *s, uint32_t set, uint64_t value)
 		return sort_add(s, set, value);
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 4096;
-		uint32_t *sets;
-		uint64_t *values;
+		size_t most = s->memory / 5 * 3 / sizeof(*s->keys);
 
-		if (cap * BYTES_PER_VALUE > s->memory) {
-			cap = s->memory / BYTES_PER_VALUE;
+		if (cap > most) {
+			cap = most;
 			if (cap <= s->n) {
 				ret = spill(s);
 				return ret ? ret : sort_add(s, set, value);
 			}
 		}
-		sets = realloc(s->sets, cap * sizeof(*sets));
-		if (!sets)
-			return -ENOMEM;
-		s->sets = sets;
-		values = realloc(s->values, cap * sizeof(*values));
-		if (!values)
-			return -ENOMEM;
-		s->values = values;
-		s->cap = cap;
+		ret = grow_keys(s, cap);
+		if (ret)
+			return ret;
 	}
-	s->sets[s->n] = set;
-	s->values[s->n++] = value;
+	if (value >= VALUE_SAT) {
+		ret = keep_big(s, set, value);
+		if (ret)
+			return ret;
+	}
+	s->keys[s->n++] = key_of(set, value);
 	return 0;
 }
 
@@ -233,6 +310,46 @@ wanted_ranks(unsigned int (*ranks)(void *ctx, uint32_t set, uint64_t count,
 	return k;
 }
 
+static int cmp_big(const void *x, const void *y)
+{
+	const struct big *a = x, *b = y;
+
+	if (a->set != b->set)
+		return a->set < b->set ? -1 : 1;
+	return a->value < b->value ? -1 : a->value > b->value;
+}
+
+/*
+ * Put the keys in the order of their sets, in place: each key moves to
+ * the next free place of its set's run (@next, @end: nsets places each),
+ * and the key it displaces on round its cycle.
+ */
+static void group_by_set(uint64_t *k, const uint64_t *counts, uint32_t nsets,
+			 uint64_t *next, uint64_t *end)
+{
+	uint64_t pos = 0;
+
+	for (uint32_t set = 0; set < nsets; set++) {
+		next[set] = pos;
+		pos += counts[set];
+		end[set] = pos;
+	}
+	for (uint32_t set = 0; set < nsets; set++)
+		while (next[set] < end[set]) {
+			uint64_t v = k[next[set]];
+			uint32_t to = (uint32_t)(v >> VALUE_BITS);
+
+			while (to != set) {
+				uint64_t t = k[next[to]];
+
+				k[next[to]++] = v;
+				v = t;
+				to = (uint32_t)(v >> VALUE_BITS);
+			}
+			k[next[set]++] = v;
+		}
+}
+
 static int select_in_memory(struct order_stats *s,
 			    unsigned int (*ranks)(void *ctx, uint32_t set,
 						  uint64_t count,
@@ -241,39 +358,48 @@ static int select_in_memory(struct order_stats *s,
 					  uint64_t rank, uint64_t value),
 			    void *ctx)
 {
-	uint64_t *grouped = malloc((s->n + 1) * sizeof(*grouped));
-	uint64_t *at = calloc(s->nsets + 1, sizeof(*at));
+	uint64_t *next = malloc(((size_t)s->nsets + 1) * sizeof(*next));
+	uint64_t *end = malloc(((size_t)s->nsets + 1) * sizeof(*end));
 	uint64_t want[ORDER_STATS_MAX_RANKS], pos = 0;
+	size_t b = 0;
 
-	if (!grouped || !at) {
-		free(grouped);
-		free(at);
+	if (!next || !end) {
+		free(next);
+		free(end);
 		return -ENOMEM;
 	}
+	group_by_set(s->keys, s->counts, s->nsets, next, end);
+	free(next);
+	free(end);
+	if (s->nbig)
+		qsort(s->bigs, s->nbig, sizeof(*s->bigs), cmp_big);
 	for (uint32_t set = 0; set < s->nsets; set++) {
-		at[set] = pos;
-		pos += s->counts[set];
-	}
-	for (size_t i = 0; i < s->n; i++)
-		grouped[at[s->sets[i]]++] = s->values[i];
-	pos = 0;
-	for (uint32_t set = 0; set < s->nsets; set++) {
-		uint64_t n = s->counts[set], *v = grouped + pos, done = 0;
+		uint64_t n = s->counts[set], *v = s->keys + pos, done = 0;
+		size_t first_big = b;
 		unsigned int k;
 
 		pos += n;
+		/* this set's large values: its top ranks, in order */
+		while (b < s->nbig && s->bigs[b].set == set)
+			b++;
 		if (!n)
 			continue;
 		k = wanted_ranks(ranks, ctx, set, n, want);
 		/* each selection leaves the larger values after its rank */
 		for (unsigned int i = 0; i < k; i++) {
-			select_nth(v + done, n - done, want[i] - done);
-			visit(ctx, set, want[i], v[want[i]]);
-			done = want[i];
+			uint64_t key, rank = want[i];
+
+			select_nth(v + done, n - done, rank - done);
+			key = v[rank];
+			visit(ctx, set, rank,
+			      (key & VALUE_SAT) != VALUE_SAT ?
+				      key & VALUE_SAT :
+				      s->bigs[first_big + rank -
+					      (n - (b - first_big))]
+					      .value);
+			done = rank;
 		}
 	}
-	free(grouped);
-	free(at);
 	return 0;
 }
 
