@@ -112,6 +112,9 @@ struct xrayfdr_reader {
 	uint64_t last_resync; /* offset of the last error skipped */
 	bool stash; /* rec holds a record the event layer must redo */
 	bool pending; /* ev holds an entry still collecting arguments */
+	/* ev's thread context (all but offset, tsc, kind, func_id) is that of
+	 * a function record of the current buffer: the fast path leaves it */
+	bool ev_context_set;
 
 	int stop; /* 0 running, 1 at the end, negative errno */
 	struct xrayfdr_diag err;
@@ -1046,6 +1049,7 @@ int xrayfdr_reader_next_record(struct xrayfdr_reader *r,
 {
 	int ret = next_record(r);
 
+	r->ev_context_set = false;
 	if (ret == 1)
 		*rec = &r->rec;
 	return ret;
@@ -1147,19 +1151,22 @@ static bool fast_function_event(struct xrayfdr_reader *r)
 	r->args_open = false;
 	ev->offset = r->pos;
 	ev->tsc = r->base_tsc;
-	ev->wall_sec = r->wall_sec;
-	ev->wall_usec = r->wall_usec;
 	ev->kind = kind;
 	ev->func_id = (int32_t)fdr_function_id(word, r->be);
-	ev->tid = r->tid;
-	ev->pid = r->pid;
-	ev->cpu = r->cpu;
-	ev->event_type = 0;
-	ev->nargs = 0;
-	ev->args = r->args;
-	ev->data_size = 0;
-	ev->data = NULL;
-	ev->buffer_offset = r->buf_start;
+	if (!r->ev_context_set) {
+		ev->wall_sec = r->wall_sec;
+		ev->wall_usec = r->wall_usec;
+		ev->tid = r->tid;
+		ev->pid = r->pid;
+		ev->cpu = r->cpu;
+		ev->event_type = 0;
+		ev->nargs = 0;
+		ev->args = r->args;
+		ev->data_size = 0;
+		ev->data = NULL;
+		ev->buffer_offset = r->buf_start;
+		r->ev_context_set = true;
+	}
 	r->pos += XRAYFDR_FUNCTION_RECORD_SIZE;
 	r->stats.records++;
 	r->stats.events++;
@@ -1174,6 +1181,8 @@ int xrayfdr_reader_next_event(struct xrayfdr_reader *r,
 		*ev = &r->ev;
 		return 1;
 	}
+	/* the general path may change the buffer, the thread or r->ev */
+	r->ev_context_set = false;
 	for (;;) {
 		int ret;
 

@@ -93,27 +93,34 @@ static inline void put64(uint8_t *p, uint64_t v, bool be)
 		p[be ? 7 - i : i] = (uint8_t)(v >> (8 * i));
 }
 
+/*
+ * memcpy and a byte swap compile to one load (and a bswap), where a loop
+ * over the bytes cost the reader some 90 instructions a record.
+ */
+#define HOST_IS_BE (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
 static inline uint16_t get16(const uint8_t *p, bool be)
 {
-	return be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return be != HOST_IS_BE ? __builtin_bswap16(v) : v;
 }
 
 static inline uint32_t get32(const uint8_t *p, bool be)
 {
-	uint32_t v = 0;
+	uint32_t v;
 
-	for (int i = 0; i < 4; i++)
-		v |= (uint32_t)p[be ? 3 - i : i] << (8 * i);
-	return v;
+	memcpy(&v, p, sizeof(v));
+	return be != HOST_IS_BE ? __builtin_bswap32(v) : v;
 }
 
 static inline uint64_t get64(const uint8_t *p, bool be)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
-	for (int i = 0; i < 8; i++)
-		v |= (uint64_t)p[be ? 7 - i : i] << (8 * i);
-	return v;
+	memcpy(&v, p, sizeof(v));
+	return be != HOST_IS_BE ? __builtin_bswap64(v) : v;
 }
 
 /*

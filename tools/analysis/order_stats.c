@@ -194,7 +194,8 @@ static int count_value(struct order_stats *s, uint32_t set)
 	return 0;
 }
 
-int order_stats_add(struct order_stats *s, uint32_t set, uint64_t value)
+static __attribute__((noinline)) int add_slow(struct order_stats *s,
+					      uint32_t set, uint64_t value)
 {
 	int ret;
 
@@ -227,6 +228,18 @@ int order_stats_add(struct order_stats *s, uint32_t set, uint64_t value)
 	}
 	s->keys[s->n++] = key_of(set, value);
 	return 0;
+}
+
+int order_stats_add(struct order_stats *s, uint32_t set, uint64_t value)
+{
+	/* a set seen before, room in memory, a value that fits its key */
+	if (set < s->nsets && s->n < s->cap && value < VALUE_SAT &&
+	    !s->sorter) {
+		s->counts[set]++;
+		s->keys[s->n++] = (uint64_t)set << VALUE_BITS | value;
+		return 0;
+	}
+	return add_slow(s, set, value);
 }
 
 static int cmp_u64(const void *x, const void *y)

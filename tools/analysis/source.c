@@ -245,22 +245,16 @@ static void update_stats(struct trace *t)
 	}
 }
 
-int trace_next(struct trace *t, const struct xrayfdr_event **ev)
+/* Out of line, so that trace_next() saves no registers per event. */
+static __attribute__((noinline)) int first_header(struct trace *t)
 {
 	const struct trace_header *hdr;
-	int ret;
 
-	if (t->header_ret == 1) {
-		ret = trace_header(t, &hdr);
-		if (ret < 0)
-			return ret;
-	} else if (t->header_ret < 0) {
-		return t->header_ret;
-	}
-	if (t->xr)
-		ret = xrayfdr_reader_next_event(t->xr, ev);
-	else
-		ret = text_reader_next(t->tr, ev);
+	return trace_header(t, &hdr);
+}
+
+static __attribute__((noinline)) int next_done(struct trace *t, int ret)
+{
 	if (ret == 1) {
 		t->stats.events++;
 		if (t->progress && !--t->countdown) {
@@ -273,6 +267,28 @@ int trace_next(struct trace *t, const struct xrayfdr_event **ev)
 	if (ret < 0)
 		report_error(t);
 	return ret;
+}
+
+int trace_next(struct trace *t, const struct xrayfdr_event **ev)
+{
+	int ret;
+
+	if (t->header_ret == 1) {
+		ret = first_header(t);
+		if (ret < 0)
+			return ret;
+	} else if (t->header_ret < 0) {
+		return t->header_ret;
+	}
+	if (t->xr)
+		ret = xrayfdr_reader_next_event(t->xr, ev);
+	else
+		ret = text_reader_next(t->tr, ev);
+	if (ret == 1 && !t->progress) {
+		t->stats.events++;
+		return 1;
+	}
+	return next_done(t, ret);
 }
 
 const struct trace_stats *trace_stats(const struct trace *t)

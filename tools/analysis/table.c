@@ -1,21 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdlib.h>
+#include <string.h>
 
 #include "table.h"
 
-/* The record's number lives right before it. */
-struct slot {
-	uint32_t index;
-	uint64_t align[];
-};
-
-void *table_get(struct table *t, uint64_t key, uint32_t *index, bool *created)
+void *table_get_slow(struct table *t, uint64_t key, uint32_t *index,
+		     bool *created)
 {
-	struct slot *s = u64map_get(&t->map, key);
+	unsigned int line = table_cache_line(key);
+	struct table_slot *s = u64map_get(&t->map, key);
 
 	if (created)
 		*created = !s;
 	if (s) {
+		t->cache[line].key = key;
+		t->cache[line].slot = s;
 		*index = s->index;
 		return s->align;
 	}
@@ -36,6 +35,8 @@ void *table_get(struct table *t, uint64_t key, uint32_t *index, bool *created)
 		return NULL;
 	}
 	s->index = t->n;
+	t->cache[line].key = key;
+	t->cache[line].slot = s;
 	t->items[t->n] = s->align;
 	*index = t->n++;
 	return s->align;
@@ -55,4 +56,5 @@ void table_free(struct table *t)
 	free(t->items);
 	t->items = NULL;
 	t->n = t->cap = 0;
+	memset(t->cache, 0, sizeof(t->cache));
 }

@@ -13,12 +13,25 @@
 
 #include "../../lib/util/u64map.h"
 
+/* The record's number lives right before it. */
+struct table_slot {
+	uint32_t index;
+	uint64_t align[];
+};
+
+/* Direct-mapped, in front of the map: analyses look up a few hot keys. */
+#define TABLE_CACHE_SLOTS 256
+
 struct table {
 	size_t item_size;
 	uint32_t max; /* most records it may hold; 0: no limit */
 	struct u64map map;
 	void **items;
 	uint32_t n, cap;
+	struct {
+		uint64_t key;
+		struct table_slot *slot;
+	} cache[TABLE_CACHE_SLOTS];
 };
 
 static inline void table_init(struct table *t, size_t item_size, uint32_t max)
@@ -30,7 +43,29 @@ static inline void table_init(struct table *t, size_t item_size, uint32_t max)
  * The record of @key, created zeroed (and *created set) if absent; its
  * number in *index.  NULL if out of memory or full.
  */
-void *table_get(struct table *t, uint64_t key, uint32_t *index, bool *created);
+void *table_get_slow(struct table *t, uint64_t key, uint32_t *index,
+		     bool *created);
+
+static inline unsigned int table_cache_line(uint64_t key)
+{
+	return (unsigned int)((key ^ key >> 32) * 0x9e3779b9u >> 24) &
+	       (TABLE_CACHE_SLOTS - 1);
+}
+
+static inline void *table_get(struct table *t, uint64_t key, uint32_t *index,
+			      bool *created)
+{
+	unsigned int line = table_cache_line(key);
+	struct table_slot *s = t->cache[line].slot;
+
+	if (s && t->cache[line].key == key) {
+		if (created)
+			*created = false;
+		*index = s->index;
+		return s->align;
+	}
+	return table_get_slow(t, key, index, created);
+}
 
 static inline void *table_at(const struct table *t, uint32_t i)
 {
