@@ -400,6 +400,9 @@ static void top_insert(struct top_entry *top, uint32_t *n, uint32_t node,
 {
 	uint32_t at = 0;
 
+	/* the common case: it would go after the tenth, and out */
+	if (*n == 10 && top[9].value > value)
+		return;
 	while (at < *n && top[at].value > value)
 		at++;
 	memmove(&top[at + 1], &top[at], (*n - at) * sizeof(*top));

@@ -258,51 +258,90 @@ static void swap(uint64_t *a, uint64_t *b)
 }
 
 /*
+ * Partitions without a branch on the data: random durations would make
+ * a compare-and-branch mispredict half the time.  Each returns j with
+ * v[0..j) before the pivot and v[j..n) from it on; the loop keeps that
+ * true of v[0..i) by swapping v[i] into place and counting it in.
+ */
+static size_t partition_below(uint64_t *v, size_t n, uint64_t pivot)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = v[i];
+
+		v[i] = v[j];
+		v[j] = x;
+		j += x < pivot;
+	}
+	return j;
+}
+
+static size_t partition_upto(uint64_t *v, size_t n, uint64_t pivot)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = v[i];
+
+		v[i] = v[j];
+		v[j] = x;
+		j += x <= pivot;
+	}
+	return j;
+}
+
+static uint64_t median3(uint64_t a, uint64_t b, uint64_t c)
+{
+	if (a > b)
+		swap(&a, &b);
+	return c <= a ? a : c >= b ? b : c;
+}
+
+/*
  * Put the @k-th smallest of v[0..n) at v[k], smaller ones before it and
  * larger ones after (quickselect; a median of three picks the pivot).
- * Inputs that defeat the pivot get sorted instead, so time stays
- * O(n log n) at worst.
+ * Each round shrinks the range: by the values below the pivot, or, when
+ * there are none, by the values equal to it.  Inputs that defeat the
+ * pivot get sorted instead, so time stays O(n log n) at worst.
  */
 static void select_nth(uint64_t *v, size_t n, size_t k)
 {
-	size_t lo = 0, hi = n - 1;
+	size_t lo = 0, hi = n;
 	unsigned int rounds = 32;
 
 	for (size_t m = n; m; m >>= 1)
 		rounds += 2;
-	while (hi > lo) {
-		size_t mid = lo + (hi - lo) / 2, i, j;
-		uint64_t pivot;
+	while (hi - lo > 16) {
+		uint64_t pivot =
+			median3(v[lo], v[lo + (hi - lo) / 2], v[hi - 1]);
+		size_t j;
 
-		if (v[mid] < v[lo])
-			swap(&v[mid], &v[lo]);
-		if (v[hi] < v[lo])
-			swap(&v[hi], &v[lo]);
-		if (v[hi] < v[mid])
-			swap(&v[hi], &v[mid]);
 		if (!rounds--) {
-			qsort(v + lo, hi - lo + 1, sizeof(*v), cmp_u64);
+			qsort(v + lo, hi - lo, sizeof(*v), cmp_u64);
 			return;
 		}
-		pivot = v[mid];
-		/* Hoare's partition: [lo, j] <= pivot <= [j + 1, hi] */
-		i = lo - 1;
-		j = hi + 1;
-		for (;;) {
-			do
-				i++;
-			while (v[i] < pivot);
-			do
-				j--;
-			while (v[j] > pivot);
-			if (i >= j)
-				break;
-			swap(&v[i], &v[j]);
-		}
-		if (k <= j)
+		j = lo + partition_below(v + lo, hi - lo, pivot);
+		if (k < j) {
 			hi = j;
-		else
-			lo = j + 1;
+			continue;
+		}
+		if (j == lo) {
+			/* the pivot is the least here: step over its equals */
+			j = lo + partition_upto(v + lo, hi - lo, pivot);
+			if (k < j)
+				return;
+		}
+		lo = j;
+	}
+	/* a few left: insertion sort */
+	for (size_t i = lo + 1; i < hi; i++) {
+		uint64_t x = v[i];
+		size_t j = i;
+
+		for (; j > lo && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
 	}
 }
 
@@ -333,34 +372,48 @@ static int cmp_big(const void *x, const void *y)
 }
 
 /*
- * Put the keys in the order of their sets, in place: each key moves to
- * the next free place of its set's run (@next, @end: nsets places each),
- * and the key it displaces on round its cycle.
+ * Put the keys in the order of their sets, by copying into a new mapping:
+ * each set's run is written in sequence (moving keys round their cycles
+ * in place missed the cache on nearly every key), and the old array's
+ * pages go back as they are read, so memory stays about one array.
+ * @next: nsets places.  0 or -ENOMEM.
  */
-static void group_by_set(uint64_t *k, const uint64_t *counts, uint32_t nsets,
-			 uint64_t *next, uint64_t *end)
+static int group_by_set_copy(struct order_stats *s, uint64_t *next)
 {
-	uint64_t pos = 0;
+	const size_t chunk = 1 << 17; /* keys: 1 MiB */
+	size_t bytes = page_up(s->n * sizeof(*s->keys)), freed = 0;
+	uint64_t *to, pos = 0;
 
-	for (uint32_t set = 0; set < nsets; set++) {
+	if (!s->n)
+		return 0;
+	to = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (to == MAP_FAILED)
+		return -ENOMEM;
+	for (uint32_t set = 0; set < s->nsets; set++) {
 		next[set] = pos;
-		pos += counts[set];
-		end[set] = pos;
+		pos += s->counts[set];
 	}
-	for (uint32_t set = 0; set < nsets; set++)
-		while (next[set] < end[set]) {
-			uint64_t v = k[next[set]];
-			uint32_t to = (uint32_t)(v >> VALUE_BITS);
+	for (size_t i = 0; i < s->n;) {
+		size_t stop = s->n - i > chunk ? i + chunk : s->n, done;
 
-			while (to != set) {
-				uint64_t t = k[next[to]];
+		for (; i < stop; i++) {
+			uint64_t key = s->keys[i];
 
-				k[next[to]++] = v;
-				v = t;
-				to = (uint32_t)(v >> VALUE_BITS);
-			}
-			k[next[set]++] = v;
+			to[next[key >> VALUE_BITS]++] = key;
 		}
+		done = i * sizeof(*s->keys) & ~(size_t)4095;
+		if (done > freed) {
+			madvise((uint8_t *)s->keys + freed, done - freed,
+				MADV_DONTNEED);
+			freed = done;
+		}
+	}
+	munmap(s->keys, s->keys_bytes);
+	s->keys = to;
+	s->keys_bytes = bytes;
+	s->cap = bytes / sizeof(*s->keys);
+	return 0;
 }
 
 static int select_in_memory(struct order_stats *s,
@@ -372,18 +425,13 @@ static int select_in_memory(struct order_stats *s,
 			    void *ctx)
 {
 	uint64_t *next = malloc(((size_t)s->nsets + 1) * sizeof(*next));
-	uint64_t *end = malloc(((size_t)s->nsets + 1) * sizeof(*end));
 	uint64_t want[ORDER_STATS_MAX_RANKS], pos = 0;
 	size_t b = 0;
+	int ret = next ? group_by_set_copy(s, next) : -ENOMEM;
 
-	if (!next || !end) {
-		free(next);
-		free(end);
-		return -ENOMEM;
-	}
-	group_by_set(s->keys, s->counts, s->nsets, next, end);
 	free(next);
-	free(end);
+	if (ret)
+		return ret;
 	if (s->nbig)
 		qsort(s->bigs, s->nbig, sizeof(*s->bigs), cmp_big);
 	for (uint32_t set = 0; set < s->nsets; set++) {

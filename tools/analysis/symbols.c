@@ -289,6 +289,23 @@ void symbols_use_trace_names(struct symbols *s,
 	s->trace_ctx = ctx;
 }
 
+/* "#<id>" in @buf: snprintf() cost hundreds of instructions per call. */
+static const char *id_name(char *buf, size_t size, int32_t id)
+{
+	uint32_t v = id < 0 ? 0u - (uint32_t)id : (uint32_t)id;
+	char *p = buf + size;
+
+	*--p = 0;
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (id < 0)
+		*--p = '-';
+	*--p = '#';
+	return p;
+}
+
 const char *symbols_name(struct symbols *s, int32_t id)
 {
 	struct symbol_cache *c;
@@ -300,8 +317,7 @@ const char *symbols_name(struct symbols *s, int32_t id)
 
 		if (name)
 			return name;
-		snprintf(s->scratch, sizeof(s->scratch), "#%" PRId32, id);
-		return s->scratch;
+		return id_name(s->scratch, sizeof(s->scratch), id);
 	}
 	c = &s->cache[id];
 	if (!c->name)

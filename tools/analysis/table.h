@@ -48,7 +48,8 @@ void *table_get_slow(struct table *t, uint64_t key, uint32_t *index,
 
 static inline unsigned int table_cache_line(uint64_t key)
 {
-	return (unsigned int)((key ^ key >> 32) * 0x9e3779b9u >> 24) &
+	/* Fibonacci hashing: the top bits depend on every bit of the key */
+	return (unsigned int)(key * 0x9e3779b97f4a7c15ull >> 56) &
 	       (TABLE_CACHE_SLOTS - 1);
 }
 

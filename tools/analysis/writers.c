@@ -53,22 +53,32 @@ static int64_t millis(const struct call_writer *w, uint64_t tsc)
 	return (int64_t)floor(d * 1e3 / w->freq);
 }
 
+static bool json_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
 static void json_bytes(struct outbuf *o, const void *data, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = data;
 
 	ob_char(o, '"');
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = 0, run; i < len; i++) {
+		/* runs that need no escape, the whole of most names, at once */
+		for (run = i; run < len && json_plain(p[run]); run++)
+			;
+		ob_write(o, p + i, run - i);
+		i = run;
+		if (i == len)
+			break;
 		if (p[i] == '"' || p[i] == '\\') {
 			ob_char(o, '\\');
 			ob_char(o, (char)p[i]);
-		} else if (p[i] < 0x20 || p[i] >= 0x7f) {
+		} else {
 			ob_str(o, "\\u00");
 			ob_char(o, hex[p[i] >> 4]);
 			ob_char(o, hex[p[i] & 15]);
-		} else {
-			ob_char(o, (char)p[i]);
 		}
 	}
 	ob_char(o, '"');
@@ -89,15 +99,11 @@ static void te_record_start(struct call_writer *w)
 }
 
 /* ",\"KEY\":" then @ns as microseconds: "12.345" */
-static void te_micros(struct call_writer *w, const char *key, uint64_t ns)
+static inline void te_micros(struct call_writer *w, const char *key,
+			     uint64_t ns)
 {
-	char frac[4] = { (char)('0' + ns / 100 % 10),
-			 (char)('0' + ns / 10 % 10), (char)('0' + ns % 10), 0 };
-
 	ob_str(w->ob, key);
-	ob_u64(w->ob, ns / 1000);
-	ob_char(w->ob, '.');
-	ob_write(w->ob, frac, 3);
+	ob_thousandths(w->ob, ns);
 }
 
 static void te_ids(struct call_writer *w, uint32_t pid, uint32_t tid)
