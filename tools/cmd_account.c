@@ -122,7 +122,8 @@ static void account_usage(FILE *out)
 		"it is not counted).  A line on standard error says how many of each.\n"
 		"\n"
 		"Exit status: 0 done, 1 the input is invalid (also after --keep-going)\n"
-		"or, with --strict, an exit matched no entry, 2 usage or I/O error.\n");
+		"or, with --strict and without --keep-going, an exit matched no entry,\n"
+		"2 usage or I/O error.\n");
 }
 
 struct fstat {
@@ -892,7 +893,9 @@ static int account_run(int argc, char **argv)
 			"%s: skipped %" PRIu64
 			" exits that matched no entry on their thread's stack",
 			path, replay_unmatched(a.replay));
-		status = EXIT_INVALID;
+		/* as llvm-xray: --keep-going makes them a warning */
+		if (!a.keep_going)
+			status = EXIT_INVALID;
 	}
 out:
 	free(ro.rows);

@@ -87,8 +87,8 @@ static void graph_usage(FILE *out)
 		"calls an exception or longjmp went through end them there; exits with\n"
 		"no entry, of calls entered before the trace began, are not counted.\n"
 		"\n"
-		"Exit status: 0 done, 1 the input is invalid or (--strict) an exit\n"
-		"matched no entry, 2 usage or I/O error.\n");
+		"Exit status: 0 done, 1 the input is invalid or (--strict, without\n"
+		"--keep-going) an exit matched no entry, 2 usage or I/O error.\n");
 }
 
 /* llvm-xray's TimeStat: min ignores 0 as "unset", as it does. */
@@ -746,7 +746,9 @@ static int graph_run(int argc, char **argv)
 			"%s: skipped %" PRIu64
 			" exits that matched no entry on their thread's stack",
 			path, replay_unmatched(g.replay));
-		status = EXIT_INVALID;
+		/* as llvm-xray: --keep-going makes them a warning */
+		if (!g.keep_going)
+			status = EXIT_INVALID;
 	}
 out:
 	replay_free(g.replay);

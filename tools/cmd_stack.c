@@ -86,8 +86,8 @@ static void stack_usage(FILE *out)
 		"llvm-xray stack: an exit with no matching entry clears the stack and\n"
 		"is an error.\n"
 		"\n"
-		"Exit status: 0 done, 1 the input is invalid or (--strict) an exit\n"
-		"matched no entry, 2 usage or I/O error.\n");
+		"Exit status: 0 done, 1 the input is invalid or (--strict, without\n"
+		"--keep-going) an exit matched no entry, 2 usage or I/O error.\n");
 }
 
 struct thread_data {
@@ -951,7 +951,9 @@ static int stack_run(int argc, char **argv)
 			   "%" PRIu64
 			   " exits matched no entry on their thread's stack",
 			   replay_unmatched(s.replay));
-		status = EXIT_INVALID;
+		/* as llvm-xray: --keep-going makes them a warning */
+		if (!s.keep_going)
+			status = EXIT_INVALID;
 	}
 out:
 	stack_free(&s);

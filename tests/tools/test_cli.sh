@@ -140,6 +140,12 @@ printf 'thr crt 0x5 0x00000000\nthr crt 0x5 0x00000001\nsam str 0x00000000 5 0 0
 check "TraceLog: two threads on one OS thread id are an error naming the line" 1 "twice.tl: line 4: sam str: thread 0x00000001 has the OS thread id 5 of another" -- \
 	$X account "$tmp/twice.tl"
 printf -- '---\nheader:\n  version: 1\n  type: 1\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1000\nrecords:\n  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-exit, tsc: 5, data: "" }\n' >"$tmp/exit.yaml"
+# the unmatched exit, then a call
+cp "$tmp/exit.yaml" "$tmp/exit2.yaml"
+for r in "0, func-id: 2, cpu: 0, thread: 5, kind: function-enter, tsc: 6" \
+	"0, func-id: 2, cpu: 0, thread: 5, kind: function-exit, tsc: 7"; do
+	echo "  - { type: $r, data: \"\" }" >>"$tmp/exit2.yaml"
+done
 # the window begins inside 1; 3 throws out of 4, caught in 2
 sed '$d' "$tmp/exit.yaml" >"$tmp/window.yaml"
 for r in "0, func-id: 1, cpu: 0, thread: 5, kind: function-exit, tsc: 5" \
@@ -153,6 +159,8 @@ done
 for c in account stack graph; do
 	check "$c --strict: an unmatched exit in YAML names its line" 1 "exit.yaml: record at line 9: thread 5: exit of function 1" -- \
 		$X $c --strict "$tmp/exit.yaml"
+	check "$c --strict -k: an unmatched exit is a warning, exit 0 (llvm-xray -k)" 0 "skipped 1 exits|1 exits matched no entry" -- \
+		$X $c --strict -k "$tmp/exit2.yaml"
 	check "$c: an exit with no entry is of a call entered before the trace, not an error" 0 \
 		"window.yaml: 1 exits of calls entered before the trace began \\(not counted\\), 1 calls ended by unwinding" -- \
 		$X $c "$tmp/window.yaml"
