@@ -125,27 +125,26 @@ static bool shorter_than_min(const struct view *v, uint64_t ticks)
 /* @value / 10^@decimals with all its decimals into @buf; the length */
 static size_t fixed(char *buf, uint64_t value, unsigned int decimals)
 {
-	char tmp[32];
-	size_t n = 0, len = 0;
+	char tmp[32], *end = tmp + sizeof(tmp), *p = end;
 
+	/* from the last digit back, so no reversing copy */
 	for (unsigned int i = 0; i < decimals; i++, value /= 10)
-		tmp[n++] = (char)('0' + value % 10);
+		*--p = (char)('0' + value % 10);
 	if (decimals)
-		tmp[n++] = '.';
+		*--p = '.';
 	do {
-		tmp[n++] = (char)('0' + value % 10);
+		*--p = (char)('0' + value % 10);
 		value /= 10;
 	} while (value);
-	while (n)
-		buf[len++] = tmp[--n];
-	return len;
+	memcpy(buf, p, (size_t)(end - p));
+	return (size_t)(end - p);
 }
 
 static void put_right(struct outbuf *o, const char *text, size_t len,
 		      size_t width)
 {
-	for (size_t i = len; i < width; i++)
-		ob_char(o, ' ');
+	if (len < width)
+		ob_fill(o, ' ', width - len);
 	ob_write(o, text, len);
 }
 
@@ -213,8 +212,7 @@ static void print_prefix(struct view *v, const struct call_thread *t,
 	ob_str(v->ob, " [");
 	put_right(v->ob, buf, fixed(buf, t->tid, 0), 7);
 	ob_str(v->ob, "] | ");
-	for (uint32_t i = 0; i < level; i++)
-		ob_str(v->ob, "  ");
+	ob_fill(v->ob, ' ', 2 * (size_t)level);
 }
 
 static uint32_t level_of(uint64_t user)

@@ -35,58 +35,89 @@ static const char digit_pairs[201] =
 	"50515253545556575859606162636465666768697071727374"
 	"75767778798081828384858687888990919293949596979899";
 
-/* The digits of @v, at least @min of them, ending at @end. */
-static char *digits(char *end, uint64_t v, unsigned int min)
-{
-	char *p = end;
+static const uint64_t powers_of_ten[20] = {
+	1ull,
+	10ull,
+	100ull,
+	1000ull,
+	10000ull,
+	100000ull,
+	1000000ull,
+	10000000ull,
+	100000000ull,
+	1000000000ull,
+	10000000000ull,
+	100000000000ull,
+	1000000000000ull,
+	10000000000000ull,
+	100000000000000ull,
+	1000000000000000ull,
+	10000000000000000ull,
+	100000000000000000ull,
+	1000000000000000000ull,
+	10000000000000000000ull,
+};
 
-	while (v >= 100) {
-		p -= 2;
-		memcpy(p, digit_pairs + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, digit_pairs + 2 * v, 2);
-	} else {
-		*--p = (char)('0' + v);
-	}
-	while (p > end - min)
-		*--p = '0';
-	return p;
+/* How many decimal digits @v has: log10 from its bit length, then one
+ * compare (1233 / 4096 is just above log10(2)). */
+static unsigned int decimal_digits(uint64_t v)
+{
+	unsigned int t = (64 - (unsigned int)__builtin_clzll(v | 1)) * 1233 >>
+			 12;
+
+	return v ? t + (v >= powers_of_ten[t]) : 1;
 }
 
-/*
- * Append p[0..n) (n <= SHORT), from a buffer that holds SHORT bytes from
- * p: a copy of a fixed size is a few moves, not a call.
- */
-#define SHORT 24
-
-static void put_short(struct outbuf *o, const char *p, size_t n)
+/* The digits of @v, ending at @end, two at a time, in 32-bit arithmetic
+ * once they fit (cheaper than 64-bit). */
+static void put_digits(char *end, uint64_t v)
 {
-	if (o->len + SHORT > OUTBUF_SIZE) {
-		ob_write(o, p, n);
-		return;
+	uint32_t w;
+
+	while (v > UINT32_MAX) {
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
 	}
-	memcpy(o->buf + o->len, p, SHORT);
+	for (w = (uint32_t)v; w >= 100; w /= 100) {
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * (w % 100), 2);
+	}
+	if (w >= 10)
+		memcpy(end - 2, digit_pairs + 2 * w, 2);
+	else
+		end[-1] = (char)('0' + w);
+}
+
+/* Room for @n more bytes at the end of the buffer; where they go. */
+static char *reserve(struct outbuf *o, size_t n)
+{
+	char *p;
+
+	if (o->len + n > OUTBUF_SIZE)
+		ob_flush(o);
+	p = o->buf + o->len;
 	o->len += n;
+	return p;
 }
 
 void ob_u64(struct outbuf *o, uint64_t v)
 {
-	char tmp[20 + SHORT], *p = digits(tmp + 20, v, 1);
+	unsigned int n = decimal_digits(v);
 
-	put_short(o, p, (size_t)(tmp + 20 - p));
+	put_digits(reserve(o, n) + n, v);
 }
 
 void ob_thousandths(struct outbuf *o, uint64_t v)
 {
-	char tmp[21 + SHORT], *p = digits(tmp + 21, v, 4);
+	uint64_t whole = v / 1000;
+	unsigned int n = decimal_digits(whole), frac = (unsigned int)(v % 1000);
+	char *p = reserve(o, n + 4);
 
-	/* "1234" -> "1.234": the integer digits move up over the point */
-	memmove(p - 1, p, (size_t)(tmp + 18 - p));
-	tmp[17] = '.';
-	put_short(o, p - 1, (size_t)(tmp + 21 - (p - 1)));
+	put_digits(p + n, whole);
+	p[n] = '.';
+	p[n + 1] = (char)('0' + frac / 100);
+	memcpy(p + n + 2, digit_pairs + 2 * (frac % 100), 2);
 }
 
 void ob_i64(struct outbuf *o, int64_t v)

@@ -50,6 +50,21 @@ static inline void ob_char(struct outbuf *o, char c)
 	o->buf[o->len++] = c;
 }
 
+/* Append @n copies of @c (padding, indentation). */
+static inline void ob_fill(struct outbuf *o, char c, size_t n)
+{
+	while (n) {
+		size_t k;
+
+		if (o->len == OUTBUF_SIZE)
+			ob_flush(o);
+		k = OUTBUF_SIZE - o->len < n ? OUTBUF_SIZE - o->len : n;
+		memset(o->buf + o->len, c, k);
+		o->len += k;
+		n -= k;
+	}
+}
+
 static inline void ob_str(struct outbuf *o, const char *s)
 {
 	ob_write(o, s, strlen(s));

@@ -177,25 +177,32 @@ struct perfetto_writer {
 /*
  * The encoder.
  */
-static bool pb_need(struct pb *b, size_t n)
+static __attribute__((noinline)) bool pb_grow(struct pb *b, size_t n)
 {
+	size_t cap = b->cap ? 2 * b->cap : 256;
+	uint8_t *p;
+
 	if (b->oom)
 		return false;
-	if (b->cap - b->len < n) {
-		size_t cap = b->cap ? 2 * b->cap : 256;
-		uint8_t *p;
-
-		while (cap - b->len < n)
-			cap *= 2;
-		p = realloc(b->buf, cap);
-		if (!p) {
-			b->oom = true;
-			return false;
-		}
-		b->buf = p;
-		b->cap = cap;
+	while (cap - b->len < n)
+		cap *= 2;
+	p = realloc(b->buf, cap);
+	if (!p) {
+		b->oom = true;
+		return false;
 	}
+	b->buf = p;
+	b->cap = cap;
 	return true;
+}
+
+/* Room for @n more bytes; false once out of memory.  (oom leaves len
+ * and cap as they were, so the first test is all the common case costs.) */
+static inline bool pb_need(struct pb *b, size_t n)
+{
+	if (b->cap - b->len >= n && !b->oom)
+		return true;
+	return pb_grow(b, n);
 }
 
 static size_t varint_size(uint64_t v)
@@ -295,26 +302,36 @@ static uint64_t to_ns(const struct perfetto_writer *w, uint64_t tsc)
 	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
 }
 
+/*
+ * A packet is built after PACKET_ROOM bytes, where its Trace.packet tag
+ * and length go when it is written, so that it goes out in one write.
+ */
+#define PACKET_ROOM 11
+
 static void packet_start(struct perfetto_writer *w, uint32_t seq)
 {
 	w->pkt.len = 0;
+	if (pb_need(&w->pkt, PACKET_ROOM))
+		w->pkt.len = PACKET_ROOM;
 	pb_uint(&w->pkt, F_PKT_SEQUENCE_ID, seq);
 }
 
 /* Write the packet built as one Trace.packet. */
 static void packet_write(struct perfetto_writer *w)
 {
-	uint8_t head[11];
-	size_t n;
+	uint8_t head[PACKET_ROOM], *p;
+	size_t n, len = w->pkt.len - PACKET_ROOM;
 
 	if (w->pkt.oom) {
 		w->error = w->error ?: -ENOMEM;
 		return;
 	}
 	head[0] = F_TRACE_PACKET << 3 | WT_LEN;
-	n = 1 + varint_put(head + 1, w->pkt.len);
-	if (fwrite(head, 1, n, w->out) != n ||
-	    fwrite(w->pkt.buf, 1, w->pkt.len, w->out) != w->pkt.len)
+	n = 1 + varint_put(head + 1, len);
+	p = w->pkt.buf + PACKET_ROOM - n;
+	memcpy(p, head, n);
+	/* the output is ours alone: no stdio lock per packet */
+	if (fwrite_unlocked(p, 1, n + len, w->out) != n + len)
 		w->error = w->error ?: -EIO;
 }
 
