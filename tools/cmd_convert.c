@@ -70,6 +70,7 @@ static void convert_usage(FILE *out)
 		"                         names (with --symbolize for yaml)\n"
 		"  -y, --symbolize        yaml: write function names instead of ids in\n"
 		"                         'function' (needs --instr-map, as llvm-xray)\n"
+		"      --demangle         C++ names demangled (the default)\n"
 		"      --no-demangle      keep C++ names mangled\n"
 		"  -s, --sort             yaml: sort records by TSC as llvm-xray does (the\n"
 		"                         default); records go through temporary files in\n"
@@ -288,6 +289,7 @@ static int parse_options(int argc, char **argv, struct convert_opts *o)
 	static const struct option longopts[] = {
 		{ "output-format", required_argument, NULL, 'f' },
 		{ "symbolize", no_argument, NULL, 'y' },
+		{ "demangle", no_argument, NULL, 'M' },
 		{ "no-demangle", no_argument, NULL, 'D' },
 		{ "sort", no_argument, NULL, 's' },
 		{ "no-sort", no_argument, NULL, 'S' },
@@ -299,6 +301,10 @@ static int parse_options(int argc, char **argv, struct convert_opts *o)
 	uint64_t v;
 	int opt;
 
+	if (llvm_style_options(argc, argv, longopts)) {
+		tool_error("convert", "out of memory");
+		return EXIT_USAGE;
+	}
 	while ((opt = getopt_long(argc, argv, "f:ysV:" ANALYSIS_SHORTOPTS,
 				  longopts, NULL)) != -1) {
 		switch (opt) {
@@ -320,6 +326,9 @@ static int parse_options(int argc, char **argv, struct convert_opts *o)
 			break;
 		case 'y':
 			o->symbolize = true;
+			break;
+		case 'M': /* llvm-xray's, the default */
+			o->demangle = true;
 			break;
 		case 'D':
 			o->demangle = false;

@@ -31,6 +31,7 @@ static void extract_usage(FILE *out)
 		"  -s, --symbolize      name each function from the binary's symbol table\n"
 		"                       and DWARF (libdw), C++ names demangled; without\n"
 		"                       it function-name is ''\n"
+		"      --demangle       C++ names demangled (the default)\n"
 		"      --no-demangle    keep C++ names mangled\n"
 		"  -l, --locations      add 'location: FILE:LINE:COLUMN' to each sled,\n"
 		"                       the source position of its function's entry (this\n"
@@ -50,6 +51,7 @@ static int extract_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "symbolize", no_argument, NULL, 's' },
+		{ "demangle", no_argument, NULL, 'M' },
 		{ "no-demangle", no_argument, NULL, 'D' },
 		{ "locations", no_argument, NULL, 'l' },
 		{ "output", required_argument, NULL, 'o' },
@@ -68,6 +70,10 @@ static int extract_run(int argc, char **argv)
 	FILE *out;
 	int opt;
 
+	if (llvm_style_options(argc, argv, longopts)) {
+		tool_error("extract", "out of memory");
+		return EXIT_USAGE;
+	}
 	while ((opt = getopt_long(argc, argv, "slo:F:N:h", longopts, NULL)) !=
 	       -1) {
 		switch (opt) {
@@ -81,6 +87,9 @@ static int extract_run(int argc, char **argv)
 			break;
 		case 's':
 			symbolize = true;
+			break;
+		case 'M': /* llvm-xray's, the default */
+			demangle_names = true;
 			break;
 		case 'D':
 			demangle_names = false;

@@ -180,3 +180,42 @@ int parse_time_ns(const char *text, uint64_t default_unit, uint64_t *ns)
 	*ns = (uint64_t)(v * (double)scale + 0.5);
 	return 0;
 }
+
+/* The arguments rewritten, reachable from here for as long as argv is. */
+static char **rewritten;
+static size_t nrewritten;
+
+int llvm_style_options(int argc, char **argv, const struct option *longopts)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		size_t len;
+		char **r, *b;
+
+		if (!strcmp(a, "--"))
+			break;
+		/* "-xy" may be two short options: only a long name counts */
+		if (a[0] != '-' || a[1] == '-' || !a[1] || !a[2])
+			continue;
+		len = strcspn(a + 1, "=");
+		for (const struct option *o = longopts; o->name; o++) {
+			if (strlen(o->name) != len ||
+			    strncmp(o->name, a + 1, len))
+				continue;
+			r = realloc(rewritten, (nrewritten + 1) * sizeof(*r));
+			b = malloc(strlen(a) + 2);
+			if (r)
+				rewritten = r;
+			if (!r || !b) {
+				free(b);
+				return -ENOMEM;
+			}
+			b[0] = '-';
+			strcpy(b + 1, a);
+			rewritten[nrewritten++] = b;
+			argv[i] = b;
+			break;
+		}
+	}
+	return 0;
+}

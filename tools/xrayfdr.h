@@ -41,6 +41,17 @@ struct symbols;
 int stack_write_folded(struct trace *t, const char *path, struct symbols *syms,
 		       FILE *out);
 
+/*
+ * llvm-xray takes long options after one dash as well as two
+ * (-instr_map=BIN, -sort sum): rewrite each argument that is one dash and
+ * exactly the name of one of @longopts (up to any '=') to two dashes, so
+ * that getopt_long() reads it and llvm-xray's command lines run as they
+ * are.  Anything else, clusters of short options included, is left as it
+ * is.  Return 0 or -ENOMEM.
+ */
+struct option;
+int llvm_style_options(int argc, char **argv, const struct option *longopts);
+
 /* Print "xrayfdr CMD: message" to stderr. */
 __attribute__((format(printf, 2, 3))) void tool_error(const char *cmd,
 						      const char *fmt, ...);
@@ -63,7 +74,6 @@ int parse_time_ns(const char *text, uint64_t default_unit, uint64_t *ns);
 /* Parse an unsigned integer in [min, max].  Return 0 or -EINVAL. */
 int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
-struct option;
 /* The long name of the option whose val is @val, for messages. */
 const char *option_name(const struct option *opts, int val);
 

@@ -165,6 +165,21 @@ for c in account stack graph; do
 		"window.yaml: 1 exits of calls entered before the trace began \\(not counted\\), 1 calls ended by unwinding" -- \
 		$X $c "$tmp/window.yaml"
 done
+# llvm-xray's command lines, one-dash long options included, run as they are
+for c in account stack graph; do
+	check "$c takes llvm-xray's one-dash long options" 0 "^same$" -- \
+		sh -c "$X $c -keep-going -output=$tmp/one.out $tmp/window.yaml 2>/dev/null &&
+			$X $c --keep-going --output=$tmp/two.out $tmp/window.yaml 2>/dev/null &&
+			cmp $tmp/one.out $tmp/two.out && echo same"
+done
+check "account -sort sum -sortorder dsc -top 1: one-dash options with their values apart" 0 "^ +2 +1 \\[" -- \
+	$X account -sort sum -sortorder dsc -top 1 "$tmp/window.yaml"
+check "convert -output-format=yaml -demangle" 0 "^header:" -- \
+	$X convert -output-format=yaml -demangle "$tmp/window.yaml"
+check "one-dash short options still group: -kd" 0 "Functions with latencies" -- \
+	$X account -kd "$tmp/window.yaml"
+check "a one-dash word that is no long option is still short options (-s ortx)" 2 "unknown sort field 'ortx'" -- \
+	$X account -sortx "$tmp/window.yaml"
 printf 'prf zzz 1\n' >"$tmp/bad3.tl"
 check "TraceLog: an unknown record" 1 "line 1: unknown record 'prf zzz'" -- $X graph "$tmp/bad3.tl"
 
