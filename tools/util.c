@@ -185,37 +185,49 @@ int parse_time_ns(const char *text, uint64_t default_unit, uint64_t *ns)
 static char **rewritten;
 static size_t nrewritten;
 
+/* "-" @a with its name replaced by @name, kept for as long as argv. */
+static char *long_form(const char *name, const char *a)
+{
+	const char *rest = a + 1 + strcspn(a + 1, "=");
+	char **r = realloc(rewritten, (nrewritten + 1) * sizeof(*r));
+	char *b = malloc(strlen(name) + strlen(rest) + 3);
+
+	if (r)
+		rewritten = r;
+	if (!r || !b) {
+		free(b);
+		return NULL;
+	}
+	sprintf(b, "--%s%s", name, rest);
+	rewritten[nrewritten++] = b;
+	return b;
+}
+
 int llvm_style_options(int argc, char **argv, const struct option *longopts)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		const struct option *o;
 		size_t len;
-		char **r, *b;
 
 		if (!strcmp(a, "--"))
 			break;
-		/* "-xy" may be two short options: only a long name counts */
 		if (a[0] != '-' || a[1] == '-' || !a[1] || !a[2])
 			continue;
 		len = strcspn(a + 1, "=");
-		for (const struct option *o = longopts; o->name; o++) {
-			if (strlen(o->name) != len ||
-			    strncmp(o->name, a + 1, len))
-				continue;
-			r = realloc(rewritten, (nrewritten + 1) * sizeof(*r));
-			b = malloc(strlen(a) + 2);
-			if (r)
-				rewritten = r;
-			if (!r || !b) {
-				free(b);
-				return -ENOMEM;
-			}
-			b[0] = '-';
-			strcpy(b + 1, a);
-			rewritten[nrewritten++] = b;
-			argv[i] = b;
-			break;
+		for (o = longopts; o->name; o++) {
+			/* "-xy" may be two short options: only a long name
+			 * counts; and "-f=yaml" is -f's long option */
+			if (len == 1 ? o->val == a[1] && o->has_arg :
+				       strlen(o->name) == len &&
+					       !strncmp(o->name, a + 1, len))
+				break;
 		}
+		if (!o->name)
+			continue;
+		argv[i] = long_form(o->name, a);
+		if (!argv[i])
+			return -ENOMEM;
 	}
 	return 0;
 }

@@ -176,6 +176,8 @@ check "account -sort sum -sortorder dsc -top 1: one-dash options with their valu
 	$X account -sort sum -sortorder dsc -top 1 "$tmp/window.yaml"
 check "convert -output-format=yaml -demangle" 0 "^header:" -- \
 	$X convert -output-format=yaml -demangle "$tmp/window.yaml"
+check "convert -f=yaml: a short option's value after '=', as llvm-xray takes it" 0 "^header:" -- \
+	$X convert -f=yaml "$tmp/window.yaml"
 check "one-dash short options still group: -kd" 0 "Functions with latencies" -- \
 	$X account -kd "$tmp/window.yaml"
 check "a one-dash word that is no long option is still short options (-s ortx)" 2 "unknown sort field 'ortx'" -- \
