@@ -13,7 +13,8 @@ ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/symbols.c \
 	tools/analysis/llvm_compat.c tools/analysis/xray_yaml.c \
 	tools/analysis/calls.c tools/analysis/replay.c tools/analysis/trie.c tools/analysis/flamegraph.c \
 	tools/analysis/writers.c tools/analysis/order_stats.c tools/analysis/cmdline.c \
-	tools/analysis/table.c tools/analysis/perfetto.c
+	tools/analysis/table.c tools/analysis/perfetto.c \
+	tools/analysis/stacks.c
 TOOL_SRCS += $(ANALYSIS_SRCS) tools/cmd_extract.c tools/cmd_convert.c \
 	tools/cmd_account.c tools/cmd_stack.c tools/cmd_graph.c tools/cmd_replay.c
 # C++ only where a C++ facility is needed: demangling, and std::sort's

@@ -9,6 +9,7 @@
 #include "analysis/cmdline.h"
 #include "analysis/perfetto.h"
 #include "analysis/source.h"
+#include "analysis/stacks.h"
 #include "analysis/symbols.h"
 #include "analysis/writers.h"
 #include "analysis/xray_yaml.h"
@@ -218,11 +219,11 @@ static int convert_perfetto(struct trace *t, const struct trace_header *hdr,
 	return trace_status(t, ret);
 }
 
-/* stack_write_folded() says what went wrong itself. */
+/* stacks_write_folded() says what went wrong itself. */
 static int convert_folded(struct trace *t, const char *path,
 			  struct symbols *syms, FILE *out)
 {
-	return stack_write_folded(t, path, syms, out);
+	return stacks_write_folded(t, path, syms, out);
 }
 
 static int write_fd(void *ctx, const void *data, size_t size)

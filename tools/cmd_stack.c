@@ -21,6 +21,7 @@
 #include "analysis/replay.h"
 #include "analysis/source.h"
 #include "analysis/symbols.h"
+#include "analysis/stacks.h"
 #include "analysis/trie.h"
 #include "xrayfdr.h"
 
@@ -69,9 +70,9 @@ static void stack_usage(FILE *out)
 		"                           'xrayfdr replay --help')\n"
 		"      --strict             text and --all-stacks: match exits as llvm-xray\n"
 		"                           stack does (below)\n"
-		"  -k, --keep-going         skip damaged input (and, with --strict, go on\n"
-		"                           after an exit that matches no entry, where\n"
-		"                           llvm-xray stops), count it, exit 1\n"
+		"  -k, --keep-going         skip damaged input, count it, exit 1; with\n"
+		"                           --strict, go on after an exit that matches no\n"
+		"                           entry, count them, exit 0 (as llvm-xray)\n"
 		"  -o, --output=FILE        write to FILE instead of standard output\n"
 		"      --input-format=F     xray, yaml or tracelog instead of recognising it\n"
 		"  -q, --quiet              no progress line on a terminal\n"
@@ -88,301 +89,6 @@ static void stack_usage(FILE *out)
 		"\n"
 		"Exit status: 0 done, 1 the input is invalid or (--strict, without\n"
 		"--keep-going) an exit matched no entry, 2 usage or I/O error.\n");
-}
-
-struct thread_data {
-	struct trie_thread roots;
-	bool rooted;
-	uint64_t root_seq; /* where its first root call was */
-};
-
-struct stack {
-	struct trie trie;
-	struct replay *replay;
-	struct symbols *syms;
-	enum stack_format format;
-	bool keep_going;
-	bool strict; /* llvm-xray's matching: an unmatched exit is an error */
-};
-
-static struct thread_data *tdata(struct call_thread *t)
-{
-	return t->user;
-}
-
-static void on_thread(void *ctx, struct call_thread *t)
-{
-	struct stack *s = ctx;
-	struct thread_data *d = calloc(1, sizeof(*d));
-
-	if (!d) {
-		replay_fail(s->replay, -ENOMEM);
-		return;
-	}
-	d->roots.tid = t->tid;
-	t->user = d;
-}
-
-static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
-		     uint32_t depth, const struct xrayfdr_event *ev)
-{
-	struct stack *s = ctx;
-	struct thread_data *d = tdata(t);
-	uint32_t parent = depth ? (uint32_t)t->stack[depth - 1].user :
-				  TRIE_NONE;
-	uint32_t node;
-
-	(void)ev;
-	if (!d)
-		return;
-	if (!depth && !d->rooted) {
-		d->rooted = true;
-		d->root_seq = replay_input(s->replay)->seq;
-	}
-	node = trie_child(&s->trie, &d->roots, parent, f->func_id);
-	if (node == TRIE_NONE)
-		replay_fail(s->replay, -ENOMEM);
-	f->user = node;
-}
-
-static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
-{
-	struct stack *s = ctx;
-	struct trie_node *n;
-
-	if (d->frame->user == TRIE_NONE)
-		return;
-	n = &s->trie.nodes[d->frame->user];
-	/* llvm-xray: the deepest frame an exit pops is a leaf ("terminal")
-	 * unless the record before was an exit too */
-	if (d->deepest && !t->last_was_exit) {
-		n->term_count++;
-		n->term_sum += (int64_t)d->dur;
-	} else {
-		n->inter_count++;
-		n->inter_sum += (int64_t)d->dur;
-	}
-	n->self += d->self;
-}
-
-static void on_unmatched(void *ctx, struct call_thread *t,
-			 const struct xrayfdr_event *ev)
-{
-	struct stack *s = ctx;
-	const struct replay_input *in = replay_input(s->replay);
-	char where[48];
-
-	(void)t;
-	if (!s->strict || s->keep_going)
-		return;
-	tool_error(
-		"stack",
-		"%s: record at %s: thread %" PRIu32
-		": exit of function %" PRId32
-		" with no matching entry on the thread's stack (see --keep-going)",
-		in->path,
-		trace_where(in->format, ev->offset, where, sizeof(where)),
-		ev->tid, ev->func_id);
-	replay_fail(s->replay, -EBADMSG);
-}
-
-static const struct replay_hooks stack_hooks = {
-	.calls = {
-		.enter = on_enter,
-		.done = on_done,
-		.unmatched = on_unmatched,
-		.thread = on_thread,
-	},
-};
-
-/*
- * llvm-xray's Roots: a DenseMap from thread id to the thread's roots,
- * filled as each thread makes its first root call.
- */
-struct root_order {
-	struct call_thread **threads;
-	uint32_t n;
-};
-
-static const struct stack *sort_ctx;
-
-static int cmp_first_root(const void *x, const void *y)
-{
-	const struct call_thread *a = *(struct call_thread *const *)x;
-	const struct call_thread *b = *(struct call_thread *const *)y;
-	uint64_t ra = replay_thread_rank(sort_ctx->replay, a->index);
-	uint64_t rb = replay_thread_rank(sort_ctx->replay, b->index);
-
-	if (ra != rb)
-		return ra < rb ? -1 : 1;
-	return tdata((struct call_thread *)a)->root_seq <
-			       tdata((struct call_thread *)b)->root_seq ?
-		       -1 :
-		       1;
-}
-
-static int roots_order(struct stack *s, struct root_order *ro)
-{
-	struct calls *calls = replay_calls(s->replay);
-	uint32_t n = calls_nthreads(calls), k = 0;
-	struct call_thread **th = malloc((n + 1) * sizeof(*th));
-	uint32_t *hashes = malloc((n + 1) * sizeof(*hashes));
-	uint32_t *order = malloc((n + 1) * sizeof(*order));
-	int ret = -ENOMEM;
-
-	if (!th || !hashes || !order)
-		goto out;
-	for (uint32_t i = 0; i < n; i++) {
-		struct call_thread *t = calls_thread(calls, i);
-
-		if (tdata(t) && tdata(t)->rooted)
-			th[k++] = t;
-	}
-	sort_ctx = s;
-	qsort(th, k, sizeof(*th), cmp_first_root);
-	for (uint32_t i = 0; i < k; i++)
-		hashes[i] = llvm_hash_u32(th[i]->tid);
-	ret = llvm_densemap_order(hashes, k, order);
-	if (ret)
-		goto out;
-	ro->threads = malloc((k + 1) * sizeof(*ro->threads));
-	if (!ro->threads) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t i = 0; i < k; i++)
-		ro->threads[i] = th[order[i]];
-	ro->n = k;
-out:
-	free(th);
-	free(hashes);
-	free(order);
-	return ret;
-}
-
-/*
- * Merging threads, as llvm-xray's mergeTrieNodes: a new node for two
- * nodes of one function, whose callees are the right side's (merged with
- * the left's of the same function, or as they are), then the left's that
- * were not merged, in the order of a DenseMap of them by function id.
- */
-static uint32_t merge_nodes(struct stack *s, uint32_t left, uint32_t right,
-			    uint32_t parent)
-{
-	struct trie *t = &s->trie;
-	uint32_t node = trie_new_node(t, parent, t->nodes[left].func_id);
-	uint32_t nl, *lhash = NULL, *lorder = NULL;
-	bool *used = NULL;
-
-	if (node == TRIE_NONE)
-		return TRIE_NONE;
-#define SUM(field) \
-	t->nodes[node].field = t->nodes[left].field + t->nodes[right].field
-	SUM(term_count);
-	SUM(inter_count);
-	SUM(term_sum);
-	SUM(inter_sum);
-	SUM(self);
-#undef SUM
-	nl = t->nodes[left].nchildren;
-	lhash = malloc((nl + 1) * sizeof(*lhash));
-	lorder = malloc((nl + 1) * sizeof(*lorder));
-	used = calloc(nl + 1, sizeof(*used));
-	if (!lhash || !lorder || !used)
-		goto fail;
-	for (uint32_t i = 0; i < t->nodes[right].nchildren; i++) {
-		uint32_t rc = t->nodes[right].children[i], merged = rc;
-
-		for (uint32_t j = 0; j < nl; j++) {
-			uint32_t lc = t->nodes[left].children[j];
-
-			if (!used[j] &&
-			    t->nodes[lc].func_id == t->nodes[rc].func_id) {
-				used[j] = true;
-				merged = merge_nodes(s, lc, rc, node);
-				if (merged == TRIE_NONE)
-					goto fail;
-				break;
-			}
-		}
-		if (trie_add_child(t, node, merged))
-			goto fail;
-	}
-	for (uint32_t j = 0; j < nl; j++)
-		lhash[j] = llvm_hash_u32(
-			(uint32_t)t->nodes[t->nodes[left].children[j]].func_id);
-	if (llvm_densemap_order(lhash, nl, lorder))
-		goto fail;
-	for (uint32_t k = 0; k < nl; k++)
-		if (!used[lorder[k]] &&
-		    trie_add_child(t, node, t->nodes[left].children[lorder[k]]))
-			goto fail;
-	free(lhash);
-	free(lorder);
-	free(used);
-	return node;
-fail:
-	free(lhash);
-	free(lorder);
-	free(used);
-	return TRIE_NONE;
-}
-
-/* mergeAcrossThreads: the merged roots, in llvm-xray's order. */
-static int merge_threads(struct stack *s, const struct root_order *ro,
-			 struct trie_thread *merged)
-{
-	for (uint32_t i = 0; i < ro->n; i++) {
-		const struct trie_thread *r = &tdata(ro->threads[i])->roots;
-
-		for (uint32_t j = 0; j < r->nroots; j++) {
-			uint32_t node = r->roots[j], k;
-
-			for (k = 0; k < merged->nroots; k++)
-				if (s->trie.nodes[merged->roots[k]].func_id ==
-				    s->trie.nodes[node].func_id)
-					break;
-			if (k < merged->nroots) {
-				uint32_t m = merge_nodes(s, merged->roots[k],
-							 node, TRIE_NONE);
-
-				if (m == TRIE_NONE)
-					return -ENOMEM;
-				memmove(&merged->roots[k],
-					&merged->roots[k + 1],
-					(merged->nroots - k - 1) *
-						sizeof(*merged->roots));
-				merged->nroots--;
-				node = m;
-			}
-			if (trie_add_root(merged, node))
-				return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-/* Push @n children on a work stack (a pre-order walk pops them last
- * first, as llvm-xray's does). */
-static int push_children(uint32_t **work, uint32_t *nwork, uint32_t *cap,
-			 const uint32_t *children, uint32_t n)
-{
-	if (*nwork + n > *cap) {
-		uint32_t c = *cap ? *cap : 64;
-		uint32_t *w;
-
-		while (c < *nwork + n)
-			c *= 2;
-		w = realloc(*work, c * sizeof(*w));
-		if (!w)
-			return -ENOMEM;
-		*work = w;
-		*cap = c;
-	}
-	if (n) /* a leaf's children are NULL */
-		memcpy(*work + *nwork, children, n * sizeof(**work));
-	*nwork += n;
-	return 0;
 }
 
 /*
@@ -421,7 +127,7 @@ static void print_name_column(FILE *out, const char *name)
 		fprintf(out, " %-60s", name);
 }
 
-static void print_stack(struct stack *s, FILE *out, uint32_t leaf)
+static void print_stack(struct stacks *s, FILE *out, uint32_t leaf)
 {
 	uint32_t path[4096], n = 0, level = 0;
 	const struct trie_node *nodes = s->trie.nodes;
@@ -444,7 +150,7 @@ static void print_stack(struct stack *s, FILE *out, uint32_t leaf)
 		nodes[leaf].term_sum);
 }
 
-static int print_report(struct stack *s, FILE *out, const uint32_t *roots,
+static int print_report(struct stacks *s, FILE *out, const uint32_t *roots,
 			uint32_t nroots)
 {
 	struct top_entry by_sum[11], by_count[11];
@@ -453,7 +159,7 @@ static int print_report(struct stack *s, FILE *out, const uint32_t *roots,
 
 	for (uint32_t r = 0; r < nroots; r++) {
 		nwork = 0;
-		if (push_children(&work, &nwork, &cap, &roots[r], 1))
+		if (stacks_push_children(&work, &nwork, &cap, &roots[r], 1))
 			goto oom;
 		while (nwork) {
 			uint32_t top = work[--nwork];
@@ -466,8 +172,8 @@ static int print_report(struct stack *s, FILE *out, const uint32_t *roots,
 				top_insert(by_count, &ncount, top,
 					   n->term_count);
 			}
-			if (push_children(&work, &nwork, &cap, n->children,
-					  n->nchildren))
+			if (stacks_push_children(&work, &nwork, &cap,
+						 n->children, n->nchildren))
 				goto oom;
 		}
 	}
@@ -492,110 +198,11 @@ oom:
 }
 
 /*
- * Every stack, one line each (llvm-xray --all-stacks, or our folded).
- * Pre-order from each root, children pushed in order and popped last
- * first, as llvm-xray walks them.
- */
-struct path_builder {
-	char *buf;
-	size_t len, cap;
-};
-
-/* The names from the root to @node, after @prefix if any, joined by ';'
- * (and each followed by one if @trailing, as llvm-xray writes them). */
-static int path_set(struct path_builder *p, struct stack *s, uint32_t node,
-		    const char *prefix, bool trailing)
-{
-	uint32_t chain[4096], n = 0;
-
-	p->len = 0;
-	for (uint32_t x = node; x != TRIE_NONE && n < 4096;
-	     x = s->trie.nodes[x].parent)
-		chain[n++] = x;
-	for (uint32_t i = 0; i <= n; i++) {
-		const char *name =
-			i == 0 ? prefix :
-				 symbols_name(
-					 s->syms,
-					 s->trie.nodes[chain[n - i]].func_id);
-		size_t l;
-
-		if (!name)
-			continue;
-		l = strlen(name);
-		if (p->len + l + 3 > p->cap) {
-			size_t c = p->cap ? p->cap : 256;
-			char *b;
-
-			while (c < p->len + l + 3)
-				c *= 2;
-			b = realloc(p->buf, c);
-			if (!b)
-				return -ENOMEM;
-			p->buf = b;
-			p->cap = c;
-		}
-		if (p->len && !trailing)
-			p->buf[p->len++] = ';';
-		memcpy(p->buf + p->len, name, l);
-		p->len += l;
-		if (trailing)
-			p->buf[p->len++] = ';';
-	}
-	if (!p->buf)
-		return -ENOMEM;
-	p->buf[p->len] = 0;
-	return 0;
-}
-
-/* llvm-xray's lines: "thread_T;f;g; VALUE" (every frame followed by ';').
- * Ours: "thread_T;f;g SELF". */
-static int print_all(struct stack *s, FILE *out, const uint32_t *roots,
-		     uint32_t nroots, const char *prefix, bool llvm_style,
-		     bool count)
-{
-	struct path_builder p = { 0 };
-	uint32_t *work = NULL, nwork = 0, cap = 0;
-	int ret = 0;
-
-	for (uint32_t r = 0; r < nroots && !ret; r++) {
-		nwork = 0;
-		ret = push_children(&work, &nwork, &cap, &roots[r], 1);
-		while (nwork && !ret) {
-			uint32_t top = work[--nwork];
-			const struct trie_node *n = &s->trie.nodes[top];
-			uint64_t v;
-
-			if (llvm_style) {
-				v = count ? n->term_count + n->inter_count :
-					    (uint64_t)(n->term_sum +
-						       n->inter_sum);
-				ret = path_set(&p, s, top, prefix, true);
-				if (!ret)
-					fprintf(out, "%s %" PRIu64 "\n", p.buf,
-						v);
-			} else if (n->self) {
-				ret = path_set(&p, s, top, prefix, false);
-				if (!ret)
-					fprintf(out, "%s %" PRIu64 "\n", p.buf,
-						n->self);
-			}
-			if (!ret)
-				ret = push_children(&work, &nwork, &cap,
-						    n->children, n->nchildren);
-		}
-	}
-	free(work);
-	free(p.buf);
-	return ret;
-}
-
-/*
  * The SVG: a root per thread (or the merged roots), under "all".
  */
 struct svg_tree {
-	struct stack *s;
-	const struct root_order *ro;
+	struct stacks *s;
+	const struct stacks_order *ro;
 	const struct trie_thread *merged; /* aggregated */
 	/* virtual nodes: ALL, then one per thread */
 	uint32_t base;
@@ -617,7 +224,8 @@ static uint32_t svg_nchildren(void *ctx, uint32_t node)
 	if (node == t->base)
 		return t->merged ? t->merged->nroots : t->ro->n;
 	if (node > t->base)
-		return tdata(t->ro->threads[node - t->base - 1])->roots.nroots;
+		return stacks_thread_of(t->ro->threads[node - t->base - 1])
+			->roots.nroots;
 	return t->s->trie.nodes[node].nchildren;
 }
 
@@ -628,7 +236,8 @@ static uint32_t svg_child(void *ctx, uint32_t node, uint32_t i)
 	if (node == t->base)
 		return t->merged ? t->merged->roots[i] : t->base + 1 + i;
 	if (node > t->base)
-		return tdata(t->ro->threads[node - t->base - 1])->roots.roots[i];
+		return stacks_thread_of(t->ro->threads[node - t->base - 1])
+			->roots.roots[i];
 	return t->s->trie.nodes[node].children[i];
 }
 
@@ -659,32 +268,16 @@ struct stack_opts {
 	double freq;
 };
 
-/* A thread's first frame: llvm-xray's "thread_T", and ours with its
- * name, where ';' would split the frame. */
-static void folded_prefix(const struct call_thread *t, bool llvm, char *buf,
-			  size_t len)
+static int report(struct stacks *s, FILE *out, const struct stack_opts *o)
 {
-	if (llvm || !t->name[0]) {
-		snprintf(buf, len, "thread_%" PRIu32, t->tid);
-		return;
-	}
-	snprintf(buf, len, "thread_%" PRIu32 " (%s)", t->tid, t->name);
-	for (char *p = buf; *p; p++)
-		if (*p == ';')
-			*p = ':';
-}
-
-static int report(struct stack *s, FILE *out, const struct stack_opts *o)
-{
-	struct root_order ro = { 0 };
+	struct stacks_order ro = { 0 };
 	struct trie_thread merged = { 0 };
-	char prefix[48];
-	int ret = roots_order(s, &ro);
+	int ret = stacks_order_threads(s, &ro);
 
 	if (ret)
 		return ret;
 	if (o->aggregate)
-		ret = merge_threads(s, &ro, &merged);
+		ret = stacks_merge(s, &ro, &merged);
 	if (ret)
 		goto out;
 	switch (o->format) {
@@ -694,7 +287,7 @@ static int report(struct stack *s, FILE *out, const struct stack_opts *o)
 		} else if (o->per_thread) {
 			for (uint32_t i = 0; i < ro.n && !ret; i++) {
 				const struct trie_thread *r =
-					&tdata(ro.threads[i])->roots;
+					&stacks_thread_of(ro.threads[i])->roots;
 
 				fprintf(out, "Thread %" PRIu32 ":\n", r->tid);
 				ret = print_report(s, out, r->roots, r->nroots);
@@ -705,7 +298,7 @@ static int report(struct stack *s, FILE *out, const struct stack_opts *o)
 
 			for (uint32_t i = 0; i < ro.n && !ret; i++) {
 				const struct trie_thread *r =
-					&tdata(ro.threads[i])->roots;
+					&stacks_thread_of(ro.threads[i])->roots;
 
 				for (uint32_t j = 0; j < r->nroots && !ret; j++)
 					ret = trie_add_root(&all, r->roots[j]);
@@ -719,19 +312,13 @@ static int report(struct stack *s, FILE *out, const struct stack_opts *o)
 	case FMT_ALL:
 	case FMT_FOLDED:
 		if (o->aggregate) {
-			ret = print_all(s, out, merged.roots, merged.nroots,
-					NULL, o->format == FMT_ALL, o->count);
+			ret = stacks_print_all(s, out, merged.roots,
+					       merged.nroots, NULL,
+					       o->format == FMT_ALL, o->count);
 			break;
 		}
-		for (uint32_t i = 0; i < ro.n && !ret; i++) {
-			const struct trie_thread *r =
-				&tdata(ro.threads[i])->roots;
-
-			folded_prefix(ro.threads[i], o->format == FMT_ALL,
-				      prefix, sizeof(prefix));
-			ret = print_all(s, out, r->roots, r->nroots, prefix,
-					o->format == FMT_ALL, o->count);
-		}
+		ret = stacks_write_folded_lines(s, out, o->format == FMT_ALL,
+						o->count);
 		break;
 	case FMT_SVG: {
 		struct svg_tree st = { .s = s,
@@ -763,42 +350,6 @@ out:
 	return ret;
 }
 
-static void stack_free(struct stack *s)
-{
-	struct calls *calls = s->replay ? replay_calls(s->replay) : NULL;
-
-	for (uint32_t i = 0; calls && i < calls_nthreads(calls); i++) {
-		struct thread_data *d = tdata(calls_thread(calls, i));
-
-		if (d) {
-			trie_thread_free(&d->roots);
-			free(d);
-		}
-	}
-	replay_free(s->replay);
-	trie_free(&s->trie);
-}
-
-static struct replay *stack_replay(struct stack *s, enum calls_mode mode,
-				   const struct trace_opts *in,
-				   const struct analysis_opts *o)
-{
-	s->replay = replay_new(&(struct replay_opts){
-		.size = sizeof(struct replay_opts),
-		.cmd = in->cmd,
-		.mode = mode,
-		.by_tid = true,
-		.in = *in,
-		.hooks = &stack_hooks,
-		.ctx = s,
-		.names = s->syms,
-		.tids = o ? o->tids : NULL,
-		.ntids = o ? o->ntids : 0,
-		.range = o ? o->range : (struct replay_range){ 0 },
-	});
-	return s->replay;
-}
-
 static int stack_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -816,7 +367,7 @@ static int stack_run(int argc, char **argv)
 	};
 	struct stack_opts so = { .format = FMT_TEXT };
 	struct analysis_opts o;
-	struct stack s = { 0 };
+	struct stacks s = { 0 };
 	bool all = false;
 	FILE *out;
 	char err[512];
@@ -904,7 +455,6 @@ static int stack_run(int argc, char **argv)
 		}
 		so.format = FMT_ALL;
 	}
-	s.format = so.format;
 	s.keep_going = o.in.keep_going;
 	s.syms = symbols_open(o.instr_map, true, err, sizeof(err));
 	if (!s.syms) {
@@ -913,8 +463,8 @@ static int stack_run(int argc, char **argv)
 	}
 	/* llvm-xray's matching is llvm-xray's outputs' only */
 	s.strict = s.strict && so.format != FMT_FOLDED && so.format != FMT_SVG;
-	if (!stack_replay(&s, s.strict ? CALLS_CLEAR : CALLS_UNWIND, &o.in,
-			  &o)) {
+	if (!stacks_replay(&s, s.strict ? CALLS_CLEAR : CALLS_UNWIND, &o.in,
+			   &o)) {
 		tool_error("stack", "out of memory");
 		status = EXIT_USAGE;
 		goto out;
@@ -960,35 +510,9 @@ static int stack_run(int argc, char **argv)
 			status = EXIT_INVALID;
 	}
 out:
-	stack_free(&s);
+	stacks_free(&s);
 	symbols_free(s.syms);
 	analysis_opts_free(&o);
-	return status;
-}
-
-int stack_write_folded(struct trace *t, const char *path, struct symbols *syms,
-		       FILE *out)
-{
-	const struct trace_opts in = { .cmd = "convert" };
-	struct stack_opts so = { .format = FMT_FOLDED };
-	struct stack s = { .format = FMT_FOLDED, .syms = syms };
-	int status, ret;
-
-	if (!stack_replay(&s, CALLS_UNWIND, &in, NULL)) {
-		tool_error("convert", "out of memory");
-		return EXIT_USAGE;
-	}
-	status = replay_trace(s.replay, t, path);
-	if (!replay_stopped(s.replay)) {
-		calls_close_all(replay_calls(s.replay));
-		ret = report(&s, out, &so);
-		if (ret) {
-			tool_error("convert", "%s", strerror(-ret));
-			status = EXIT_USAGE;
-		}
-	}
-	replay_note_window(s.replay);
-	stack_free(&s);
 	return status;
 }
 

@@ -31,16 +31,6 @@ extern const struct command cmd_replay;
 extern const struct command cmd_stack;
 extern const struct command cmd_synth;
 
-struct trace;
-struct symbols;
-/*
- * The folded stacks of `xrayfdr stack --format=folded`, for `convert`:
- * read @t (named @path in messages) to the end and write them.  Return
- * the exit status, having said what went wrong.
- */
-int stack_write_folded(struct trace *t, const char *path, struct symbols *syms,
-		       FILE *out);
-
 /*
  * llvm-xray takes long options after one dash as well as two
  * (-instr_map=BIN, -sort sum): rewrite each argument that is one dash and

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Call stacks as a trie, from the replay driver; see stacks.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../xrayfdr.h"
+#include "cmdline.h"
+#include "llvm_compat.h"
+#include "stacks.h"
+#include "symbols.h"
+
+static void on_thread(void *ctx, struct call_thread *t)
+{
+	struct stacks *s = ctx;
+	struct stacks_thread *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		replay_fail(s->replay, -ENOMEM);
+		return;
+	}
+	d->roots.tid = t->tid;
+	t->user = d;
+}
+
+static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
+		     uint32_t depth, const struct xrayfdr_event *ev)
+{
+	struct stacks *s = ctx;
+	struct stacks_thread *d = stacks_thread_of(t);
+	uint32_t parent = depth ? (uint32_t)t->stack[depth - 1].user :
+				  TRIE_NONE;
+	uint32_t node;
+
+	(void)ev;
+	if (!d)
+		return;
+	if (!depth && !d->rooted) {
+		d->rooted = true;
+		d->root_seq = replay_input(s->replay)->seq;
+	}
+	node = trie_child(&s->trie, &d->roots, parent, f->func_id);
+	if (node == TRIE_NONE)
+		replay_fail(s->replay, -ENOMEM);
+	f->user = node;
+}
+
+static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
+{
+	struct stacks *s = ctx;
+	struct trie_node *n;
+
+	if (d->frame->user == TRIE_NONE)
+		return;
+	n = &s->trie.nodes[d->frame->user];
+	/* llvm-xray: the deepest frame an exit pops is a leaf ("terminal")
+	 * unless the record before was an exit too */
+	if (d->deepest && !t->last_was_exit) {
+		n->term_count++;
+		n->term_sum += (int64_t)d->dur;
+	} else {
+		n->inter_count++;
+		n->inter_sum += (int64_t)d->dur;
+	}
+	n->self += d->self;
+}
+
+static void on_unmatched(void *ctx, struct call_thread *t,
+			 const struct xrayfdr_event *ev)
+{
+	struct stacks *s = ctx;
+	const struct replay_input *in = replay_input(s->replay);
+	char where[48];
+
+	(void)t;
+	if (!s->strict || s->keep_going)
+		return;
+	tool_error(
+		s->cmd,
+		"%s: record at %s: thread %" PRIu32
+		": exit of function %" PRId32
+		" with no matching entry on the thread's stack (see --keep-going)",
+		in->path,
+		trace_where(in->format, ev->offset, where, sizeof(where)),
+		ev->tid, ev->func_id);
+	replay_fail(s->replay, -EBADMSG);
+}
+
+static const struct replay_hooks stacks_hooks = {
+	.calls = {
+		.enter = on_enter,
+		.done = on_done,
+		.unmatched = on_unmatched,
+		.thread = on_thread,
+	},
+};
+
+static const struct stacks *sort_ctx;
+
+static int cmp_first_root(const void *x, const void *y)
+{
+	const struct call_thread *a = *(struct call_thread *const *)x;
+	const struct call_thread *b = *(struct call_thread *const *)y;
+	uint64_t ra = replay_thread_rank(sort_ctx->replay, a->index);
+	uint64_t rb = replay_thread_rank(sort_ctx->replay, b->index);
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return stacks_thread_of((struct call_thread *)a)->root_seq <
+			       stacks_thread_of((struct call_thread *)b)
+				       ->root_seq ?
+		       -1 :
+		       1;
+}
+
+int stacks_order_threads(struct stacks *s, struct stacks_order *ro)
+{
+	struct calls *calls = replay_calls(s->replay);
+	uint32_t n = calls_nthreads(calls), k = 0;
+	struct call_thread **th = malloc((n + 1) * sizeof(*th));
+	uint32_t *hashes = malloc((n + 1) * sizeof(*hashes));
+	uint32_t *order = malloc((n + 1) * sizeof(*order));
+	int ret = -ENOMEM;
+
+	if (!th || !hashes || !order)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		struct call_thread *t = calls_thread(calls, i);
+
+		if (stacks_thread_of(t) && stacks_thread_of(t)->rooted)
+			th[k++] = t;
+	}
+	sort_ctx = s;
+	qsort(th, k, sizeof(*th), cmp_first_root);
+	for (uint32_t i = 0; i < k; i++)
+		hashes[i] = llvm_hash_u32(th[i]->tid);
+	ret = llvm_densemap_order(hashes, k, order);
+	if (ret)
+		goto out;
+	ro->threads = malloc((k + 1) * sizeof(*ro->threads));
+	if (!ro->threads) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < k; i++)
+		ro->threads[i] = th[order[i]];
+	ro->n = k;
+out:
+	free(th);
+	free(hashes);
+	free(order);
+	return ret;
+}
+
+/*
+ * Merging threads, as llvm-xray's mergeTrieNodes: a new node for two
+ * nodes of one function, whose callees are the right side's (merged with
+ * the left's of the same function, or as they are), then the left's that
+ * were not merged, in the order of a DenseMap of them by function id.
+ */
+static uint32_t merge_nodes(struct stacks *s, uint32_t left, uint32_t right,
+			    uint32_t parent)
+{
+	struct trie *t = &s->trie;
+	uint32_t node = trie_new_node(t, parent, t->nodes[left].func_id);
+	uint32_t nl, *lhash = NULL, *lorder = NULL;
+	bool *used = NULL;
+
+	if (node == TRIE_NONE)
+		return TRIE_NONE;
+#define SUM(field) \
+	t->nodes[node].field = t->nodes[left].field + t->nodes[right].field
+	SUM(term_count);
+	SUM(inter_count);
+	SUM(term_sum);
+	SUM(inter_sum);
+	SUM(self);
+#undef SUM
+	nl = t->nodes[left].nchildren;
+	lhash = malloc((nl + 1) * sizeof(*lhash));
+	lorder = malloc((nl + 1) * sizeof(*lorder));
+	used = calloc(nl + 1, sizeof(*used));
+	if (!lhash || !lorder || !used)
+		goto fail;
+	for (uint32_t i = 0; i < t->nodes[right].nchildren; i++) {
+		uint32_t rc = t->nodes[right].children[i], merged = rc;
+
+		for (uint32_t j = 0; j < nl; j++) {
+			uint32_t lc = t->nodes[left].children[j];
+
+			if (!used[j] &&
+			    t->nodes[lc].func_id == t->nodes[rc].func_id) {
+				used[j] = true;
+				merged = merge_nodes(s, lc, rc, node);
+				if (merged == TRIE_NONE)
+					goto fail;
+				break;
+			}
+		}
+		if (trie_add_child(t, node, merged))
+			goto fail;
+	}
+	for (uint32_t j = 0; j < nl; j++)
+		lhash[j] = llvm_hash_u32(
+			(uint32_t)t->nodes[t->nodes[left].children[j]].func_id);
+	if (llvm_densemap_order(lhash, nl, lorder))
+		goto fail;
+	for (uint32_t k = 0; k < nl; k++)
+		if (!used[lorder[k]] &&
+		    trie_add_child(t, node, t->nodes[left].children[lorder[k]]))
+			goto fail;
+	free(lhash);
+	free(lorder);
+	free(used);
+	return node;
+fail:
+	free(lhash);
+	free(lorder);
+	free(used);
+	return TRIE_NONE;
+}
+
+/* mergeAcrossThreads: the merged roots, in llvm-xray's order. */
+int stacks_merge(struct stacks *s, const struct stacks_order *ro,
+		 struct trie_thread *merged)
+{
+	for (uint32_t i = 0; i < ro->n; i++) {
+		const struct trie_thread *r =
+			&stacks_thread_of(ro->threads[i])->roots;
+
+		for (uint32_t j = 0; j < r->nroots; j++) {
+			uint32_t node = r->roots[j], k;
+
+			for (k = 0; k < merged->nroots; k++)
+				if (s->trie.nodes[merged->roots[k]].func_id ==
+				    s->trie.nodes[node].func_id)
+					break;
+			if (k < merged->nroots) {
+				uint32_t m = merge_nodes(s, merged->roots[k],
+							 node, TRIE_NONE);
+
+				if (m == TRIE_NONE)
+					return -ENOMEM;
+				memmove(&merged->roots[k],
+					&merged->roots[k + 1],
+					(merged->nroots - k - 1) *
+						sizeof(*merged->roots));
+				merged->nroots--;
+				node = m;
+			}
+			if (trie_add_root(merged, node))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Push @n children on a work stack (a pre-order walk pops them last
+ * first, as llvm-xray's does). */
+int stacks_push_children(uint32_t **work, uint32_t *nwork, uint32_t *cap,
+			 const uint32_t *children, uint32_t n)
+{
+	if (*nwork + n > *cap) {
+		uint32_t c = *cap ? *cap : 64;
+		uint32_t *w;
+
+		while (c < *nwork + n)
+			c *= 2;
+		w = realloc(*work, c * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		*work = w;
+		*cap = c;
+	}
+	if (n) /* a leaf's children are NULL */
+		memcpy(*work + *nwork, children, n * sizeof(**work));
+	*nwork += n;
+	return 0;
+}
+
+/*
+ * Every stack, one line each (llvm-xray --all-stacks, or our folded).
+ * Pre-order from each root, children pushed in order and popped last
+ * first, as llvm-xray walks them.
+ */
+struct path_builder {
+	char *buf;
+	size_t len, cap;
+};
+
+/* The names from the root to @node, after @prefix if any, joined by ';'
+ * (and each followed by one if @trailing, as llvm-xray writes them). */
+static int path_set(struct path_builder *p, struct stacks *s, uint32_t node,
+		    const char *prefix, bool trailing)
+{
+	uint32_t chain[4096], n = 0;
+
+	p->len = 0;
+	for (uint32_t x = node; x != TRIE_NONE && n < 4096;
+	     x = s->trie.nodes[x].parent)
+		chain[n++] = x;
+	for (uint32_t i = 0; i <= n; i++) {
+		const char *name =
+			i == 0 ? prefix :
+				 symbols_name(
+					 s->syms,
+					 s->trie.nodes[chain[n - i]].func_id);
+		size_t l;
+
+		if (!name)
+			continue;
+		l = strlen(name);
+		if (p->len + l + 3 > p->cap) {
+			size_t c = p->cap ? p->cap : 256;
+			char *b;
+
+			while (c < p->len + l + 3)
+				c *= 2;
+			b = realloc(p->buf, c);
+			if (!b)
+				return -ENOMEM;
+			p->buf = b;
+			p->cap = c;
+		}
+		if (p->len && !trailing)
+			p->buf[p->len++] = ';';
+		memcpy(p->buf + p->len, name, l);
+		p->len += l;
+		if (trailing)
+			p->buf[p->len++] = ';';
+	}
+	if (!p->buf)
+		return -ENOMEM;
+	p->buf[p->len] = 0;
+	return 0;
+}
+
+/* llvm-xray's lines: "thread_T;f;g; VALUE" (every frame followed by ';').
+ * Ours: "thread_T;f;g SELF". */
+int stacks_print_all(struct stacks *s, FILE *out, const uint32_t *roots,
+		     uint32_t nroots, const char *prefix, bool llvm_style,
+		     bool count)
+{
+	struct path_builder p = { 0 };
+	uint32_t *work = NULL, nwork = 0, cap = 0;
+	int ret = 0;
+
+	for (uint32_t r = 0; r < nroots && !ret; r++) {
+		nwork = 0;
+		ret = stacks_push_children(&work, &nwork, &cap, &roots[r], 1);
+		while (nwork && !ret) {
+			uint32_t top = work[--nwork];
+			const struct trie_node *n = &s->trie.nodes[top];
+			uint64_t v;
+
+			if (llvm_style) {
+				v = count ? n->term_count + n->inter_count :
+					    (uint64_t)(n->term_sum +
+						       n->inter_sum);
+				ret = path_set(&p, s, top, prefix, true);
+				if (!ret)
+					fprintf(out, "%s %" PRIu64 "\n", p.buf,
+						v);
+			} else if (n->self) {
+				ret = path_set(&p, s, top, prefix, false);
+				if (!ret)
+					fprintf(out, "%s %" PRIu64 "\n", p.buf,
+						n->self);
+			}
+			if (!ret)
+				ret = stacks_push_children(&work, &nwork, &cap,
+							   n->children,
+							   n->nchildren);
+		}
+	}
+	free(work);
+	free(p.buf);
+	return ret;
+}
+
+/* A thread's first frame: llvm-xray's "thread_T", and ours with its
+ * name, where ';' would split the frame. */
+void stacks_thread_prefix(const struct call_thread *t, bool llvm, char *buf,
+			  size_t len)
+{
+	if (llvm || !t->name[0]) {
+		snprintf(buf, len, "thread_%" PRIu32, t->tid);
+		return;
+	}
+	snprintf(buf, len, "thread_%" PRIu32 " (%s)", t->tid, t->name);
+	for (char *p = buf; *p; p++)
+		if (*p == ';')
+			*p = ':';
+}
+
+void stacks_free(struct stacks *s)
+{
+	struct calls *calls = s->replay ? replay_calls(s->replay) : NULL;
+
+	for (uint32_t i = 0; calls && i < calls_nthreads(calls); i++) {
+		struct stacks_thread *d =
+			stacks_thread_of(calls_thread(calls, i));
+
+		if (d) {
+			trie_thread_free(&d->roots);
+			free(d);
+		}
+	}
+	replay_free(s->replay);
+	trie_free(&s->trie);
+}
+
+struct replay *stacks_replay(struct stacks *s, enum calls_mode mode,
+			     const struct trace_opts *in,
+			     const struct analysis_opts *o)
+{
+	s->cmd = in->cmd;
+	s->replay = replay_new(&(struct replay_opts){
+		.size = sizeof(struct replay_opts),
+		.cmd = in->cmd,
+		.mode = mode,
+		.by_tid = true,
+		.in = *in,
+		.hooks = &stacks_hooks,
+		.ctx = s,
+		.names = s->syms,
+		.tids = o ? o->tids : NULL,
+		.ntids = o ? o->ntids : 0,
+		.range = o ? o->range : (struct replay_range){ 0 },
+	});
+	return s->replay;
+}
+
+/* The folded lines of every thread, in llvm-xray's thread order. */
+int stacks_write_folded_lines(struct stacks *s, FILE *out, bool llvm_style,
+			      bool count)
+{
+	struct stacks_order ro = { 0 };
+	char prefix[48];
+	int ret = stacks_order_threads(s, &ro);
+
+	for (uint32_t i = 0; i < ro.n && !ret; i++) {
+		const struct trie_thread *r =
+			&stacks_thread_of(ro.threads[i])->roots;
+
+		stacks_thread_prefix(ro.threads[i], llvm_style, prefix,
+				     sizeof(prefix));
+		ret = stacks_print_all(s, out, r->roots, r->nroots, prefix,
+				       llvm_style, count);
+	}
+	free(ro.threads);
+	return ret;
+}
+
+int stacks_write_folded(struct trace *t, const char *path, struct symbols *syms,
+			FILE *out)
+{
+	const struct trace_opts in = { .cmd = "convert" };
+	struct stacks s = { .syms = syms };
+	int status, ret;
+
+	if (!stacks_replay(&s, CALLS_UNWIND, &in, NULL)) {
+		tool_error("convert", "out of memory");
+		return EXIT_USAGE;
+	}
+	status = replay_trace(s.replay, t, path);
+	if (!replay_stopped(s.replay)) {
+		calls_close_all(replay_calls(s.replay));
+		ret = stacks_write_folded_lines(&s, out, false, false);
+		if (ret) {
+			tool_error("convert", "%s", strerror(-ret));
+			status = EXIT_USAGE;
+		}
+	}
+	replay_note_window(s.replay);
+	stacks_free(&s);
+	return status;
+}
