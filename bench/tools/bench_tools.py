@@ -19,7 +19,11 @@ side, wall time and peak memory (RSS), with their ratios.
      disturb less than wall time), its peak memory, and its time over
      sha1sum's on the same file, a ratio that survives a busy machine
      better than MB/s.  The median of BENCH_TOOLS_ROUNDS (default 3)
-     interleaved rounds, with min and max.
+     interleaved rounds, with min and max; with BENCH_TOOLS_BASELINE set
+     to another xrayfdr binary (an earlier build), that one too, round by
+     round, and the speedup.
+
+BENCH_TOOLS_THROUGHPUT_ONLY=1 runs part 5 alone.
 
 llvm-xray runs under a memory cap (BENCH_TOOLS_MEMCAP, default 12G of
 address space) and a time limit (BENCH_TOOLS_TIMEOUT seconds, default
@@ -128,20 +132,27 @@ def compare(label, ours_cmd, llvm_cmd, llvm_ok=(0,)):
 
 
 ROUNDS = int(os.environ.get("BENCH_TOOLS_ROUNDS", "3"))
+# another xrayfdr (an earlier build) to run beside this one, round by round
+BASELINE = os.environ.get("BENCH_TOOLS_BASELINE")
 
 
 def throughput(path):
     """Each command's CPU time on @path, interleaved rounds, against
-    sha1sum's."""
+    sha1sum's (and BASELINE's, if set)."""
     mb = os.path.getsize(path) / 1e6
     cmds = [("sha1sum", ["sha1sum", path])]
+    labels = []
     for label, args in (("account", ["account"]), ("stack", ["stack"]),
                         ("graph", ["graph"]),
                         ("replay", ["replay", "--no-pager"]),
                         ("convert -f trace_event", ["convert", "-f", "trace_event"]),
                         ("convert -f perfetto", ["convert", "-f", "perfetto"]),
                         ("convert -f yaml --no-sort", ["convert", "-f", "yaml", "--no-sort"])):
+        labels.append(label)
         cmds.append((label, [XRAYFDR] + args[:1] + ["-q"] + args[1:] + [path]))
+        if BASELINE:
+            cmds.append(("baseline " + label,
+                         [BASELINE] + args[:1] + ["-q"] + args[1:] + [path]))
     times = {label: [] for label, _ in cmds}
     rss = {}
     for _ in range(ROUNDS):
@@ -152,17 +163,27 @@ def throughput(path):
                 return False
             times[label].append(measure.cpu)
             rss[label] = max(rss.get(label, 0), peak)
-    sha = sorted(times["sha1sum"])[len(times["sha1sum"]) // 2]
-    print(f"\nthroughput on the {mb:.0f} MB trace, CPU time (user + system), "
-          f"median of {ROUNDS} interleaved rounds [min, max]")
-    print(f"  {'':<28} {'CPU s':>7} {'[min, max]':>16} {'MB/s':>8} "
-          f"{'x sha1sum':>10} {'peak RSS':>10}")
-    for label, _ in cmds:
+
+    def med(label):
         t = sorted(times[label])
-        med = t[len(t) // 2]
-        print(f"  {label:<28} {med:7.2f} [{t[0]:6.2f}, {t[-1]:6.2f}] "
-              f"{mb / max(med, 1e-9):8.0f} {med / max(sha, 1e-9):9.1f}x "
-              f"{human(rss[label]):>10}   (load {load()})")
+        return t[len(t) // 2]
+
+    sha = med("sha1sum")
+    print(f"\nthroughput on the {mb:.0f} MB trace, CPU time (user + system), "
+          f"median of {ROUNDS} interleaved rounds [min, max]"
+          + (f"; 'before': {BASELINE}" if BASELINE else ""))
+    print(f"  {'':<28} {'CPU s':>7} {'[min, max]':>16} {'MB/s':>8} "
+          f"{'x sha1sum':>10} {'peak RSS':>10}" + ("   before   speedup" if BASELINE else ""))
+    for label in ["sha1sum"] + labels:
+        t = sorted(times[label])
+        m = med(label)
+        extra = ""
+        if BASELINE and label != "sha1sum":
+            b = med("baseline " + label)
+            extra = f" {b:7.2f} s {b / max(m, 1e-9):7.2f}x"
+        print(f"  {label:<28} {m:7.2f} [{t[0]:6.2f}, {t[-1]:6.2f}] "
+              f"{mb / max(m, 1e-9):8.0f} {m / max(sha, 1e-9):9.1f}x "
+              f"{human(rss[label]):>10}{extra}   (load {load()})")
         sys.stdout.flush()
     return True
 
@@ -205,6 +226,8 @@ def main():
         print("bench tools: needs build/bin/xrayfdr and llvm-xray (make deps && make)")
         return 1
     os.makedirs(DIR, exist_ok=True)
+    if os.environ.get("BENCH_TOOLS_THROUGHPUT_ONLY"):
+        return 0 if throughput(synth(os.path.join(DIR, f"synth-{SIZE}.xray"), SIZE)) else 1
     print(f"xrayfdr vs llvm-xray; llvm-xray capped at {human(MEMCAP)} of address space "
           f"and {TIMEOUT} s; 'x' columns: llvm-xray's time and memory over ours")
     print(f"  {'':<44} {'xrayfdr':>20}   {'llvm-xray':<40} {'time':>7} {'memory':>8}")
