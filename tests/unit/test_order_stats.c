@@ -139,11 +139,22 @@ static void test_in_memory(void **state)
 	check(256u << 20);
 }
 
-/* Memory runs out part way: everything goes through the sort. */
+/* Memory runs out part way, too small for the sets' histograms:
+ * everything goes through the sort. */
 static void test_spilled(void **state)
 {
 	(void)state;
 	check(64u << 10);
+}
+
+/* Memory runs out part way, with room for the histograms: the keys go to
+ * a file and the wanted buckets are read back; with 1 MiB, more of them
+ * than fit, which go through the sort in turn. */
+static void test_bucketed(void **state)
+{
+	(void)state;
+	check(4u << 20);
+	check(1u << 20);
 }
 
 static void test_bad_set(void **state)
@@ -160,6 +171,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_in_memory),
 		cmocka_unit_test(test_spilled),
+		cmocka_unit_test(test_bucketed),
 		cmocka_unit_test(test_bad_set),
 	};
 

@@ -16,12 +16,23 @@
  * with the external sort's own memory beside them, at the spill, the
  * peak stays near the memory given.
  *
- * Past that, through the external sort, with the same keys: the large
- * values carry their exact value as bytes and are put in order within
- * their set when read back.
+ * Past that, while the sets are few enough for a histogram each (a
+ * quarter of the memory): the full array goes to a temporary file as it
+ * is, each key counted in its set's histogram (buckets of an eighth of a
+ * power of two), and the array fills again.  At the end, the histograms
+ * say which bucket holds each wanted rank, one read of the file keeps the
+ * values of those buckets alone, and a selection of its own finds the
+ * ranks among them.  No sort, one sequential write and read of 8 bytes a
+ * value.
+ *
+ * Otherwise, or where that selection itself runs out of memory, through
+ * the external sort, with the same keys: the large values carry their
+ * exact value as bytes and are put in order within their set when read
+ * back.
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -47,7 +58,35 @@ struct order_stats {
 	size_t nbig, bigcap;
 	uint64_t *counts; /* values per set */
 	uint32_t nsets, counts_cap;
+	/* past memory while the sets are few: the keys go to a file as they
+	 * are, and a histogram of each set's values says which to read back
+	 * (HIST_BUCKETS per set) */
+	FILE *file;
+	uint64_t *hist;
+	uint32_t hist_sets;
+	bool no_file; /* a selection's own values: the external sort */
+	char err[128];
 };
+
+/*
+ * Histogram buckets: 0 to 15 alone, then eight a power of two (the three
+ * bits after the leading one), then the saturated keys.  Monotonic in the
+ * value, so a rank's bucket holds the value at that rank.
+ */
+#define HIST_BUCKETS 305
+#define SAT_BUCKET 304
+
+static unsigned int bucket_of(uint64_t v)
+{
+	unsigned int bits;
+
+	if (v >= VALUE_SAT)
+		return SAT_BUCKET;
+	if (v < 16)
+		return (unsigned int)v;
+	bits = 63 - (unsigned int)__builtin_clzll(v);
+	return 16 + (bits - 4) * 8 + (unsigned int)(v >> (bits - 3) & 7);
+}
 
 static size_t page_up(size_t bytes)
 {
@@ -79,11 +118,16 @@ void order_stats_free(struct order_stats *s)
 		munmap(s->keys, s->keys_bytes);
 	free(s->bigs);
 	free(s->counts);
+	free(s->hist);
+	if (s->file)
+		fclose(s->file);
 	free(s);
 }
 
 const char *order_stats_error(const struct order_stats *s)
 {
+	if (s->err[0])
+		return s->err;
 	return s->sorter ? sorter_error(s->sorter) : "";
 }
 
@@ -194,6 +238,67 @@ static int count_value(struct order_stats *s, uint32_t set)
 	return 0;
 }
 
+/* Count the keys in the histogram, which grows to the sets there are. */
+static int hist_note(struct order_stats *s, const uint64_t *keys, size_t n)
+{
+	if (s->nsets > s->hist_sets) {
+		uint64_t *h = realloc(s->hist, (size_t)s->nsets * HIST_BUCKETS *
+						       sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		memset(h + (size_t)s->hist_sets * HIST_BUCKETS, 0,
+		       (size_t)(s->nsets - s->hist_sets) * HIST_BUCKETS *
+			       sizeof(*h));
+		s->hist = h;
+		s->hist_sets = s->nsets;
+	}
+	for (size_t i = 0; i < n; i++)
+		s->hist[(keys[i] >> VALUE_BITS) * HIST_BUCKETS +
+			bucket_of(keys[i] & VALUE_SAT)]++;
+	return 0;
+}
+
+static int file_error(struct order_stats *s, const char *what)
+{
+	int err = errno ? errno : EIO;
+
+	snprintf(s->err, sizeof(s->err), "%s a temporary file in %s: %s", what,
+		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") :
+							 "/tmp",
+		 strerror(err));
+	return -err;
+}
+
+/*
+ * Memory is full: the keys go to the file as they are, counted in the
+ * histogram, and the array is empty again.  -EAGAIN if the histograms of
+ * this many sets would take more than a quarter of the memory: then the
+ * external sort takes over (spill()).
+ */
+static int file_keys(struct order_stats *s)
+{
+	int ret;
+
+	if (!s->file) {
+		if (s->no_file ||
+		    (size_t)s->nsets * HIST_BUCKETS * sizeof(*s->hist) >
+			    s->memory / 4)
+			return -EAGAIN;
+		s->file = sorter_temp_file();
+		if (!s->file)
+			return file_error(s, "cannot create");
+	}
+	ret = hist_note(s, s->keys, s->n);
+	if (ret)
+		return ret;
+	if (s->n &&
+	    fwrite_unlocked(s->keys, sizeof(*s->keys), s->n, s->file) != s->n)
+		return file_error(s, "cannot write");
+	s->n = 0;
+	return 0;
+}
+
 static __attribute__((noinline)) int add_slow(struct order_stats *s,
 					      uint32_t set, uint64_t value)
 {
@@ -213,13 +318,22 @@ static __attribute__((noinline)) int add_slow(struct order_stats *s,
 		if (cap > most) {
 			cap = most;
 			if (cap <= s->n) {
-				ret = spill(s);
-				return ret ? ret : sort_add(s, set, value);
+				ret = file_keys(s);
+				if (ret != -EAGAIN && ret)
+					return ret;
+				if (ret) {
+					ret = spill(s);
+					return ret ? ret :
+						     sort_add(s, set, value);
+				}
 			}
 		}
-		ret = grow_keys(s, cap);
-		if (ret)
-			return ret;
+		/* after file_keys() the array is empty, with room */
+		if (s->n == s->cap) {
+			ret = grow_keys(s, cap);
+			if (ret)
+				return ret;
+		}
 	}
 	if (value >= VALUE_SAT) {
 		ret = keep_big(s, set, value);
@@ -528,6 +642,176 @@ static int select_sorted(struct order_stats *s,
 	return ret;
 }
 
+/* A wanted rank of the bucketed selection (select_bucketed()). */
+struct wanted {
+	uint32_t set, bucket;
+	uint32_t target; /* the sub-selection's set; UINT32_MAX: a large value */
+	uint64_t rank, sub_rank, value;
+};
+
+struct bucketed {
+	struct wanted *w;
+	size_t *first; /* per target: its first entry in w */
+	size_t nw;
+};
+
+static unsigned int target_ranks(void *ctx, uint32_t t, uint64_t count,
+				 uint64_t *out)
+{
+	struct bucketed *b = ctx;
+	unsigned int k = 0;
+
+	(void)count;
+	for (size_t i = b->first[t];
+	     i < b->nw && b->w[i].target == t && k < ORDER_STATS_MAX_RANKS; i++)
+		out[k++] = b->w[i].sub_rank;
+	return k;
+}
+
+static void target_visit(void *ctx, uint32_t t, uint64_t sub_rank,
+			 uint64_t value)
+{
+	struct bucketed *b = ctx;
+
+	for (size_t i = b->first[t]; i < b->nw && b->w[i].target == t; i++)
+		if (b->w[i].sub_rank == sub_rank)
+			b->w[i].value = value;
+}
+
+/*
+ * The wanted ranks of every set and the bucket that holds each; each
+ * distinct (set, bucket) wanted is a target, a set of the sub-selection.
+ * A set's histogram row becomes, once read, each bucket's target + 1, or
+ * 0 for a bucket nobody wants.
+ */
+static int plan_targets(struct order_stats *s, struct bucketed *b,
+			unsigned int (*ranks)(void *ctx, uint32_t set,
+					      uint64_t count, uint64_t *out),
+			void *ctx, uint32_t *ntargets)
+{
+	size_t most = (size_t)s->nsets * ORDER_STATS_MAX_RANKS + 1, big = 0;
+	uint64_t want[ORDER_STATS_MAX_RANKS];
+
+	b->w = malloc(most * sizeof(*b->w));
+	b->first = malloc(most * sizeof(*b->first));
+	if (!b->w || !b->first)
+		return -ENOMEM;
+	if (s->nbig)
+		qsort(s->bigs, s->nbig, sizeof(*s->bigs), cmp_big);
+	for (uint32_t set = 0; set < s->hist_sets; set++) {
+		uint64_t *h = s->hist + (size_t)set * HIST_BUCKETS, cum = 0;
+		size_t first_big = big, from = b->nw;
+		unsigned int k = 0, bucket = 0;
+
+		while (big < s->nbig && s->bigs[big].set == set)
+			big++;
+		if (set < s->nsets && s->counts[set])
+			k = wanted_ranks(ranks, ctx, set, s->counts[set], want);
+		for (unsigned int i = 0; i < k; i++) {
+			struct wanted *e = &b->w[b->nw++];
+
+			/* the counts add up to the set's: a bucket is found */
+			while (cum + h[bucket] <= want[i] &&
+			       bucket < SAT_BUCKET)
+				cum += h[bucket++];
+			*e = (struct wanted){ .set = set,
+					      .bucket = bucket,
+					      .target = UINT32_MAX,
+					      .rank = want[i],
+					      .sub_rank = want[i] - cum };
+			if (bucket == SAT_BUCKET)
+				e->value =
+					s->bigs[first_big + e->sub_rank].value;
+		}
+		memset(h, 0, HIST_BUCKETS * sizeof(*h));
+		for (size_t i = from; i < b->nw; i++) {
+			struct wanted *e = &b->w[i];
+
+			if (e->bucket == SAT_BUCKET)
+				continue;
+			if (!h[e->bucket]) {
+				b->first[*ntargets] = i;
+				h[e->bucket] = ++*ntargets;
+			}
+			e->target = (uint32_t)(h[e->bucket] - 1);
+		}
+	}
+	return 0;
+}
+
+/*
+ * After file_keys(): every key is in the file and counted.  Plan the
+ * targets, read the file once keeping the values of the targets' buckets
+ * in a selection of their own (which may use the external sort), select
+ * there, and visit in the order order_stats_select() promises.
+ */
+static int select_bucketed(struct order_stats *s,
+			   unsigned int (*ranks)(void *ctx, uint32_t set,
+						 uint64_t count, uint64_t *out),
+			   void (*visit)(void *ctx, uint32_t set, uint64_t rank,
+					 uint64_t value),
+			   void *ctx)
+{
+	struct bucketed b = { 0 };
+	struct order_stats *sub = NULL;
+	uint32_t ntargets = 0;
+	uint64_t chunk[8192];
+	size_t got;
+	int ret = file_keys(s);
+
+	if (s->keys) {
+		munmap(s->keys, s->keys_bytes);
+		s->keys = NULL;
+		s->n = s->cap = s->keys_bytes = 0;
+	}
+	if (!ret)
+		ret = plan_targets(s, &b, ranks, ctx, &ntargets);
+	if (!ret && ntargets) {
+		sub = order_stats_new(s->memory);
+		ret = sub ? 0 : -ENOMEM;
+		if (sub)
+			sub->no_file = true;
+	}
+	if (!ret && ntargets) {
+		rewind(s->file);
+		while (!ret &&
+		       (got = fread_unlocked(chunk, sizeof(*chunk),
+					     sizeof(chunk) / sizeof(*chunk),
+					     s->file))) {
+			for (size_t i = 0; i < got && !ret; i++) {
+				uint64_t key = chunk[i], v = key & VALUE_SAT;
+				uint32_t set = (uint32_t)(key >> VALUE_BITS);
+				uint64_t t;
+
+				if (v == VALUE_SAT || set >= s->hist_sets)
+					continue;
+				t = s->hist[(size_t)set * HIST_BUCKETS +
+					    bucket_of(v)];
+				if (t)
+					ret = order_stats_add(
+						sub, (uint32_t)t - 1, v);
+			}
+		}
+		if (!ret && ferror(s->file))
+			ret = file_error(s, "cannot read");
+		if (ret && sub && *order_stats_error(sub))
+			snprintf(s->err, sizeof(s->err), "%s",
+				 order_stats_error(sub));
+	}
+	if (!ret && ntargets) {
+		ret = order_stats_select(sub, target_ranks, target_visit, &b);
+		if (ret && *order_stats_error(sub))
+			snprintf(s->err, sizeof(s->err), "%s",
+				 order_stats_error(sub));
+	}
+	for (size_t i = 0; !ret && i < b.nw; i++)
+		visit(ctx, b.w[i].set, b.w[i].rank, b.w[i].value);
+	order_stats_free(sub);
+	free(b.w);
+	free(b.first);
+	return ret;
+}
+
 int order_stats_select(struct order_stats *s,
 		       unsigned int (*ranks)(void *ctx, uint32_t set,
 					     uint64_t count, uint64_t *out),
@@ -537,5 +821,7 @@ int order_stats_select(struct order_stats *s,
 {
 	if (s->sorter)
 		return select_sorted(s, ranks, visit, ctx);
+	if (s->file)
+		return select_bucketed(s, ranks, visit, ctx);
 	return select_in_memory(s, ranks, visit, ctx);
 }

@@ -162,7 +162,7 @@ static int fail(struct sorter *s, int err, const char *what)
 	return -err;
 }
 
-static FILE *temp_file(void)
+FILE *sorter_temp_file(void)
 {
 	const char *dir = getenv("TMPDIR");
 	char path[4096];
@@ -195,7 +195,7 @@ static int spill(struct sorter *s)
 	if (!runs)
 		return fail(s, ENOMEM, "cannot track");
 	s->runs = runs;
-	f = temp_file();
+	f = sorter_temp_file();
 	if (!f)
 		return fail(s, errno, "cannot create");
 	r = &s->runs[s->nruns++];

@@ -12,8 +12,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct sorter;
+
+/* A temporary file in $TMPDIR (default /tmp), already unlinked, with a
+ * large buffer, open for writing and reading back; NULL with errno. */
+FILE *sorter_temp_file(void);
 
 /*
  * @memory: bytes of RAM for the buffer (at least 1 MiB is used).  Runs go
