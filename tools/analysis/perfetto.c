@@ -228,9 +228,14 @@ static size_t varint_put(uint8_t *p, uint64_t v)
 	return n;
 }
 
-static void pb_varint(struct pb *b, uint64_t v)
+/* Most varints are tags and small values: one byte, inline. */
+static inline void pb_varint(struct pb *b, uint64_t v)
 {
-	if (pb_need(b, 10))
+	if (!pb_need(b, 10))
+		return;
+	if (v < 0x80)
+		b->buf[b->len++] = (uint8_t)v;
+	else
 		b->len += varint_put(b->buf + b->len, v);
 }
 
