@@ -9,9 +9,8 @@
  *
  * In RAM: the keys, 8 bytes a value, in a mapping of their own (it grows
  * without a copy, and gives its pages back as the spill empties it),
- * grouped by set in place at the end
- * (a permutation by the counts of each set) and the wanted ranks found by
- * quickselect; a saturated key's rank is looked up in its set's large
+ * grouped by set at the end (copied into a new mapping by the counts of
+ * each set) and the wanted ranks found by quickselect; a saturated key's rank is looked up in its set's large
  * values, sorted.  The keys take at most 3/5 of the memory given, so that
  * with the external sort's own memory beside them, at the spill, the
  * peak stays near the memory given.
@@ -263,10 +262,7 @@ static int file_error(struct order_stats *s, const char *what)
 {
 	int err = errno ? errno : EIO;
 
-	snprintf(s->err, sizeof(s->err), "%s a temporary file in %s: %s", what,
-		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") :
-							 "/tmp",
-		 strerror(err));
+	sorter_temp_error(s->err, sizeof(s->err), what, err);
 	return -err;
 }
 
@@ -350,7 +346,7 @@ int order_stats_add(struct order_stats *s, uint32_t set, uint64_t value)
 	if (set < s->nsets && s->n < s->cap && value < VALUE_SAT &&
 	    !s->sorter) {
 		s->counts[set]++;
-		s->keys[s->n++] = (uint64_t)set << VALUE_BITS | value;
+		s->keys[s->n++] = key_of(set, value);
 		return 0;
 	}
 	return add_slow(s, set, value);
@@ -372,12 +368,13 @@ static void swap(uint64_t *a, uint64_t *b)
 }
 
 /*
- * Partitions without a branch on the data: random durations would make
- * a compare-and-branch mispredict half the time.  Each returns j with
- * v[0..j) before the pivot and v[j..n) from it on; the loop keeps that
+ * A partition without a branch on the data: random durations would make
+ * a compare-and-branch mispredict half the time.  It returns j with
+ * v[0..j) below the pivot (or equal to it, @with_equal) and the rest
+ * after; the loop keeps that
  * true of v[0..i) by swapping v[i] into place and counting it in.
  */
-static size_t partition_below(uint64_t *v, size_t n, uint64_t pivot)
+static size_t partition(uint64_t *v, size_t n, uint64_t pivot, bool with_equal)
 {
 	size_t j = 0;
 
@@ -386,21 +383,7 @@ static size_t partition_below(uint64_t *v, size_t n, uint64_t pivot)
 
 		v[i] = v[j];
 		v[j] = x;
-		j += x < pivot;
-	}
-	return j;
-}
-
-static size_t partition_upto(uint64_t *v, size_t n, uint64_t pivot)
-{
-	size_t j = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		uint64_t x = v[i];
-
-		v[i] = v[j];
-		v[j] = x;
-		j += x <= pivot;
+		j += x < pivot || (with_equal && x == pivot);
 	}
 	return j;
 }
@@ -435,14 +418,14 @@ static void select_nth(uint64_t *v, size_t n, size_t k)
 			qsort(v + lo, hi - lo, sizeof(*v), cmp_u64);
 			return;
 		}
-		j = lo + partition_below(v + lo, hi - lo, pivot);
+		j = lo + partition(v + lo, hi - lo, pivot, false);
 		if (k < j) {
 			hi = j;
 			continue;
 		}
 		if (j == lo) {
 			/* the pivot is the least here: step over its equals */
-			j = lo + partition_upto(v + lo, hi - lo, pivot);
+			j = lo + partition(v + lo, hi - lo, pivot, true);
 			if (k < j)
 				return;
 		}
@@ -794,16 +777,12 @@ static int select_bucketed(struct order_stats *s,
 		}
 		if (!ret && ferror(s->file))
 			ret = file_error(s, "cannot read");
-		if (ret && sub && *order_stats_error(sub))
-			snprintf(s->err, sizeof(s->err), "%s",
-				 order_stats_error(sub));
 	}
-	if (!ret && ntargets) {
+	if (!ret && ntargets)
 		ret = order_stats_select(sub, target_ranks, target_visit, &b);
-		if (ret && *order_stats_error(sub))
-			snprintf(s->err, sizeof(s->err), "%s",
-				 order_stats_error(sub));
-	}
+	/* the sub-selection's temporary files are ours to name */
+	if (ret && sub && !s->err[0] && *order_stats_error(sub))
+		snprintf(s->err, sizeof(s->err), "%s", order_stats_error(sub));
 	for (size_t i = 0; !ret && i < b.nw; i++)
 		visit(ctx, b.w[i].set, b.w[i].rank, b.w[i].value);
 	order_stats_free(sub);

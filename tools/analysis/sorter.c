@@ -153,24 +153,32 @@ static void sort_index(struct sorter *s)
 	}
 }
 
-static int fail(struct sorter *s, int err, const char *what)
+static const char *temp_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
 
-	snprintf(s->err, sizeof(s->err), "%s a temporary file in %s: %s", what,
-		 dir && *dir ? dir : "/tmp", strerror(err));
+	return dir && *dir ? dir : "/tmp";
+}
+
+void sorter_temp_error(char *buf, size_t len, const char *what, int err)
+{
+	snprintf(buf, len, "%s a temporary file in %s: %s", what, temp_dir(),
+		 strerror(err));
+}
+
+static int fail(struct sorter *s, int err, const char *what)
+{
+	sorter_temp_error(s->err, sizeof(s->err), what, err);
 	return -err;
 }
 
 FILE *sorter_temp_file(void)
 {
-	const char *dir = getenv("TMPDIR");
 	char path[4096];
 	FILE *f;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/xrayfdr-sort-XXXXXX",
-		 dir && *dir ? dir : "/tmp");
+	snprintf(path, sizeof(path), "%s/xrayfdr-sort-XXXXXX", temp_dir());
 	fd = mkstemp(path);
 	if (fd < 0)
 		return NULL;

@@ -19,6 +19,8 @@ struct sorter;
 /* A temporary file in $TMPDIR (default /tmp), already unlinked, with a
  * large buffer, open for writing and reading back; NULL with errno. */
 FILE *sorter_temp_file(void);
+/* "@what a temporary file in DIR: why" for @err, in @buf. */
+void sorter_temp_error(char *buf, size_t len, const char *what, int err);
 
 /*
  * @memory: bytes of RAM for the buffer (at least 1 MiB is used).  Runs go
