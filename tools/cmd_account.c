@@ -752,10 +752,8 @@ static int account_run(int argc, char **argv)
 	size_t i;
 
 	analysis_opts_init(&o, "account");
-	if (llvm_style_options(argc, argv, longopts)) {
-		tool_error("account", "out of memory");
+	if (llvm_style_options("account", argc, argv, longopts))
 		return EXIT_USAGE;
-	}
 	while ((opt = getopt_long(argc, argv, "s:r:p:f:d" ANALYSIS_SHORTOPTS,
 				  longopts, NULL)) != -1) {
 		switch (opt) {

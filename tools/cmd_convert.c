@@ -302,10 +302,8 @@ static int parse_options(int argc, char **argv, struct convert_opts *o)
 	uint64_t v;
 	int opt;
 
-	if (llvm_style_options(argc, argv, longopts)) {
-		tool_error("convert", "out of memory");
+	if (llvm_style_options("convert", argc, argv, longopts))
 		return EXIT_USAGE;
-	}
 	while ((opt = getopt_long(argc, argv, "f:ysV:" ANALYSIS_SHORTOPTS,
 				  longopts, NULL)) != -1) {
 		switch (opt) {

@@ -70,10 +70,8 @@ static int extract_run(int argc, char **argv)
 	FILE *out;
 	int opt;
 
-	if (llvm_style_options(argc, argv, longopts)) {
-		tool_error("extract", "out of memory");
+	if (llvm_style_options("extract", argc, argv, longopts))
 		return EXIT_USAGE;
-	}
 	while ((opt = getopt_long(argc, argv, "slo:F:N:h", longopts, NULL)) !=
 	       -1) {
 		switch (opt) {

@@ -651,10 +651,8 @@ static int graph_run(int argc, char **argv)
 	int opt, ret, status = EXIT_USAGE;
 
 	analysis_opts_init(&o, "graph");
-	if (llvm_style_options(argc, argv, longopts)) {
-		tool_error("graph", "out of memory");
+	if (llvm_style_options("graph", argc, argv, longopts))
 		return EXIT_USAGE;
-	}
 	while ((opt = getopt_long(argc, argv, "e:v:c:b:d" ANALYSIS_SHORTOPTS,
 				  longopts, NULL)) != -1) {
 		switch (opt) {

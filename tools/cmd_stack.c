@@ -374,10 +374,8 @@ static int stack_run(int argc, char **argv)
 	int opt, status = EXIT_OK, ret;
 
 	analysis_opts_init(&o, "stack");
-	if (llvm_style_options(argc, argv, longopts)) {
-		tool_error("stack", "out of memory");
+	if (llvm_style_options("stack", argc, argv, longopts))
 		return EXIT_USAGE;
-	}
 	while ((opt = getopt_long(argc, argv, "f:" ANALYSIS_SHORTOPTS, longopts,
 				  NULL)) != -1) {
 		switch (opt) {

@@ -203,7 +203,8 @@ static char *long_form(const char *name, const char *a)
 	return b;
 }
 
-int llvm_style_options(int argc, char **argv, const struct option *longopts)
+int llvm_style_options(const char *cmd, int argc, char **argv,
+		       const struct option *longopts)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -226,8 +227,10 @@ int llvm_style_options(int argc, char **argv, const struct option *longopts)
 		if (!o->name)
 			continue;
 		argv[i] = long_form(o->name, a);
-		if (!argv[i])
+		if (!argv[i]) {
+			tool_error(cmd, "out of memory");
 			return -ENOMEM;
+		}
 	}
 	return 0;
 }

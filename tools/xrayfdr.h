@@ -37,10 +37,11 @@ extern const struct command cmd_synth;
  * exactly the name of one of @longopts (up to any '=') to two dashes, so
  * that getopt_long() reads it and llvm-xray's command lines run as they
  * are.  Anything else, clusters of short options included, is left as it
- * is.  Return 0 or -ENOMEM.
+ * is.  Return 0, or -ENOMEM having said so for @cmd.
  */
 struct option;
-int llvm_style_options(int argc, char **argv, const struct option *longopts);
+int llvm_style_options(const char *cmd, int argc, char **argv,
+		       const struct option *longopts);
 
 /* Print "xrayfdr CMD: message" to stderr. */
 __attribute__((format(printf, 2, 3))) void tool_error(const char *cmd,
