@@ -63,7 +63,6 @@ static void thread_setup(struct rt_thread *t)
 		return;
 	if (!t->tid)
 		t->tid = (uint32_t)syscall(SYS_gettid);
-	t->owner = (uint64_t)t->tid << 32;
 	register_rseq(t);
 	pthread_once(&exit_key_once, make_exit_key);
 	pthread_setspecific(exit_key, (void *)1);

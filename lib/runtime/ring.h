@@ -9,11 +9,13 @@
  * the CPU it runs on, in one rseq critical section ending in the store of
  * the commit word (kernel-module.rst, "The commit protocol"), when: the
  * session is not frozen, the thread owns the ring's tail (the commit
- * word's thread id is its own), the open sub-buffer has room, and the
- * time since the sub-buffer's base TSC fits 32 bits.  The commit word's
- * offset is bounded by the ring's size first: the process can write it.  A function record
- * in a ring is an FDR function record whose time is that delta; the drain
- * turns it into a standard FDR delta.  Everything else is the slow path's
+ * word's thread id is its own) in the sub-buffer it last reserved in
+ * (struct rt_thread's slot), that sub-buffer has room, and the
+ * time since the sub-buffer's base TSC fits 32 bits.  The process can
+ * write the commit word: the slot bounds its offset to the sub-buffer
+ * before anything is stored.  A function record in a ring is an FDR
+ * function record whose time is that delta; the drain turns it into a
+ * standard FDR delta.  Everything else is the slow path's
  * (sink_cpu.c).
  */
 #ifndef XRAYFDR_LIB_RUNTIME_RING_H
@@ -25,8 +27,7 @@
 #define RT_RING_HEADER 16
 #define RT_RING_SIZE 24
 #define RT_RING_NCPUS 32
-#define RT_RING_SUBBUF_MASK 36
-#define RT_RING_SUBBUF_LIMIT 40
+#define RT_RING_SLOT_ROOM 40
 
 /* A CPU area starts with its control page; the ring follows. */
 #define RT_RING_CONTROL_SIZE 4096
@@ -62,8 +63,9 @@ struct rt_ring {
 	const struct xray_fdr_header *header;
 	uint64_t size; /* bytes of one ring */
 	uint32_t ncpus;
-	uint32_t subbuf_mask; /* ~(subbuf_size - 1), on ring offsets */
-	uint32_t subbuf_limit; /* a record fits while used <= this */
+	/* a function record fits in a sub-buffer while the bytes after its
+	 * header are at most this (struct rt_thread's slot) */
+	uint64_t slot_room;
 };
 
 extern struct rt_ring rt_ring;
@@ -86,10 +88,8 @@ _Static_assert(offsetof(struct rt_ring, area_size) == RT_RING_AREA_SIZE,
 	       "area_size");
 _Static_assert(offsetof(struct rt_ring, header) == RT_RING_HEADER, "header");
 _Static_assert(offsetof(struct rt_ring, ncpus) == RT_RING_NCPUS, "ncpus");
-_Static_assert(offsetof(struct rt_ring, subbuf_mask) == RT_RING_SUBBUF_MASK,
-	       "subbuf_mask");
-_Static_assert(offsetof(struct rt_ring, subbuf_limit) == RT_RING_SUBBUF_LIMIT,
-	       "subbuf_limit");
+_Static_assert(offsetof(struct rt_ring, slot_room) == RT_RING_SLOT_ROOM,
+	       "slot_room");
 _Static_assert(offsetof(struct rt_ring, size) == RT_RING_SIZE, "size");
 _Static_assert(offsetof(struct xray_fdr_header, state) == RT_HEADER_STATE,
 	       "header state");

@@ -264,8 +264,7 @@ static void rings_use(const struct rings *r)
 		.area_size = h->area_size,
 		.header = h,
 		.ncpus = h->nr_cpus,
-		.subbuf_mask = ~(h->subbuf_size - 1),
-		.subbuf_limit = h->subbuf_size - FN,
+		.slot_room = h->subbuf_size - SUBBUF_HDR - FN,
 		.size = h->subbuf_size * h->subbuf_count,
 	};
 }
@@ -775,7 +774,11 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	t->pos = t->stage + pd->staged_before;
 	t->base = base;
 	t->cpu = cpu;
-	t->area = (uint8_t *)ctl; /* (the fast path's, for this CPU) */
+	/* the fast path's, for this CPU: the sub-buffer these records go in */
+	t->area = (uint8_t *)ctl;
+	t->slot = (uint64_t)t->tid << 32 |
+		  ((off >> cr.shift << cr.shift) + SUBBUF_HDR);
+	t->hdr = subbuf(cpu, off >> cr.shift);
 	return RT_RESERVE_SAME;
 }
 
@@ -930,14 +933,26 @@ static bool cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
 	return true;
 }
 
+/* Is t->slot a sub-buffer of this trace's rings, t->hdr its header?
+ * (Rings of a later trace may be mapped where earlier ones were.) */
+static bool slot_current(const struct rt_thread *t)
+{
+	uint32_t start = (uint32_t)t->slot - SUBBUF_HDR;
+
+	return (uint32_t)t->slot >= SUBBUF_HDR && start < rt_ring.size &&
+	       !(start & (cr.subbuf_size - 1)) &&
+	       t->hdr == subbuf(t->cpu, start >> cr.shift);
+}
+
 /* The fast path may run once reserve has given the thread its CPU's area
- * (t->cpu, t->area) in this trace's rings. */
+ * (t->cpu, t->area) and a sub-buffer in this trace's rings. */
 static uint32_t cpu_arm(struct rt_thread *t)
 {
 	t->end = NULL;
 	return rt_ring.header && thread_can_write(t) && t->area &&
 			       t->cpu < rt_ring.ncpus &&
-			       t->area == (uint8_t *)control(t->cpu) ?
+			       t->area == (uint8_t *)control(t->cpu) &&
+			       slot_current(t) ?
 		       cr.gen :
 		       0;
 }

@@ -31,8 +31,11 @@
 #define RT_THREAD_BASE 24 /* u64: the TSC record times are relative to */
 #define RT_THREAD_CPU 32
 #define RT_THREAD_TID 36
-#define RT_THREAD_OWNER 40 /* tid << 32: the commit word's owner half */
-#define RT_THREAD_AREA 48 /* CPU mode: the area of CPU RT_THREAD_CPU */
+/* CPU mode: the tail's slot, the area of CPU RT_THREAD_CPU, the slot's
+ * sub-buffer header (struct rt_thread) */
+#define RT_THREAD_SLOT 40
+#define RT_THREAD_AREA 48
+#define RT_THREAD_HDR 56
 
 /* The kernel's struct rseq (uapi/linux/rseq.h) as far as we use it. */
 #define RT_RSEQ_CPU_ID_START 0
@@ -96,8 +99,15 @@ struct rt_thread {
 	uint64_t base; /* the TSC the times of records are relative to */
 	uint32_t cpu; /* CPU the buffer's records are attributed to */
 	uint32_t tid;
-	uint64_t owner; /* tid << 32, as the CPU rings' commit word has it */
-	uint8_t *area; /* CPU mode: the area of the ring of CPU cpu */
+	/* CPU mode: where the fast path may append.  The commit word minus
+	 * slot (tid << 32 | the ring offset of a sub-buffer's first record)
+	 * is at most rt_ring.slot_room only while this thread owns the tail
+	 * and the records end in that sub-buffer, with room for one more;
+	 * hdr is that sub-buffer's header (whoever opened it last wrote it),
+	 * area the control page of CPU cpu's ring.  Set by the C path. */
+	uint64_t slot;
+	uint8_t *area;
+	struct xray_fdr_subbuf *hdr;
 
 	/* slow path only */
 	volatile uint32_t busy; /* the C path is updating this state */
@@ -137,8 +147,9 @@ _Static_assert(offsetof(struct rt_thread, fast) == RT_THREAD_FAST, "fast");
 _Static_assert(offsetof(struct rt_thread, base) == RT_THREAD_BASE, "base");
 _Static_assert(offsetof(struct rt_thread, cpu) == RT_THREAD_CPU, "cpu");
 _Static_assert(offsetof(struct rt_thread, tid) == RT_THREAD_TID, "tid");
-_Static_assert(offsetof(struct rt_thread, owner) == RT_THREAD_OWNER, "owner");
+_Static_assert(offsetof(struct rt_thread, slot) == RT_THREAD_SLOT, "slot");
 _Static_assert(offsetof(struct rt_thread, area) == RT_THREAD_AREA, "area");
+_Static_assert(offsetof(struct rt_thread, hdr) == RT_THREAD_HDR, "hdr");
 _Static_assert(offsetof(struct rt_rseq_area, cpu_id_start) ==
 		       RT_RSEQ_CPU_ID_START,
 	       "rseq cpu_id_start");

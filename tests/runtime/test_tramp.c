@@ -8,6 +8,7 @@
  * on rings of the runtime's own (full sub-buffers take the C path).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "../../lib/arch/x86_64/arch.h"
 #include "../../lib/runtime/controller.h"
+#include "../../lib/runtime/ring.h"
 #include "../../lib/runtime/sink.h"
 #include "../../lib/runtime/state.h"
 #include "../../lib/runtime/thread.h"
@@ -306,6 +308,93 @@ static void test_threshold(void **state)
 	event_list_free(&got);
 }
 
+#ifdef TRAMP_CPU
+/* One entry call with no C handler behind it, at commit word @word: did
+ * the fast path append (the C path would write nothing)? */
+static bool appended(uint64_t *commit, uint64_t word)
+{
+	struct regs want = sentinel(5), r = want;
+
+	*commit = word;
+	call_sled(tramps[XRAY_SLED_ENTRY], arch_sled_word(XRAY_SLED_ENTRY, 6),
+		  &r);
+	check_regs(&want, &r, false);
+	return *commit != word;
+}
+
+/*
+ * CPU mode's one compare against the thread's slot: the fast path appends
+ * only while the commit word is the thread's and points into the
+ * sub-buffer its slot names, past the header, with room for a record.
+ */
+static void test_slot(void **state)
+{
+	const uint32_t hdr = sizeof(struct xray_fdr_subbuf);
+	void (*handler)(int32_t, XRayEntryType);
+	cpu_set_t was, one;
+	struct regs want = sentinel(3), r = want;
+	uint64_t *commit, saved, owner;
+	uint32_t start, size, off, next;
+	char config[512];
+	int cpu;
+
+	(void)state;
+	snprintf(
+		config, sizeof(config),
+		"output=%s verbosity=0 buffer_size=4096 buffer_max=64 mode=cpu",
+		log_path);
+	assert_int_equal(__xray_log_init_mode("xray-fdr", config),
+			 XRAY_LOG_INITIALIZED);
+	/* on one CPU, so that the fast path's CPU check holds throughout */
+	assert_int_equal(sched_getaffinity(0, sizeof(was), &was), 0);
+	cpu = sched_getcpu();
+	assert_true(cpu >= 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	/* the C path reserves in this CPU's ring and arms the fast path */
+	call_sled(tramps[XRAY_SLED_ENTRY], arch_sled_word(XRAY_SLED_ENTRY, 6),
+		  &r);
+	check_regs(&want, &r, false);
+	assert_int_equal(rt_self.cpu, cpu);
+	assert_true(rt_self.fast == rt_fast_word(rt_self.cpu, rt.generation));
+
+	handler = rt_handler_arg0;
+	rt_handler_arg0 = NULL;
+	commit = (uint64_t *)rt_self.area;
+	saved = *commit;
+	owner = (uint64_t)rt_self.tid << 32;
+	off = (uint32_t)saved;
+	start = (uint32_t)rt_self.slot - hdr;
+	size = rt_ring.header->subbuf_size;
+	next = (start + size) % (uint32_t)rt_ring.size;
+	assert_int_equal(saved >> 32, rt_self.tid);
+	assert_true(off > start + hdr && off <= start + size - 8);
+	assert_true(rt_ring.size >= 2 * size);
+
+	assert_true(appended(commit, saved));
+	assert_int_equal(
+		*(uint32_t *)(rt_self.area + RT_RING_CONTROL_SIZE + off),
+		arch_sled_word(XRAY_SLED_ENTRY, 6));
+	assert_true(appended(commit, owner | (start + size - 8)));
+	assert_true(appended(commit, owner | (start + hdr)));
+	/* full; in the header; the end of the sub-buffer before; in the
+	 * next; another thread's tail on either side of this one's id */
+	assert_false(appended(commit, owner | (start + size)));
+	assert_false(appended(commit, owner | (start + 8)));
+	assert_false(appended(commit, owner | start));
+	assert_false(appended(commit, owner | (next + hdr)));
+	assert_false(appended(commit, saved + (1ull << 32)));
+	assert_false(appended(commit, saved - (1ull << 32)));
+
+	*commit = saved;
+	rt_handler_arg0 = handler;
+	assert_int_equal(sched_setaffinity(0, sizeof(was), &was), 0);
+	assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+	assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +402,9 @@ int main(void)
 		cmocka_unit_test(test_event_registers),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_threshold),
+#ifdef TRAMP_CPU
+		cmocka_unit_test(test_slot),
+#endif
 	};
 
 	return cmocka_run_group_tests_name("trampolines, mode=" MODE, tests,

@@ -402,41 +402,37 @@ FDR_FAST rt_tramp_args, 1, rt_generic_args
 /*
  * The fast path of CPU mode (lib/runtime/ring.h): append one function
  * record to the ring of this CPU, or fall back to @slow with every
- * register as it came.  It saves %rcx too; %r11 serves first for the
- * thread's state, then for the CPU's area (the thread keeps the area of
- * the CPU it last reserved on; on another CPU it takes the C path once).
- * The commit word, loaded before rdtsc, is loaded again after it (nothing
- * else writes it inside the critical section: the kernel writes only from
- * a context switch, which restarts us).  Subtracting the thread's owner
- * half (tid << 32) leaves the ring offset if the thread owns the tail, and
- * something larger than the ring otherwise, so one compare checks both.
+ * register as it came.  It saves %rcx too, for the CPU's area.  The
+ * thread keeps the area of the CPU it last reserved on (on another CPU it
+ * takes the C path once) and the sub-buffer its records went in, its
+ * slot (struct rt_thread): the commit word minus the slot is the bytes
+ * after that sub-buffer's header only if the thread owns the tail and the
+ * commit word points into that sub-buffer, and something larger than
+ * rt_ring.slot_room otherwise (another owner, another sub-buffer: the
+ * difference wraps), so one compare checks ownership, the sub-buffer and
+ * the room.  The slot's header is read as it is now: whoever opened the
+ * sub-buffer (the kernel too, keeping the owner) wrote its base TSC.
+ * Nothing else writes the commit word inside the critical section (the
+ * kernel writes only from a context switch, which restarts us), so it is
+ * read again after rdtsc, and the commit adds to it.
  */
 .macro CPU_FAST name, slow
 	FAST_BEGIN \name, 1
 	movq	rt_ring+RT_RING_HEADER(%rip), %rax
 	testl	$RT_STATE_FROZEN, RT_HEADER_STATE(%rax)
 	jnz	.L\name\()_slow
-	movq	%fs:RT_THREAD_OWNER(%r11), %rdx
-	movq	%fs:RT_THREAD_AREA(%r11), %r11	/* this CPU's area */
-	movq	(%r11), %rcx			/* the commit word */
-	subq	%rdx, %rcx			/* its offset, if the tail is ours */
-	cmpq	rt_ring+RT_RING_SIZE(%rip), %rcx
+	movq	%fs:RT_THREAD_AREA(%r11), %rcx	/* this CPU's area */
+	movq	(%rcx), %rax			/* the commit word */
+	subq	%fs:RT_THREAD_SLOT(%r11), %rax
+	cmpq	rt_ring+RT_RING_SLOT_ROOM(%rip), %rax
 	ja	.L\name\()_slow
-	leal	-1(%rcx), %edx
-	andl	rt_ring+RT_RING_SUBBUF_MASK(%rip), %edx
-	movl	%ecx, %eax
-	subl	%edx, %eax			/* used in the sub-buffer */
-	cmpl	rt_ring+RT_RING_SUBBUF_LIMIT(%rip), %eax
-	ja	.L\name\()_slow
-	leaq	RT_RING_CONTROL_SIZE(%r11,%rdx), %rcx	/* its header */
+	movq	%fs:RT_THREAD_HDR(%r11), %r11	/* (an abort reloads %r11) */
 	/* since the sub-buffer's base (too far: a new sub-buffer) */
-	RECORD_TIME \name, RT_SUBBUF_TSC+4(%rcx), RT_SUBBUF_TSC(%rcx)
+	RECORD_TIME \name, RT_SUBBUF_TSC+4(%r11), RT_SUBBUF_TSC(%r11)
 	RECORD_WORD
-	movq	(%r11), %rcx
-	movl	%ecx, %edx
-	movq	%rax, RT_RING_CONTROL_SIZE(%r11,%rdx)
-	addq	$8, %rcx
-	movq	%rcx, (%r11)			/* commit */
+	movl	(%rcx), %edx			/* the offset, as read before */
+	movq	%rax, RT_RING_CONTROL_SIZE(%rcx,%rdx)
+	addq	$8, (%rcx)			/* commit */
 	FAST_END \name, \slow, 1
 .endm
 
