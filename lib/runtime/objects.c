@@ -11,12 +11,12 @@
  * object k having ids (k << 24) | n, which is how LLVM packs the ids of
  * shared objects too (and what fits the 28 bits of an FDR record).
  *
- * Trampolines must be within a 32-bit displacement of the sleds.  Thread
- * mode's fast path is copied into a free gap near the object
- * (arch_fast_copy()), with the C paths behind it in the library.  Else,
- * when the library is mapped farther away (a shared libxrayfdr and a PIE
- * program), a page of jump stubs is mapped into a free gap near the
- * object.
+ * Trampolines must be within a 32-bit displacement of the sleds.  The fast
+ * paths (thread mode's and CPU mode's) are copied into a free gap near the
+ * object (arch_fast_copy()), with the C paths behind them in the library.
+ * Where no copy can be made and the library is mapped farther away (a
+ * shared libxrayfdr and a PIE program), a page of jump stubs is mapped
+ * into a free gap near the object.
  */
 #define LOG_DOMAIN "xrayfdr"
 #include <errno.h>
@@ -536,7 +536,7 @@ static uintptr_t map_stub_page(uintptr_t lo, uintptr_t hi)
 	return found;
 }
 
-/* A copy of thread mode's fast path within reach of @o, or 0. */
+/* A copy of the fast paths within reach of @o, or 0. */
 static uintptr_t fast_copy_for(const struct rt_object *o)
 {
 	uintptr_t at;
@@ -572,10 +572,11 @@ static int ensure_targets(struct rt_object *o)
 
 	if (o->targets_ready)
 		return 0;
-	copy = rt.sink->tramps == ARCH_TRAMPS_THREAD ? fast_copy_for(o) : 0;
+	copy = fast_copy_for(o);
 	if (copy) {
 		for (unsigned int k = 0; k < NKINDS; k++)
-			o->target[k] = arch_fast_copy_entry((void *)copy, k);
+			o->target[k] = arch_fast_copy_entry((void *)copy, k,
+							    rt.sink->tramps);
 		o->targets_ready = true;
 		return 0;
 	}

@@ -21,14 +21,6 @@
 #ifndef XRAYFDR_LIB_RUNTIME_RING_H
 #define XRAYFDR_LIB_RUNTIME_RING_H
 
-/* Offsets in struct rt_ring used by the trampolines. */
-#define RT_RING_AREAS 0
-#define RT_RING_AREA_SIZE 8
-#define RT_RING_HEADER 16
-#define RT_RING_SIZE 24
-#define RT_RING_NCPUS 32
-#define RT_RING_SLOT_ROOM 40
-
 /* A CPU area starts with its control page; the ring follows. */
 #define RT_RING_CONTROL_SIZE 4096
 /* The rest of a control page is the user writer's (xray_fdr.h): the
@@ -45,8 +37,8 @@
 /* In a ring's NewBuffer record: the stretch it starts (sink_cpu.c). */
 #define RT_STRETCH_OFF 8
 
-/* In the uapi structs: the header's state, a sub-buffer's base TSC. */
-#define RT_HEADER_STATE 56
+/* In the uapi structs: a sub-buffer's base TSC; the header's state (the
+ * trampolines reach it through struct rt_thread's ring_state). */
 #define RT_SUBBUF_TSC 8
 #define RT_STATE_FROZEN 4
 
@@ -83,16 +75,6 @@ size_t rt_cpu_notes(char *out, size_t size);
 /* Events the writer dropped, as its rings count them. */
 uint64_t rt_cpu_user_lost(void);
 
-_Static_assert(offsetof(struct rt_ring, areas) == RT_RING_AREAS, "areas");
-_Static_assert(offsetof(struct rt_ring, area_size) == RT_RING_AREA_SIZE,
-	       "area_size");
-_Static_assert(offsetof(struct rt_ring, header) == RT_RING_HEADER, "header");
-_Static_assert(offsetof(struct rt_ring, ncpus) == RT_RING_NCPUS, "ncpus");
-_Static_assert(offsetof(struct rt_ring, slot_room) == RT_RING_SLOT_ROOM,
-	       "slot_room");
-_Static_assert(offsetof(struct rt_ring, size) == RT_RING_SIZE, "size");
-_Static_assert(offsetof(struct xray_fdr_header, state) == RT_HEADER_STATE,
-	       "header state");
 _Static_assert(offsetof(struct xray_fdr_subbuf, tsc) == RT_SUBBUF_TSC,
 	       "subbuf tsc");
 _Static_assert(XRAY_FDR_STATE_FROZEN == RT_STATE_FROZEN, "frozen");

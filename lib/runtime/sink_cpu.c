@@ -779,6 +779,8 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	t->slot = (uint64_t)t->tid << 32 |
 		  ((off >> cr.shift << cr.shift) + SUBBUF_HDR);
 	t->hdr = subbuf(cpu, off >> cr.shift);
+	t->ring_state = &hdr->state;
+	t->room = rt_ring.slot_room;
 	return RT_RESERVE_SAME;
 }
 
@@ -941,7 +943,9 @@ static bool slot_current(const struct rt_thread *t)
 
 	return (uint32_t)t->slot >= SUBBUF_HDR && start < rt_ring.size &&
 	       !(start & (cr.subbuf_size - 1)) &&
-	       t->hdr == subbuf(t->cpu, start >> cr.shift);
+	       t->hdr == subbuf(t->cpu, start >> cr.shift) &&
+	       t->ring_state == &rt_ring.header->state &&
+	       t->room == rt_ring.slot_room;
 }
 
 /* The fast path may run once reserve has given the thread its CPU's area

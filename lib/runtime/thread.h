@@ -32,10 +32,12 @@
 #define RT_THREAD_CPU 32
 #define RT_THREAD_TID 36
 /* CPU mode: the tail's slot, the area of CPU RT_THREAD_CPU, the slot's
- * sub-buffer header (struct rt_thread) */
+ * sub-buffer header, the rings' state word and room (struct rt_thread) */
 #define RT_THREAD_SLOT 40
 #define RT_THREAD_AREA 48
 #define RT_THREAD_HDR 56
+#define RT_THREAD_RING_STATE 64
+#define RT_THREAD_ROOM 72
 
 /* The kernel's struct rseq (uapi/linux/rseq.h) as far as we use it. */
 #define RT_RSEQ_CPU_ID_START 0
@@ -101,13 +103,17 @@ struct rt_thread {
 	uint32_t tid;
 	/* CPU mode: where the fast path may append.  The commit word minus
 	 * slot (tid << 32 | the ring offset of a sub-buffer's first record)
-	 * is at most rt_ring.slot_room only while this thread owns the tail
-	 * and the records end in that sub-buffer, with room for one more;
-	 * hdr is that sub-buffer's header (whoever opened it last wrote it),
-	 * area the control page of CPU cpu's ring.  Set by the C path. */
+	 * is at most room (rt_ring.slot_room) only while this thread owns
+	 * the tail and the records end in that sub-buffer, with room for
+	 * one more; hdr is that sub-buffer's header (whoever opened it last
+	 * wrote it), area the control page of CPU cpu's ring, ring_state
+	 * the state word of the rings' header.  Set by the C path; here so
+	 * that a copy of the fast path reaches them at fixed offsets. */
 	uint64_t slot;
 	uint8_t *area;
 	struct xray_fdr_subbuf *hdr;
+	const uint32_t *ring_state;
+	uint64_t room;
 
 	/* slow path only */
 	volatile uint32_t busy; /* the C path is updating this state */
@@ -150,6 +156,9 @@ _Static_assert(offsetof(struct rt_thread, tid) == RT_THREAD_TID, "tid");
 _Static_assert(offsetof(struct rt_thread, slot) == RT_THREAD_SLOT, "slot");
 _Static_assert(offsetof(struct rt_thread, area) == RT_THREAD_AREA, "area");
 _Static_assert(offsetof(struct rt_thread, hdr) == RT_THREAD_HDR, "hdr");
+_Static_assert(offsetof(struct rt_thread, ring_state) == RT_THREAD_RING_STATE,
+	       "ring_state");
+_Static_assert(offsetof(struct rt_thread, room) == RT_THREAD_ROOM, "room");
 _Static_assert(offsetof(struct rt_rseq_area, cpu_id_start) ==
 		       RT_RSEQ_CPU_ID_START,
 	       "rseq cpu_id_start");

@@ -74,18 +74,19 @@ __asm__(".text\n"
 
 #ifdef TRAMP_CPU
 #define MODE "cpu"
+#define SET ARCH_TRAMPS_CPU
 static void (*const tramps[])(void) = { rt_cpu_tramp_entry, rt_cpu_tramp_exit,
 					rt_cpu_tramp_tail, rt_cpu_tramp_args };
 #else
 #define MODE "thread"
+#define SET ARCH_TRAMPS_THREAD
 static void (*const tramps[])(void) = { rt_tramp_entry, rt_tramp_exit,
 					rt_tramp_tail, rt_tramp_args };
 #endif
 
 static char dir[64], log_path[128];
 
-#ifndef TRAMP_CPU
-/* thread mode's fast path as the runtime copies it next to programs */
+/* the fast path as the runtime copies it next to programs */
 static void (*copy_tramps[4])(void);
 
 static void make_copy(void)
@@ -98,18 +99,16 @@ static void make_copy(void)
 	rt_tls_offsets(&self, &rseq);
 	assert_int_equal(arch_fast_copy(at, self, rseq), 0);
 	for (unsigned int k = 0; k < 4; k++)
-		copy_tramps[k] = (void (*)(void))arch_fast_copy_entry(at, k);
+		copy_tramps[k] =
+			(void (*)(void))arch_fast_copy_entry(at, k, SET);
 }
-#endif
 
-/* The trampoline of call @i: kinds in turn; in thread mode, four calls
- * to the library's and four to a copy's. */
+/* The trampoline of call @i: kinds in turn; four calls to the library's
+ * and four to a copy's. */
 static void (*tramp_of(int i))(void)
 {
-#ifndef TRAMP_CPU
 	if (i / 4 % 2)
 		return copy_tramps[i % 4];
-#endif
 	return tramps[i % 4];
 }
 
@@ -166,9 +165,7 @@ static void test_registers(void **state)
 	(void)state;
 	/* the first call of the thread takes the C path and sets it up;
 	 * later ones the fast path; a full buffer the C path again */
-#ifndef TRAMP_CPU
 	make_copy();
-#endif
 	for (int i = 0; i < 2000; i++) {
 		struct regs want = sentinel((uint64_t)i), got = want;
 		void (*tramp)(void) = tramp_of(i);
@@ -309,23 +306,23 @@ static void test_threshold(void **state)
 }
 
 #ifdef TRAMP_CPU
-/* One entry call with no C handler behind it, at commit word @word: did
- * the fast path append (the C path would write nothing)? */
-static bool appended(uint64_t *commit, uint64_t word)
+/* One entry call through @tramp with no C handler behind it, at commit
+ * word @word: did the fast path append (the C path would write nothing)? */
+static bool appended(void (*tramp)(void), uint64_t *commit, uint64_t word)
 {
 	struct regs want = sentinel(5), r = want;
 
 	*commit = word;
-	call_sled(tramps[XRAY_SLED_ENTRY], arch_sled_word(XRAY_SLED_ENTRY, 6),
-		  &r);
+	call_sled(tramp, arch_sled_word(XRAY_SLED_ENTRY, 6), &r);
 	check_regs(&want, &r, false);
 	return *commit != word;
 }
 
 /*
- * CPU mode's one compare against the thread's slot: the fast path appends
- * only while the commit word is the thread's and points into the
- * sub-buffer its slot names, past the header, with room for a record.
+ * CPU mode's one compare against the thread's slot: the fast path (the
+ * library's and a copy's) appends only while the commit word is the
+ * thread's and points into the sub-buffer its slot names, past the header,
+ * with room for a record.
  */
 static void test_slot(void **state)
 {
@@ -372,20 +369,28 @@ static void test_slot(void **state)
 	assert_true(off > start + hdr && off <= start + size - 8);
 	assert_true(rt_ring.size >= 2 * size);
 
-	assert_true(appended(commit, saved));
-	assert_int_equal(
-		*(uint32_t *)(rt_self.area + RT_RING_CONTROL_SIZE + off),
-		arch_sled_word(XRAY_SLED_ENTRY, 6));
-	assert_true(appended(commit, owner | (start + size - 8)));
-	assert_true(appended(commit, owner | (start + hdr)));
-	/* full; in the header; the end of the sub-buffer before; in the
-	 * next; another thread's tail on either side of this one's id */
-	assert_false(appended(commit, owner | (start + size)));
-	assert_false(appended(commit, owner | (start + 8)));
-	assert_false(appended(commit, owner | start));
-	assert_false(appended(commit, owner | (next + hdr)));
-	assert_false(appended(commit, saved + (1ull << 32)));
-	assert_false(appended(commit, saved - (1ull << 32)));
+	for (int c = 0; c < 2; c++) {
+		void (*tramp)(void) = c ? copy_tramps[XRAY_SLED_ENTRY] :
+					  tramps[XRAY_SLED_ENTRY];
+
+		memset(rt_self.area + RT_RING_CONTROL_SIZE + off, 0, 8);
+		assert_true(appended(tramp, commit, saved));
+		assert_int_equal(*(uint32_t *)(rt_self.area +
+					       RT_RING_CONTROL_SIZE + off),
+				 arch_sled_word(XRAY_SLED_ENTRY, 6));
+		assert_true(
+			appended(tramp, commit, owner | (start + size - 8)));
+		assert_true(appended(tramp, commit, owner | (start + hdr)));
+		/* full; in the header; the end of the sub-buffer before; in
+		 * the next; another thread's tail on either side of this
+		 * one's id */
+		assert_false(appended(tramp, commit, owner | (start + size)));
+		assert_false(appended(tramp, commit, owner | (start + 8)));
+		assert_false(appended(tramp, commit, owner | start));
+		assert_false(appended(tramp, commit, owner | (next + hdr)));
+		assert_false(appended(tramp, commit, saved + (1ull << 32)));
+		assert_false(appended(tramp, commit, saved - (1ull << 32)));
+	}
 
 	*commit = saved;
 	rt_handler_arg0 = handler;

@@ -97,7 +97,7 @@ static inline uint32_t arch_sled_word(unsigned int kind, int32_t id)
 }
 
 /*
- * Thread mode's fast path, copied next to the instrumented code so that
+ * The fast paths of both sets, copied next to the instrumented code so that
  * sleds call it without a stub and it reaches the thread's state and
  * rseq area at offsets fixed in its code (trampolines.S, "as a
  * template").  A copy takes ARCH_FAST_COPY_SIZE bytes of fresh
@@ -108,8 +108,9 @@ static inline uint32_t arch_sled_word(unsigned int kind, int32_t id)
  */
 #define ARCH_FAST_COPY_SIZE 8192
 int arch_fast_copy(void *at, long self, long rseq);
-/* The trampoline of a function sled of @kind in the copy at @at. */
-uintptr_t arch_fast_copy_entry(const void *at, unsigned int kind);
+/* The trampoline of a function sled of @kind for @set in the copy at @at. */
+uintptr_t arch_fast_copy_entry(const void *at, unsigned int kind,
+			       enum arch_tramp_set set);
 /* rt_fast_key = @key, in every copy too. */
 void arch_fast_key_store(uint64_t key);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Copies of thread mode's fast path next to the instrumented code (the
+ * Copies of the fast paths next to the instrumented code (the
  * template and why: trampolines.S, "as a template").
  */
 #include <errno.h>
@@ -14,8 +14,10 @@
 #define PAGE 4096
 #define COPY_KEY PAGE
 #define COPY_SLOW (PAGE + 8)
-#define COPY_CS (PAGE + 64)
+#define COPY_CS (PAGE + 96)
 #define CS_SIZE 32
+/* thread mode's four kinds, then CPU mode's entry, exit and tail */
+#define NCS 7
 #define MAX_COPIES 64
 
 extern const uint8_t rt_fast_template[];
@@ -47,9 +49,11 @@ static void put64(uint8_t *p, uint64_t v)
 
 int arch_fast_copy(void *at, long self, long rseq)
 {
-	static void (*const slow[])(void) = { rt_generic_entry, rt_generic_exit,
-					      rt_generic_tail,
-					      rt_generic_args };
+	/* the C path of each critical section, and CPU mode's argument */
+	static void (*const slow[])(
+		void) = { rt_generic_entry, rt_generic_exit,  rt_generic_tail,
+			  rt_generic_args,  rt_generic_entry, rt_generic_exit,
+			  rt_generic_tail,  rt_generic_args };
 	uint8_t *p = at;
 	unsigned int slot;
 
@@ -73,10 +77,11 @@ int arch_fast_copy(void *at, long self, long rseq)
 		d = (int32_t)v;
 		memcpy(p + f[0], &d, sizeof(d));
 	}
-	for (unsigned int k = 0; k < 4; k++) {
+	for (unsigned int k = 0; k < sizeof(slow) / sizeof(*slow); k++)
+		put64(p + COPY_SLOW + 8 * k, (uint64_t)(uintptr_t)slow[k]);
+	for (unsigned int k = 0; k < NCS; k++) {
 		uint8_t *cs = p + COPY_CS + k * CS_SIZE;
 
-		put64(p + COPY_SLOW + 8 * k, (uint64_t)(uintptr_t)slow[k]);
 		/* start and abort handler: offsets in the template */
 		put64(cs + 8, get64(cs + 8) + (uintptr_t)p);
 		put64(cs + 24, get64(cs + 24) + (uintptr_t)p);
@@ -93,11 +98,16 @@ int arch_fast_copy(void *at, long self, long rseq)
 	return 0;
 }
 
-uintptr_t arch_fast_copy_entry(const void *at, unsigned int kind)
+uintptr_t arch_fast_copy_entry(const void *at, unsigned int kind,
+			       enum arch_tramp_set set)
 {
 	if (kind > XRAY_SLED_LOG_ARGS_ENTRY)
 		return 0;
-	return (uintptr_t)at + rt_fast_template_entries[kind];
+	return (uintptr_t)at +
+	       rt_fast_template_entries[kind +
+					(set == ARCH_TRAMPS_CPU ?
+						 XRAY_SLED_LOG_ARGS_ENTRY + 1 :
+						 0)];
 }
 
 void arch_fast_key_store(uint64_t key)

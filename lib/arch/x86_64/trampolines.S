@@ -228,7 +228,7 @@ GENERIC rt_generic_args, 3, 1
 #define COPY_DATA 4096
 #define COPY_KEY (COPY_DATA + 0)
 #define COPY_SLOW (COPY_DATA + 8)
-#define COPY_CS (COPY_DATA + 64)
+#define COPY_CS (COPY_DATA + 96)
 
 /* In a copy: the displacement that ends @back bytes before this point is
  * relative to @kind's offset from the thread pointer. */
@@ -416,24 +416,25 @@ FDR_FAST rt_tramp_args, 1, rt_generic_args
  * kernel writes only from a context switch, which restarts us), so it is
  * read again after rdtsc, and the commit adds to it.
  */
-.macro CPU_FAST name, slow
-	FAST_BEGIN \name, 1
-	movq	rt_ring+RT_RING_HEADER(%rip), %rax
-	testl	$RT_STATE_FROZEN, RT_HEADER_STATE(%rax)
+.macro CPU_FAST name, slow, copy=-1
+	FAST_BEGIN \name, 1, \copy
+	SELF_SRC \copy, movq, RT_THREAD_RING_STATE, %rax
+	testl	$RT_STATE_FROZEN, (%rax)
 	jnz	.L\name\()_slow
-	movq	%fs:RT_THREAD_AREA(%r11), %rcx	/* this CPU's area */
+	SELF_SRC \copy, movq, RT_THREAD_AREA, %rcx	/* this CPU's area */
 	movq	(%rcx), %rax			/* the commit word */
-	subq	%fs:RT_THREAD_SLOT(%r11), %rax
-	cmpq	rt_ring+RT_RING_SLOT_ROOM(%rip), %rax
+	SELF_SRC \copy, subq, RT_THREAD_SLOT, %rax
+	SELF_SRC \copy, cmpq, RT_THREAD_ROOM, %rax
 	ja	.L\name\()_slow
-	movq	%fs:RT_THREAD_HDR(%r11), %r11	/* (an abort reloads %r11) */
+	/* (in the library's, an abort reloads %r11) */
+	SELF_SRC \copy, movq, RT_THREAD_HDR, %r11
 	/* since the sub-buffer's base (too far: a new sub-buffer) */
 	RECORD_TIME \name, RT_SUBBUF_TSC+4(%r11), RT_SUBBUF_TSC(%r11)
 	RECORD_WORD
 	movl	(%rcx), %edx			/* the offset, as read before */
 	movq	%rax, RT_RING_CONTROL_SIZE(%rcx,%rdx)
 	addq	$8, (%rcx)			/* commit */
-	FAST_END \name, \slow, 1
+	FAST_END \name, \slow, 1, \copy
 .endm
 
 CPU_FAST rt_cpu_tramp_entry, rt_generic_entry
@@ -446,15 +447,15 @@ CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
 	.set	rt_cpu_tramp_args, rt_generic_args
 
 /*
- * Thread mode's fast path once more, as a template the runtime copies next
- * to the instrumented code (lib/arch/x86_64/fastcopy.c): two pages, the
- * code and then its data.  A copy is in reach of the sleds, so they call
+ * The fast paths once more, thread mode's and CPU mode's, as a template
+ * the runtime copies next to the instrumented code
+ * (lib/arch/x86_64/fastcopy.c): two pages, the code and then its data.  A copy is in reach of the sleds, so they call
  * it without a jump stub, and it reaches the thread's state and the rseq
  * area at fixed offsets from %fs, which the copier writes into the
  * instructions (each such displacement is listed in the fix-up table
  * after the pages, with what it is relative to), so it needs no register
- * for them: 21 instructions against the library's 23, relying on the same
- * invariants.  Everything else it refers to is inside the two pages,
+ * for them: 21 instructions against the library's 23 in thread mode, 32
+ * against 34 in CPU mode, relying on the same invariants.  Everything else it refers to is inside the two pages,
  * %rip-relative: the key (a copy of rt_fast_key, which
  * arch_fast_key_store() keeps in step), the C paths' addresses, and the
  * critical sections' descriptors, whose addresses the copier makes
@@ -480,13 +481,24 @@ rt_fast_template:
 	FDR_FAST .Lcopy_exit, 0, , 1
 	FDR_FAST .Lcopy_tail, 0, , 2
 	FDR_FAST .Lcopy_args, 1, , 3
+	CPU_FAST .Lcopy_cpu_entry, , 4
+	CPU_FAST .Lcopy_cpu_exit, , 5
+	CPU_FAST .Lcopy_cpu_tail, , 6
+	.p2align 5
+.Lcopy_cpu_args:	/* the C path, as in the library */
+	jmp	*rt_fast_template+COPY_SLOW+8*7(%rip)
 	.p2align 12, 0xcc
 	.quad	0			/* COPY_KEY */
-	.quad	0, 0, 0, 0		/* COPY_SLOW: filled by the copier */
+	/* COPY_SLOW: each copy's C path, and CPU mode's for an argument;
+	 * filled by the copier */
+	.quad	0, 0, 0, 0, 0, 0, 0, 0
 	COPY_DESC .Lcopy_entry
 	COPY_DESC .Lcopy_exit
 	COPY_DESC .Lcopy_tail
 	COPY_DESC .Lcopy_args
+	COPY_DESC .Lcopy_cpu_entry
+	COPY_DESC .Lcopy_cpu_exit
+	COPY_DESC .Lcopy_cpu_tail
 	.p2align 12, 0
 	/* where each kind's trampoline starts in a copy */
 	.globl	rt_fast_template_entries
@@ -496,6 +508,10 @@ rt_fast_template_entries:
 	.short	.Lcopy_exit - rt_fast_template
 	.short	.Lcopy_tail - rt_fast_template
 	.short	.Lcopy_args - rt_fast_template
+	.short	.Lcopy_cpu_entry - rt_fast_template
+	.short	.Lcopy_cpu_exit - rt_fast_template
+	.short	.Lcopy_cpu_tail - rt_fast_template
+	.short	.Lcopy_cpu_args - rt_fast_template
 	.globl	rt_fast_template_fixups
 	.hidden	rt_fast_template_fixups
 rt_fast_template_fixups:
