@@ -160,20 +160,72 @@ static int teardown(void **state)
 	return rt_rmdir(dir);
 }
 
+/* CPU mode writes an argument on the C path. */
+static bool has_fast_path(unsigned int kind)
+{
+	return strcmp(MODE, "cpu") || kind != XRAY_SLED_LOG_ARGS_ENTRY;
+}
+
+/* The kernel's struct rseq_cs, which a fast path's rseq_cs points at. */
+struct rseq_cs_desc {
+	uint32_t version, flags;
+	uint64_t start_ip, post_commit_offset, abort_ip;
+};
+
+/*
+ * If the rseq area still names the critical section of the call through
+ * @tramp just made (the kernel clears it at a preemption outside one,
+ * the C path has its own), check it: it commits inside the trampoline,
+ * and its abort handler follows the signature there.  Return whether it
+ * checked.
+ */
+static bool check_section(void (*tramp)(void))
+{
+	const char *rs =
+		(const char *)__builtin_thread_pointer() + rt_rseq_offset;
+	const struct rseq_cs_desc *cs;
+	uintptr_t lo = (uintptr_t)tramp, hi = lo + 256;
+	uint32_t sig;
+
+	memcpy(&cs, rs + RT_RSEQ_CS, sizeof(cs));
+	/* (the C path's own, if the call took it) */
+	if (!cs || cs->start_ip < lo || cs->start_ip >= hi)
+		return false;
+	assert_int_equal(cs->version, 0);
+	assert_int_equal(cs->flags, 0);
+	assert_in_range(cs->start_ip + cs->post_commit_offset, lo + 1, hi);
+	assert_in_range(cs->abort_ip, lo + 4, hi);
+	memcpy(&sig, (const void *)(uintptr_t)(cs->abort_ip - 4), sizeof(sig));
+	assert_int_equal(sig, RT_RSEQ_SIG);
+	return true;
+}
+
 static void test_registers(void **state)
 {
+	unsigned int sections[8] = { 0 };
+
 	(void)state;
 	/* the first call of the thread takes the C path and sets it up;
-	 * later ones the fast path; a full buffer the C path again */
+	 * later ones the fast path; a full buffer the C path again; every
+	 * other eight calls are sent to the C path by the thread's state */
 	make_copy();
 	for (int i = 0; i < 2000; i++) {
 		struct regs want = sentinel((uint64_t)i), got = want;
 		void (*tramp)(void) = tramp_of(i);
+		bool slow = i / 8 % 2;
 
+		if (slow)
+			rt_self.fast = RT_FAST_OFF;
 		call_sled(tramp, arch_sled_word((unsigned int)i % 4, 1 + i % 7),
 			  &got);
 		check_regs(&want, &got, false);
+		if (!slow && has_fast_path(i % 4))
+			sections[i % 8] += check_section(tramp);
 	}
+	/* each fast path's critical section was seen at least once */
+	for (unsigned int k = 0; k < 8; k++)
+		if (has_fast_path(k % 4))
+			assert_true(sections[k] > 0);
 	assert_string_equal(rt.sink->name, MODE);
 	/* the fast path was armed: the checks above covered it */
 	assert_true(rt_fast_key != 0);
