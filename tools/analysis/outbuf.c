@@ -120,6 +120,12 @@ void ob_thousandths(struct outbuf *o, uint64_t v)
 	memcpy(p + n + 2, digit_pairs + 2 * (frac % 100), 2);
 }
 
+char *decimal_before(char *end, uint64_t v)
+{
+	put_digits(end, v);
+	return end - decimal_digits(v);
+}
+
 void ob_i64(struct outbuf *o, int64_t v)
 {
 	if (v < 0) {

@@ -74,5 +74,7 @@ void ob_u64(struct outbuf *o, uint64_t v);
 /* @v / 1000 with three decimals: 1234 is "1.234", 5 is "0.005" */
 void ob_thousandths(struct outbuf *o, uint64_t v);
 void ob_i64(struct outbuf *o, int64_t v);
+/* The decimal digits of @v, written to end at @end; where they start. */
+char *decimal_before(char *end, uint64_t v);
 
 #endif

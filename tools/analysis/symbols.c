@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "demangle.h"
+#include "outbuf.h"
 #include "symbols.h"
 #include "yaml_map.h"
 
@@ -296,10 +297,7 @@ static const char *id_name(char *buf, size_t size, int32_t id)
 	char *p = buf + size;
 
 	*--p = 0;
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	p = decimal_before(p, v);
 	if (id < 0)
 		*--p = '-';
 	*--p = '#';
