@@ -382,7 +382,7 @@ static void test_slot(void **state)
 	void (*handler)(int32_t, XRayEntryType);
 	cpu_set_t was, one;
 	struct regs want = sentinel(3), r = want;
-	uint64_t *commit, saved, owner;
+	uint64_t *commit, saved, owner, base, rec;
 	uint32_t start, size, off, next;
 	char config[512];
 	int cpu;
@@ -442,6 +442,19 @@ static void test_slot(void **state)
 		assert_false(appended(tramp, commit, owner | (next + hdr)));
 		assert_false(appended(tramp, commit, saved + (1ull << 32)));
 		assert_false(appended(tramp, commit, saved - (1ull << 32)));
+		/* the sub-buffer's base is read as the header has it now (a
+		 * sub-buffer the kernel opened in the same slot); a base
+		 * ahead of the TSC, or too far behind it, is the C path's */
+		base = rt_self.hdr->tsc;
+		rt_self.hdr->tsc = arch_tsc() - 1000000;
+		assert_true(appended(tramp, commit, saved));
+		memcpy(&rec, rt_self.area + RT_RING_CONTROL_SIZE + off, 8);
+		assert_in_range(rec >> 32, 1000000, 1000000 + (1u << 30));
+		rt_self.hdr->tsc = arch_tsc() + (1ull << 40);
+		assert_false(appended(tramp, commit, saved));
+		rt_self.hdr->tsc = arch_tsc() - (1ull << 33);
+		assert_false(appended(tramp, commit, saved));
+		rt_self.hdr->tsc = base;
 	}
 
 	*commit = saved;
