@@ -28,6 +28,11 @@ static void dump_usage(FILE *out)
 		"  -e, --events         print decoded events (absolute TSC, thread, process,\n"
 		"                       CPU, arguments, payloads) instead of raw records\n"
 		"  -j, --json           one JSON object per line instead of text\n"
+		"  -c, --compat         print the records as 'llvm-xray fdr-dump' does,\n"
+		"                       byte for byte (no header line, payloads raw;\n"
+		"                       version 1's padding, which llvm-xray reads as\n"
+		"                       records, left out); FDR logs only ('xrayfdr\n"
+		"                       fdr-dump FILE' is this)\n"
 		"  -k, --keep-going     after an error, skip to the next buffer and go on;\n"
 		"                       the exit status still says the file is invalid\n"
 		"  -s, --strict         with --verify: warnings make the file invalid too\n"
@@ -45,6 +50,7 @@ static void dump_usage(FILE *out)
 
 struct dump_ctx {
 	bool json;
+	bool no_warnings; /* --compat: llvm-xray fdr-dump gives none */
 	uint64_t max_warnings;
 	uint64_t printed;
 	uint64_t suppressed;
@@ -54,6 +60,8 @@ static void on_diag(void *arg, const struct xrayfdr_diag *d)
 {
 	struct dump_ctx *ctx = arg;
 
+	if (d->severity == XRAYFDR_SEV_WARNING && ctx->no_warnings)
+		return;
 	if (d->severity == XRAYFDR_SEV_WARNING && ctx->max_warnings &&
 	    ctx->printed >= ctx->max_warnings) {
 		ctx->suppressed++;
@@ -165,6 +173,91 @@ static void print_record_text(const struct xrayfdr_record *rec,
 		       " arg=%" PRIu64 " (0x%" PRIx64 ")",
 		       "Argument Payload", rec->func_id, rec->tid, rec->pid,
 		       rec->arg, rec->arg);
+		break;
+	}
+	putchar('\n');
+}
+
+/* @n bytes of @p as they are: llvm-xray prints payloads raw. */
+static void put_raw(const void *p, size_t n)
+{
+	fwrite(p, 1, n, stdout);
+}
+
+/*
+ * @rec as 'llvm-xray fdr-dump' prints it (its RecordPrinter), byte for
+ * byte, its quirks included: a typed event's line lacks its closing '>',
+ * and a custom event before version 5 shows its TSC and its CPU (0 before
+ * version 4).  Version 1's padding after EndOfBuffer, which llvm-xray
+ * parses as records, is left out.
+ */
+static void print_record_llvm(const struct xrayfdr_record *rec,
+			      unsigned int version)
+{
+	static const char *const func[] = {
+		[XRAYFDR_FUNC_ENTRY] = "Enter",
+		[XRAYFDR_FUNC_EXIT] = "Exit",
+		[XRAYFDR_FUNC_TAIL_EXIT] = "Tail Exit",
+		[XRAYFDR_FUNC_ENTRY_ARGS] = "Enter With Arg",
+	};
+	const struct xrayfdr_metadata *md = &rec->md;
+
+	if (rec->type == XRAYFDR_REC_PADDING)
+		return;
+	if (rec->type == XRAYFDR_REC_FUNCTION) {
+		printf("<Function %s: #%" PRId32 " delta = +%" PRIu32 ">\n",
+		       func[rec->func_kind & 3], rec->func_id, rec->tsc_delta);
+		return;
+	}
+	switch (md->kind) {
+	case XRAYFDR_MD_NEW_BUFFER:
+		printf("<Thread ID: %" PRId32 ">", md->tid);
+		break;
+	case XRAYFDR_MD_END_OF_BUFFER:
+		printf("<End of Buffer>");
+		break;
+	case XRAYFDR_MD_NEW_CPU_ID:
+		printf("<CPU: id = %u, tsc = %" PRIu64 ">", md->cpu, md->tsc);
+		break;
+	case XRAYFDR_MD_TSC_WRAP:
+		printf("<TSC Wrap: base = %" PRIu64 ">", md->tsc);
+		break;
+	case XRAYFDR_MD_WALLTIME_MARKER:
+		printf("<Wall Time: seconds = %" PRIu64 ".%06" PRIu32 ">",
+		       md->seconds, md->micros);
+		break;
+	case XRAYFDR_MD_CUSTOM_EVENT_MARKER:
+		if (version >= 5)
+			printf("<Custom Event: delta = +%" PRId32
+			       ", size = %" PRId32 ", data = '",
+			       md->tsc_delta, md->event_size);
+		else
+			printf("<Custom Event: tsc = %" PRIu64
+			       ", cpu = %u, size = %" PRId32 ", data = '",
+			       rec->tsc, version == 4 ? md->cpu : 0,
+			       md->event_size);
+		put_raw(md->payload, (size_t)md->event_size);
+		printf("'>");
+		break;
+	case XRAYFDR_MD_TYPED_EVENT_MARKER:
+		printf("<Typed Event: delta = +%" PRId32
+		       ", type = %u, size = %" PRId32 ", data = '",
+		       md->tsc_delta, md->event_type, md->event_size);
+		put_raw(md->payload, (size_t)md->event_size);
+		printf("'");
+		break;
+	case XRAYFDR_MD_CALL_ARGUMENT:
+		printf("<Call Argument: data = %" PRIu64 " (hex = 0x%" PRIx64
+		       ")>",
+		       md->arg, md->arg);
+		break;
+	case XRAYFDR_MD_BUFFER_EXTENTS:
+		printf("<Buffer: size = %" PRIu64 " bytes>", md->extents);
+		break;
+	case XRAYFDR_MD_PID:
+		printf("<PID: %" PRId32 ">", md->pid);
+		break;
+	default:
 		break;
 	}
 	putchar('\n');
@@ -330,6 +423,7 @@ static int dump_run(int argc, char **argv)
 		{ "verify", no_argument, NULL, 'v' },
 		{ "events", no_argument, NULL, 'e' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "compat", no_argument, NULL, 'c' },
 		{ "keep-going", no_argument, NULL, 'k' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -339,16 +433,19 @@ static int dump_run(int argc, char **argv)
 	};
 	struct dump_ctx ctx = { .max_warnings = 20 };
 	bool verify = false, events = false, keep_going = false;
-	bool strict = false, quiet = false;
+	bool strict = false, quiet = false, compat = false;
 	const struct xrayfdr_file_header *hdr;
 	const struct xrayfdr_reader_stats *st;
 	struct xrayfdr_reader *r;
 	const char *path;
 	int opt, ret, status;
 
-	while ((opt = getopt_long(argc, argv, "vejksqh", longopts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "vejcksqh", longopts, NULL)) !=
 	       -1) {
 		switch (opt) {
+		case 'c':
+			compat = true;
+			break;
 		case 'v':
 			verify = true;
 			break;
@@ -389,7 +486,16 @@ static int dump_run(int argc, char **argv)
 		tool_error("dump", "expects exactly one FILE (see --help)");
 		return EXIT_USAGE;
 	}
+	if (compat && (events || ctx.json || verify)) {
+		tool_error("dump",
+			   "--compat prints raw records as text: not with %s",
+			   events   ? "--events" :
+			   ctx.json ? "--json" :
+				      "--verify");
+		return EXIT_USAGE;
+	}
 	path = argv[optind];
+	ctx.no_warnings = compat;
 
 	XRAYFDR_OPTS(xrayfdr_reader_opts, opts,
 		     .flags = keep_going ? XRAYFDR_READ_KEEP_GOING : 0,
@@ -400,7 +506,15 @@ static int dump_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ret = xrayfdr_reader_header(r, &hdr);
-	if (!ret && !quiet)
+	if (!ret && compat && hdr->type != XRAYFDR_FILE_FDR) {
+		tool_error(
+			"dump",
+			"%s: --compat reads FDR logs only, as 'llvm-xray fdr-dump' does; this is a basic-mode log",
+			path);
+		xrayfdr_reader_free(r);
+		return EXIT_USAGE;
+	}
+	if (!ret && !quiet && !compat)
 		print_header(hdr, ctx.json);
 	while (ret == 0) {
 		if (events) {
@@ -414,7 +528,9 @@ static int dump_run(int argc, char **argv)
 
 			ret = xrayfdr_reader_next_record(r, &rec);
 			if (ret == 1 && !quiet) {
-				if (ctx.json)
+				if (compat)
+					print_record_llvm(rec, hdr->version);
+				else if (ctx.json)
 					print_record_json(rec);
 				else
 					print_record_text(rec, hdr->version);
@@ -478,4 +594,52 @@ const struct command cmd_dump = {
 	.summary = "print and verify an XRay log record by record",
 	.run = dump_run,
 	.usage = dump_usage,
+};
+
+static void fdr_dump_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: xrayfdr fdr-dump FILE\n"
+		"\n"
+		"Print the records of an FDR log as 'llvm-xray fdr-dump FILE' does, byte\n"
+		"for byte (but for version 1's padding after EndOfBuffer, which llvm-xray\n"
+		"reads as records): 'xrayfdr dump --compat FILE'.  Its -verify is not\n"
+		"taken:\n"
+		"'xrayfdr dump --verify' checks a log, naming each problem's offset.\n"
+		"\n"
+		"Exit status: 0 the log was read, 1 it is invalid, 2 usage or I/O error.\n");
+}
+
+/* llvm-xray's subcommand name, for scripts written for it. */
+static int fdr_dump_run(int argc, char **argv)
+{
+	char *args[4] = { "dump", "--compat", NULL, NULL };
+
+	if (argc == 2 &&
+	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	     !strcmp(argv[1], "-help"))) {
+		fdr_dump_usage(stdout);
+		return EXIT_OK;
+	}
+	if (argc != 2 || argv[1][0] == '-') {
+		if (argc >= 2 && (!strcmp(argv[1], "-verify") ||
+				  !strcmp(argv[1], "--verify")))
+			tool_error(
+				"fdr-dump",
+				"-verify is llvm-xray's; 'xrayfdr dump --verify FILE' checks a log");
+		else
+			tool_error("fdr-dump",
+				   "expects exactly one FILE (see --help)");
+		return EXIT_USAGE;
+	}
+	args[2] = argv[1];
+	optind = 1;
+	return dump_run(3, args);
+}
+
+const struct command cmd_fdr_dump = {
+	.name = "fdr-dump",
+	.summary = "print an FDR log's records as 'llvm-xray fdr-dump' does",
+	.run = fdr_dump_run,
+	.usage = fdr_dump_usage,
 };

@@ -24,6 +24,7 @@ struct command {
 extern const struct command cmd_account;
 extern const struct command cmd_convert;
 extern const struct command cmd_dump;
+extern const struct command cmd_fdr_dump;
 extern const struct command cmd_extract;
 extern const struct command cmd_graph;
 extern const struct command cmd_record;

@@ -232,6 +232,34 @@ def compare_records(path, what):
         "\n".join(problems))
 
 
+def compare_fdr_dump_text(path, what):
+    """One TAP line: `xrayfdr fdr-dump` prints what `llvm-xray fdr-dump`
+    prints, byte for byte (payloads raw, its quirks included)."""
+    theirs = subprocess.run([LLVM_XRAY, "fdr-dump", path], capture_output=True)
+    ours = subprocess.run([XRAYFDR, "fdr-dump", path], capture_output=True)
+    # version 1's padding after EndOfBuffer, which llvm-xray parses as
+    # records and we leave out
+    lines, padding = [], False
+    for line in theirs.stdout.splitlines(keepends=True):
+        padding = padding and not line.startswith(b"<Thread ID: ")
+        if not padding:
+            lines.append(line)
+        padding = padding or line == b"<End of Buffer>\n"
+    theirs.stdout = b"".join(lines)
+    problems = []
+    if theirs.returncode or ours.returncode:
+        problems.append(f"exit status: llvm-xray {theirs.returncode}, ours {ours.returncode}\n"
+                        f"{ours.stderr.decode(errors='replace')}")
+    if theirs.stdout != ours.stdout:
+        a, b = theirs.stdout.splitlines(), ours.stdout.splitlines()
+        i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        problems.append(f"{len(a)} lines from llvm-xray, {len(b)} from us; first difference, "
+                        f"line {i + 1}:\n  llvm-xray {a[i] if i < len(a) else '(none)'!r}\n"
+                        f"  ours      {b[i] if i < len(b) else '(none)'!r}")
+    tap(not problems, f"{what}: xrayfdr fdr-dump prints llvm-xray fdr-dump's text",
+        "\n".join(problems))
+
+
 def compare(path, what, fdr_verify=True, keep_going=False):
     """One TAP line: llvm-xray and we agree on every record of @path.
     With keep_going, our reader runs in keep-going mode and need not find
@@ -287,6 +315,7 @@ def synth_cases(tmp):
                 continue
             compare(path, f"our writer, FDR v{v} {label}")
             compare_records(path, f"our writer, FDR v{v} {label}")
+            compare_fdr_dump_text(path, f"our writer, FDR v{v} {label}")
     for v in (1, 2, 3):
         path = os.path.join(tmp, f"synth-basic-v{v}.xray")
         # synth writes basic version 3; rewrite the version field for 1 and 2
@@ -333,6 +362,7 @@ def llvm_runtime_cases(tmp):
         compare(logs[0], what, fdr_verify=mode == "xray-fdr")
         if mode == "xray-fdr":
             compare_records(logs[0], what)
+            compare_fdr_dump_text(logs[0], what)
 
 
 def write(path, data):

@@ -48,6 +48,17 @@ check "dump --verify of a valid log exits 0" 0 "valid: .* 0 errors" -- \
 check "dump of a missing file exits 2 and names it" 2 "nope.xray: No such file" -- \
 	$X dump "$tmp/nope.xray"
 check "dump of a directory exits 2" 2 "Is a directory" -- $X dump "$tmp"
+check "fdr-dump prints records as llvm-xray fdr-dump, without a header" 0 \
+	"^<Buffer: size = [0-9]+ bytes>" -- $X fdr-dump "$tmp/good.xray"
+check "fdr-dump --help" 0 "Usage: xrayfdr fdr-dump FILE" -- $X fdr-dump --help
+check "fdr-dump -verify points to dump --verify" 2 "'xrayfdr dump --verify FILE'" -- \
+	$X fdr-dump -verify "$tmp/good.xray"
+check "fdr-dump without a file exits 2" 2 "expects exactly one FILE" -- $X fdr-dump
+$X synth --basic -o "$tmp/basic-mode.xray" --calls 20 >/dev/null 2>&1
+check "fdr-dump of a basic-mode log exits 2 and says why" 2 \
+	"basic-mode.xray: --compat reads FDR logs only" -- $X fdr-dump "$tmp/basic-mode.xray"
+check "dump --compat --json is refused" 2 "not with --json" -- \
+	$X dump --compat --json "$tmp/good.xray"
 head -c 200 "$tmp/good.xray" >"$tmp/cut.xray"
 # LLVM's YAML writer wraps long flow mappings: a record on two lines
 $X convert -f yaml "$tmp/good.xray" >"$tmp/flat.yaml"
