@@ -14,8 +14,9 @@
  *   in thread mode an argument's CallArgument record) touching only rax
  *   and rdx (and rcx where noted) besides r10/r11, saved in the red zone
  *   (below the stack pointer, where a leaf may write and signals do not
- *   reach), or rdx in r11 where that is free (thread mode's copies).  Each is one rseq critical section ending in the store of the
- *   write position; see lib/runtime/thread.h for why that is enough.
+ *   reach), or rdx in r11 where that is free (thread mode's copies).
+ *   Each is one rseq critical section ending in the store of the write
+ *   position; see lib/runtime/thread.h for why that is enough.
  *   What they rely on, each where it is used: the sled's %r10d already
  *   holds the first half of the record (arch_sled_word()); one compare
  *   of the rseq area's first word against the thread's checks both the
@@ -306,8 +307,8 @@ GENERIC rt_generic_args, 3, 1
 	jne	.L\name\()_slow
 .endm
 
-.macro FAST_END name, slow, rcx, copy=-1
-.L\name\()_post:
+/* The registers FAST_BEGIN saved, back. */
+.macro FAST_RESTORE rcx, copy
 	movq	-8(%rsp), %rax
 	.if \copy >= 0 && \copy < COPY_CPU
 	movq	%r11, %rdx
@@ -317,6 +318,11 @@ GENERIC rt_generic_args, 3, 1
 	.if \rcx
 	movq	-24(%rsp), %rcx
 	.endif
+.endm
+
+.macro FAST_END name, slow, rcx, copy=-1
+.L\name\()_post:
+	FAST_RESTORE \rcx, \copy
 	ret
 	/* ud1 carrying the rseq signature right before the abort handler */
 	.byte	0x0f, 0xb9, 0x3d
@@ -324,15 +330,7 @@ GENERIC rt_generic_args, 3, 1
 .L\name\()_abort:
 	jmp	.L\name\()_arm
 .L\name\()_slow:
-	movq	-8(%rsp), %rax
-	.if \copy >= 0 && \copy < COPY_CPU
-	movq	%r11, %rdx
-	.else
-	movq	-16(%rsp), %rdx
-	.endif
-	.if \rcx
-	movq	-24(%rsp), %rcx
-	.endif
+	FAST_RESTORE \rcx, \copy
 	.if \copy < 0
 	jmp	\slow
 	.cfi_endproc
@@ -465,16 +463,17 @@ CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
 /*
  * The fast paths once more, thread mode's and CPU mode's, as a template
  * the runtime copies next to the instrumented code
- * (lib/arch/x86_64/fastcopy.c): two pages, the code and then its data.  A copy is in reach of the sleds, so they call
- * it without a jump stub, and it reaches the thread's state and the rseq
- * area at fixed offsets from %fs, which the copier writes into the
- * instructions (each such displacement is listed in the fix-up table
- * after the pages, with what it is relative to), so it needs no register
- * for them: 21 instructions against the library's 23 in thread mode, 32
- * against 34 in CPU mode, relying on the same invariants.  Everything else it refers to is inside the two pages,
- * %rip-relative: the key (a copy of rt_fast_key, which
- * arch_fast_key_store() keeps in step), the C paths' addresses, and the
- * critical sections' descriptors, whose addresses the copier makes
+ * (lib/arch/x86_64/fastcopy.c): two pages, the code and then its data.
+ * A copy is in reach of the sleds, so they call it without a jump stub,
+ * and it reaches the thread's state and the rseq area at fixed offsets
+ * from %fs, which the copier writes into the instructions (each such
+ * displacement is listed in the fix-up table after the pages, with what
+ * it is relative to), so it needs no register for them: 21 instructions
+ * against the library's 23 in thread mode, 32 against 34 in CPU mode,
+ * relying on the same invariants.  Everything else it refers to is
+ * inside the two pages, %rip-relative: the key (a copy of rt_fast_key,
+ * which arch_fast_key_store() keeps in step), the C paths' addresses, and
+ * the critical sections' descriptors, whose addresses the copier makes
  * absolute.  The template itself never runs: it is not executable.
  */
 
