@@ -17,6 +17,7 @@ struct model {
 	unsigned int visits, wrong;
 	uint64_t last_rank[NSETS];
 	uint32_t last_set;
+	uint32_t stride; /* set i is added as i * stride */
 };
 
 static int cmp_u64(const void *x, const void *y)
@@ -46,6 +47,9 @@ static void visit(void *ctx, uint32_t set, uint64_t rank, uint64_t value)
 	struct model *m = ctx;
 
 	m->visits++;
+	if (set % m->stride)
+		m->wrong++;
+	set /= m->stride;
 	/* sets ascending, ranks ascending and distinct within a set */
 	if (set < m->last_set ||
 	    (m->last_rank[set] && rank + 1 <= m->last_rank[set]))
@@ -83,15 +87,15 @@ static uint64_t value_of(uint32_t set, size_t i, size_t n, uint64_t *rnd)
 	case 6:
 		return next_random(rnd) % 3 ? next_random(rnd) % 100 :
 					      (1ull << 41) - i; /* mixed */
-	default:
-		return next_random(rnd);
+	default: /* every length, from 1 to 64 bits */
+		return next_random(rnd) >> i % 64;
 	}
 }
 
-static void check(size_t memory)
+static void check(size_t memory, uint32_t stride)
 {
 	struct order_stats *s = order_stats_new(memory);
-	struct model m = { 0 };
+	struct model m = { .stride = stride };
 	uint64_t rnd = 88172645463325252ull;
 	unsigned int want_visits = 0;
 
@@ -109,7 +113,7 @@ static void check(size_t memory)
 		for (uint32_t set = 0; set < NSETS; set++)
 			if (i < m.n[set])
 				assert_int_equal(
-					order_stats_add(s, set,
+					order_stats_add(s, set * stride,
 							m.values[set][i]),
 					0);
 	for (uint32_t set = 0; set < NSETS; set++) {
@@ -136,7 +140,7 @@ static void check(size_t memory)
 static void test_in_memory(void **state)
 {
 	(void)state;
-	check(256u << 20);
+	check(256u << 20, 1);
 }
 
 /* Memory runs out part way, too small for the sets' histograms:
@@ -144,7 +148,7 @@ static void test_in_memory(void **state)
 static void test_spilled(void **state)
 {
 	(void)state;
-	check(64u << 10);
+	check(64u << 10, 1);
 }
 
 /* Memory runs out part way, with room for the histograms: the keys go to
@@ -153,8 +157,10 @@ static void test_spilled(void **state)
 static void test_bucketed(void **state)
 {
 	(void)state;
-	check(4u << 20);
-	check(1u << 20);
+	check(4u << 20, 1);
+	check(1u << 20, 1);
+	/* set numbers past 255, so that the file's keys take two bytes */
+	check(4u << 20, 9);
 }
 
 static void test_bad_set(void **state)

@@ -21,14 +21,15 @@
  * power of two), and the array fills again.  At the end, the histograms
  * say which bucket holds each wanted rank, one read of the file keeps the
  * values of those buckets alone, and a selection of its own finds the
- * ranks among them.  No sort, one sequential write and read of 8 bytes a
- * value.
+ * ranks among them.  No sort, one sequential write and read of the keys,
+ * packed (pack_key(): 3 or 4 bytes for a short duration).
  *
  * Otherwise, or where that selection itself runs out of memory, through
  * the external sort, with the same keys: the large values carry their
  * exact value as bytes and are put in order within their set when read
  * back.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -237,8 +238,50 @@ static int count_value(struct order_stats *s, uint32_t set)
 	return 0;
 }
 
-/* Count the keys in the histogram, which grows to the sets there are. */
-static int hist_note(struct order_stats *s, const uint64_t *keys, size_t n)
+/*
+ * The file's keys, packed: a byte with the byte lengths of the set (0-3)
+ * and of the value (0-5), then their low bytes, so that a short duration
+ * of an early set takes 3 or 4 bytes, not 8: the write and the read back
+ * are most of the cost of a trace beyond memory.  Saturated keys are not
+ * written, as their values are in bigs.  The stores and loads are of 8
+ * bytes, hence the slack after a buffer's last key.
+ */
+#define PACK_MAX 9 /* a key's longest form */
+#define PACK_SLACK 16
+#define PACK_CHUNK (1 << 16)
+
+static unsigned int byte_len(uint64_t x)
+{
+	return x ? (unsigned int)(71 - __builtin_clzll(x)) / 8 : 0;
+}
+
+static void put_le64(uint8_t *p, uint64_t x)
+{
+	x = htole64(x);
+	memcpy(p, &x, sizeof(x));
+}
+
+static uint64_t get_le64(const uint8_t *p, unsigned int len)
+{
+	uint64_t x;
+
+	memcpy(&x, p, sizeof(x));
+	return le64toh(x) & ((1ull << len * 8) - 1); /* @len < 8 */
+}
+
+static uint8_t *pack_key(uint8_t *p, uint64_t key)
+{
+	uint64_t set = key >> VALUE_BITS, value = key & VALUE_SAT;
+	unsigned int sl = byte_len(set), vl = byte_len(value);
+
+	p[0] = (uint8_t)(sl | vl << 2);
+	put_le64(p + 1, set);
+	put_le64(p + 1 + sl, value);
+	return p + 1 + sl + vl;
+}
+
+/* The histogram grows to the sets there are. */
+static int hist_grow(struct order_stats *s)
 {
 	if (s->nsets > s->hist_sets) {
 		uint64_t *h = realloc(s->hist, (size_t)s->nsets * HIST_BUCKETS *
@@ -252,9 +295,6 @@ static int hist_note(struct order_stats *s, const uint64_t *keys, size_t n)
 		s->hist = h;
 		s->hist_sets = s->nsets;
 	}
-	for (size_t i = 0; i < n; i++)
-		s->hist[(keys[i] >> VALUE_BITS) * HIST_BUCKETS +
-			bucket_of(keys[i] & VALUE_SAT)]++;
 	return 0;
 }
 
@@ -285,12 +325,25 @@ static int file_keys(struct order_stats *s)
 		if (!s->file)
 			return file_error(s, "cannot create");
 	}
-	ret = hist_note(s, s->keys, s->n);
+	ret = hist_grow(s);
 	if (ret)
 		return ret;
-	if (s->n &&
-	    fwrite_unlocked(s->keys, sizeof(*s->keys), s->n, s->file) != s->n)
-		return file_error(s, "cannot write");
+	/* one pass over the keys: they are larger than the caches */
+	for (size_t i = 0; i < s->n;) {
+		uint8_t buf[PACK_CHUNK + PACK_SLACK], *p = buf;
+
+		for (; i < s->n && p - buf <= PACK_CHUNK - PACK_MAX; i++) {
+			uint64_t key = s->keys[i], v = key & VALUE_SAT;
+
+			s->hist[(key >> VALUE_BITS) * HIST_BUCKETS +
+				bucket_of(v)]++;
+			if (v != VALUE_SAT)
+				p = pack_key(p, key);
+		}
+		if (fwrite_unlocked(buf, 1, (size_t)(p - buf), s->file) !=
+		    (size_t)(p - buf))
+			return file_error(s, "cannot write");
+	}
 	s->n = 0;
 	return 0;
 }
@@ -738,8 +791,8 @@ static int select_bucketed(struct order_stats *s,
 	struct bucketed b = { 0 };
 	struct order_stats *sub = NULL;
 	uint32_t ntargets = 0;
-	uint64_t chunk[8192];
-	size_t got;
+	uint8_t buf[PACK_CHUNK + PACK_SLACK];
+	size_t have = 0, got;
 	int ret = file_keys(s);
 
 	if (s->keys) {
@@ -757,24 +810,36 @@ static int select_bucketed(struct order_stats *s,
 	}
 	if (!ret && ntargets) {
 		rewind(s->file);
-		while (!ret &&
-		       (got = fread_unlocked(chunk, sizeof(*chunk),
-					     sizeof(chunk) / sizeof(*chunk),
-					     s->file))) {
-			for (size_t i = 0; i < got && !ret; i++) {
-				uint64_t key = chunk[i], v = key & VALUE_SAT;
-				uint32_t set = (uint32_t)(key >> VALUE_BITS);
-				uint64_t t;
+		memset(buf, 0, sizeof(buf));
+		do {
+			const uint8_t *p = buf, *end;
 
-				if (v == VALUE_SAT || set >= s->hist_sets)
+			got = fread_unlocked(buf + have, 1, PACK_CHUNK - have,
+					     s->file);
+			end = buf + have + got;
+			/* a key may end past the bytes read but the last */
+			while (!ret && p < end &&
+			       (end - p >= PACK_MAX || !got)) {
+				unsigned int sl = p[0] & 3, vl = p[0] >> 2;
+				uint64_t set = get_le64(p + 1, sl);
+				uint64_t v = get_le64(p + 1 + sl, vl), t;
+
+				if (vl > 5 || 1 + sl + vl > end - p) {
+					errno = EIO;
+					ret = file_error(s, "cannot read");
+					break;
+				}
+				p += 1 + sl + vl;
+				if (set >= s->hist_sets)
 					continue;
-				t = s->hist[(size_t)set * HIST_BUCKETS +
-					    bucket_of(v)];
+				t = s->hist[set * HIST_BUCKETS + bucket_of(v)];
 				if (t)
 					ret = order_stats_add(
 						sub, (uint32_t)t - 1, v);
 			}
-		}
+			have = (size_t)(end - p);
+			memmove(buf, p, have);
+		} while (!ret && got);
 		if (!ret && ferror(s->file))
 			ret = file_error(s, "cannot read");
 	}
