@@ -233,8 +233,6 @@ static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
 
 	(void)depth;
 	(void)ev;
-	if (!a->recursive_only)
-		return;
 	r = recursion(a, t, f->func_id);
 	if (r && ++r->depth == 2)
 		r->recursive = true;
@@ -716,6 +714,15 @@ static void account_free(struct account *a)
 
 static const struct replay_hooks account_hooks = {
 	.calls = {
+		.done = on_done,
+		.unmatched = on_unmatched,
+		.thread = on_thread,
+	},
+};
+
+/* only -recursive-calls-only follows entries: a call less per call */
+static const struct replay_hooks recursive_hooks = {
+	.calls = {
 		.enter = on_enter,
 		.done = on_done,
 		.unmatched = on_unmatched,
@@ -854,7 +861,7 @@ static int account_run(int argc, char **argv)
 				    CALLS_STRICT,
 		.by_tid = true,
 		.in = o.in,
-		.hooks = &account_hooks,
+		.hooks = a.recursive_only ? &recursive_hooks : &account_hooks,
 		.ctx = &a,
 		.names = p.syms,
 		.tids = o.tids,

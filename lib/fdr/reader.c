@@ -115,6 +115,9 @@ struct xrayfdr_reader {
 	/* ev's thread context (all but offset, tsc, kind, func_id) is that of
 	 * a function record of the current buffer: the fast path leaves it */
 	bool ev_context_set;
+	/* the fast path may read function records below this offset: the
+	 * window's or buffer's end, or 0 (fast_arm()) */
+	uint64_t fast_end;
 
 	int stop; /* 0 running, 1 at the end, negative errno */
 	struct xrayfdr_diag err;
@@ -1050,6 +1053,7 @@ int xrayfdr_reader_next_record(struct xrayfdr_reader *r,
 	int ret = next_record(r);
 
 	r->ev_context_set = false;
+	r->fast_end = 0;
 	if (ret == 1)
 		*rec = &r->rec;
 	return ret;
@@ -1127,17 +1131,12 @@ static bool is_argument(const struct xrayfdr_record *rec)
  */
 static bool fast_function_event(struct xrayfdr_reader *r)
 {
-	uint64_t end = r->data_off + r->win_len;
 	struct xrayfdr_event *ev = &r->ev;
 	const uint8_t *p;
 	unsigned int kind;
 	uint32_t word;
 
-	if (r->state != ST_BODY || r->basic || r->stop ||
-	    !(r->flags & XRAYFDR_READ_NO_CALL_CHECK) ||
-	    r->pos + XRAYFDR_FUNCTION_RECORD_SIZE > end ||
-	    (r->buf_end != NO_END &&
-	     r->pos + XRAYFDR_FUNCTION_RECORD_SIZE > r->buf_end))
+	if (r->pos + XRAYFDR_FUNCTION_RECORD_SIZE > r->fast_end)
 		return false;
 	p = r->data + (r->pos - r->data_off);
 	if (fdr_is_metadata(p[0], r->be))
@@ -1174,13 +1173,9 @@ static bool fast_function_event(struct xrayfdr_reader *r)
 	return true;
 }
 
-int xrayfdr_reader_next_event(struct xrayfdr_reader *r,
-			      const struct xrayfdr_event **ev)
+static int general_event(struct xrayfdr_reader *r,
+			 const struct xrayfdr_event **ev)
 {
-	if (!r->stash && !r->pending && fast_function_event(r)) {
-		*ev = &r->ev;
-		return 1;
-	}
 	/* the general path may change the buffer, the thread or r->ev */
 	r->ev_context_set = false;
 	for (;;) {
@@ -1228,6 +1223,37 @@ int xrayfdr_reader_next_event(struct xrayfdr_reader *r,
 		*ev = &r->ev;
 		return 1;
 	}
+}
+
+/*
+ * Where the fast path may go after the general path returned: what it
+ * checked per record before, checked once (all that changes these runs
+ * the general path, or xrayfdr_reader_next_record(), which disarms it).
+ */
+static void fast_arm(struct xrayfdr_reader *r)
+{
+	uint64_t end = r->data_off + r->win_len;
+
+	if (r->state != ST_BODY || r->basic || r->stop || r->stash ||
+	    r->pending || !(r->flags & XRAYFDR_READ_NO_CALL_CHECK))
+		end = 0;
+	else if (r->buf_end != NO_END && r->buf_end < end)
+		end = r->buf_end;
+	r->fast_end = end;
+}
+
+int xrayfdr_reader_next_event(struct xrayfdr_reader *r,
+			      const struct xrayfdr_event **ev)
+{
+	int ret;
+
+	if (fast_function_event(r)) {
+		*ev = &r->ev;
+		return 1;
+	}
+	ret = general_event(r, ev);
+	fast_arm(r);
+	return ret;
 }
 
 /*

@@ -32,7 +32,9 @@ struct replay {
 	uint32_t first_thread; /* the first call thread of this input */
 	uint64_t *rank; /* by call thread */
 	uint32_t rank_cap;
-	uint64_t input_events;
+	/* each event goes through wanted(): the input's first, or all when
+	 * threads or a time range are chosen */
+	bool check_each, seen_event;
 	uint64_t from, to; /* the time range in ticks */
 };
 
@@ -232,7 +234,9 @@ static int range_ticks(struct replay *r, uint64_t first_tsc)
 /* 1 if @ev is to be replayed, 0 if not, or negative errno. */
 static int wanted(struct replay *r, const struct xrayfdr_event *ev)
 {
-	if (!r->input_events++) {
+	if (!r->seen_event) {
+		r->seen_event = true;
+		r->check_each = r->o.ntids || r->o.range.set;
 		r->in.first_tsc = ev->tsc;
 		if (r->o.range.set && range_ticks(r, ev->tsc))
 			return -EINVAL;
@@ -274,7 +278,8 @@ int replay_trace(struct replay *r, struct trace *t, const char *path)
 
 	r->failed = 0;
 	r->in.path = path;
-	r->input_events = 0;
+	r->seen_event = false;
+	r->check_each = true;
 	if (r->o.names)
 		symbols_use_trace_names(r->o.names, trace_function_name, t);
 	ret = trace_header(t, &hdr);
@@ -285,11 +290,13 @@ int replay_trace(struct replay *r, struct trace *t, const char *path)
 		r->in.freq = (double)hdr->cycle_frequency;
 		while ((ret = trace_next(t, &ev)) == 1) {
 			r->in.seq = ++r->seq;
-			ret = wanted(r, ev);
-			if (ret <= 0) {
-				if (ret < 0)
-					break;
-				continue;
+			if (r->check_each) {
+				ret = wanted(r, ev);
+				if (ret <= 0) {
+					if (ret < 0)
+						break;
+					continue;
+				}
 			}
 			ret = note_key(r, ev);
 			if (!ret && h->event)
