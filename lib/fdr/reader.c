@@ -1123,6 +1123,28 @@ static bool is_argument(const struct xrayfdr_record *rec)
 		rec->md.kind == XRAYFDR_MD_CALL_ARGUMENT);
 }
 
+/* The thread's fields of r->ev, which the fast paths leave as they are
+ * until the general path runs. */
+static void fast_context(struct xrayfdr_reader *r)
+{
+	struct xrayfdr_event *ev = &r->ev;
+
+	if (r->ev_context_set)
+		return;
+	ev->wall_sec = r->wall_sec;
+	ev->wall_usec = r->wall_usec;
+	ev->tid = r->tid;
+	ev->pid = r->pid;
+	ev->cpu = r->cpu;
+	ev->event_type = 0;
+	ev->nargs = 0;
+	ev->args = r->args;
+	ev->data_size = 0;
+	ev->data = NULL;
+	ev->buffer_offset = r->buf_start;
+	r->ev_context_set = true;
+}
+
 /*
  * The common case: a function record without arguments inside a buffer's
  * body, in the window, when calls are not checked.  What fdr_step() and
@@ -1152,25 +1174,71 @@ static bool fast_function_event(struct xrayfdr_reader *r)
 	ev->tsc = r->base_tsc;
 	ev->kind = kind;
 	ev->func_id = (int32_t)fdr_function_id(word, r->be);
-	if (!r->ev_context_set) {
-		ev->wall_sec = r->wall_sec;
-		ev->wall_usec = r->wall_usec;
-		ev->tid = r->tid;
-		ev->pid = r->pid;
-		ev->cpu = r->cpu;
-		ev->event_type = 0;
-		ev->nargs = 0;
-		ev->args = r->args;
-		ev->data_size = 0;
-		ev->data = NULL;
-		ev->buffer_offset = r->buf_start;
-		r->ev_context_set = true;
-	}
+	fast_context(r);
 	r->pos += XRAYFDR_FUNCTION_RECORD_SIZE;
 	r->stats.records++;
 	r->stats.events++;
 	r->stats.bytes = r->pos;
 	return true;
+}
+
+/* The loop of xrayfdr_reader_next_calls(), made once per byte order. */
+static inline __attribute__((always_inline)) size_t
+decode_calls(const uint8_t *p, size_t max, uint64_t *tsc,
+	     struct xrayfdr_call_event *out, const bool be)
+{
+	uint64_t at = *tsc;
+	size_t n;
+
+	for (n = 0; n < max; n++, p += XRAYFDR_FUNCTION_RECORD_SIZE) {
+		uint32_t word = get32(p, be);
+		unsigned int kind = fdr_function_kind(word, be);
+
+		if (fdr_is_metadata(p[0], be) ||
+		    kind >= XRAYFDR_FUNC_ENTRY_ARGS)
+			break;
+		at += get32(p + 4, be);
+		out[n].tsc = at;
+		out[n].func_id = (int32_t)fdr_function_id(word, be);
+		out[n].kind = kind;
+	}
+	*tsc = at;
+	return n;
+}
+
+size_t xrayfdr_reader_next_calls(struct xrayfdr_reader *r,
+				 struct xrayfdr_call_event *out, size_t max,
+				 const struct xrayfdr_event **last)
+{
+	struct xrayfdr_event *ev = &r->ev;
+	const bool be = r->be;
+	uint64_t tsc = r->base_tsc;
+	const uint8_t *p;
+	size_t n;
+
+	/* the same conditions as fast_function_event(), checked once */
+	if (r->pos + XRAYFDR_FUNCTION_RECORD_SIZE > r->fast_end)
+		return 0;
+	if (max > (r->fast_end - r->pos) / XRAYFDR_FUNCTION_RECORD_SIZE)
+		max = (r->fast_end - r->pos) / XRAYFDR_FUNCTION_RECORD_SIZE;
+	p = r->data + (r->pos - r->data_off);
+	n = be ? decode_calls(p, max, &tsc, out, true) :
+		 decode_calls(p, max, &tsc, out, false);
+	if (!n)
+		return 0;
+	r->base_tsc = tsc;
+	r->args_open = false;
+	r->pos += n * XRAYFDR_FUNCTION_RECORD_SIZE;
+	ev->offset = r->pos - XRAYFDR_FUNCTION_RECORD_SIZE;
+	ev->tsc = tsc;
+	ev->kind = out[n - 1].kind;
+	ev->func_id = out[n - 1].func_id;
+	fast_context(r);
+	r->stats.records += n;
+	r->stats.events += n;
+	r->stats.bytes = r->pos;
+	*last = ev;
+	return n;
 }
 
 static int general_event(struct xrayfdr_reader *r,

@@ -7,6 +7,8 @@
  *  - the same bytes read from memory and from a pipe give the same events
  *    and the same verdict;
  *  - raw records tile the bytes they cover;
+ *  - calls taken in batches (xrayfdr_reader_next_calls()) are the events
+ *    xrayfdr_reader_next_event() gives, with the same verdict;
  *  - a file the reader accepts, written again by the writer, reads back
  *    with the same events per thread.
  */
@@ -51,28 +53,55 @@ static void copy_event(struct ev_copy *c, const struct xrayfdr_event *ev)
 	c->ev.data = c->data;
 }
 
-static void read_events(struct xrayfdr_reader *r, struct run *out)
+static void add_event(struct run *out, const struct xrayfdr_event *ev)
+{
+	if (out->n == MAX_EVENTS)
+		return;
+	if (out->n == out->cap) {
+		out->cap = out->cap ? 2 * out->cap : 16;
+		out->evs = realloc(out->evs, out->cap * sizeof(*out->evs));
+		if (!out->evs)
+			abort();
+	}
+	copy_event(&out->evs[out->n++], ev);
+}
+
+/* @batch: 0, or take calls in batches of 1, 2, ... @batch in turn */
+static void read_events(struct xrayfdr_reader *r, struct run *out, size_t batch)
 {
 	const struct xrayfdr_event *ev;
 	const struct xrayfdr_file_header *hdr;
 	const struct xrayfdr_diag *d;
+	struct xrayfdr_call_event calls[8];
+	size_t turn = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (xrayfdr_reader_header(r, &hdr) == 0) {
 		out->hdr = *hdr;
 		out->have_hdr = true;
 	}
-	while ((out->ret = xrayfdr_reader_next_event(r, &ev)) == 1) {
-		if (out->n == MAX_EVENTS)
-			continue;
-		if (out->n == out->cap) {
-			out->cap = out->cap ? 2 * out->cap : 16;
-			out->evs =
-				realloc(out->evs, out->cap * sizeof(*out->evs));
-			if (!out->evs)
-				abort();
+	for (;;) {
+		size_t max = batch ? 1 + turn++ % batch : 0;
+		size_t n = max ? xrayfdr_reader_next_calls(r, calls, max, &ev) :
+				 0;
+
+		if (n > max)
+			abort();
+		for (size_t i = 0; i < n; i++) {
+			struct xrayfdr_event e = *ev;
+
+			e.tsc = calls[i].tsc;
+			e.kind = calls[i].kind;
+			e.func_id = calls[i].func_id;
+			e.offset = ev->offset - 8 * (n - 1 - i);
+			add_event(out, &e);
 		}
-		copy_event(&out->evs[out->n++], ev);
+		if (n)
+			continue;
+		out->ret = xrayfdr_reader_next_event(r, &ev);
+		if (out->ret != 1)
+			break;
+		add_event(out, ev);
 	}
 	/* the array moved as it grew: point each event at its own copies */
 	for (size_t i = 0; i < out->n; i++) {
@@ -113,7 +142,7 @@ static void check_pipe_agrees(const uint8_t *data, size_t size,
 	r = xrayfdr_reader_new_fd(fds[0], "pipe", NULL);
 	if (!r)
 		abort();
-	read_events(r, &p);
+	read_events(r, &p, 0);
 	xrayfdr_reader_free(r);
 	close(fds[0]);
 	if (p.ret != mem->ret || strcmp(p.rule, mem->rule) ||
@@ -123,6 +152,34 @@ static void check_pipe_agrees(const uint8_t *data, size_t size,
 		if (!same_event(&p.evs[i], &mem->evs[i]))
 			abort();
 	free(p.evs);
+}
+
+static void check_batches_agree(const uint8_t *data, size_t size)
+{
+	XRAYFDR_OPTS(xrayfdr_reader_opts, o,
+		     .flags = XRAYFDR_READ_NO_CALL_CHECK);
+	struct run one, batched;
+	struct xrayfdr_reader *r;
+
+	r = xrayfdr_reader_new_mem(data, size, "fuzz", &o);
+	if (!r)
+		abort();
+	read_events(r, &one, 0);
+	xrayfdr_reader_free(r);
+	r = xrayfdr_reader_new_mem(data, size, "fuzz", &o);
+	if (!r)
+		abort();
+	read_events(r, &batched, 5);
+	xrayfdr_reader_free(r);
+	if (one.ret != batched.ret || strcmp(one.rule, batched.rule) ||
+	    one.offset != batched.offset || one.n != batched.n)
+		abort();
+	for (size_t i = 0; i < one.n; i++)
+		if (!same_event(&one.evs[i], &batched.evs[i]) ||
+		    one.evs[i].ev.offset != batched.evs[i].ev.offset)
+			abort();
+	free(one.evs);
+	free(batched.evs);
 }
 
 static void check_records_tile(const uint8_t *data, size_t size)
@@ -216,7 +273,7 @@ static void check_rewrite(const struct run *in)
 		abort();
 	w = NULL;
 	r = xrayfdr_reader_new_mem(s.buf, s.len, "rewrite", NULL);
-	read_events(r, &out);
+	read_events(r, &out, 0);
 	xrayfdr_reader_free(r);
 	if (out.ret != 0 || out.n != in->n)
 		abort();
@@ -255,12 +312,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!r)
 		abort();
-	read_events(r, &mem);
+	read_events(r, &mem, 0);
 	xrayfdr_reader_free(r);
 	if (mem.ret > 0)
 		abort();
 	check_pipe_agrees(data, size, &mem);
 	check_records_tile(data, size);
+	check_batches_agree(data, size);
 	if (mem.ret == 0 && mem.have_hdr)
 		check_rewrite(&mem);
 	free(mem.evs);

@@ -922,6 +922,111 @@ static void test_event_buffer_offset(void **state)
 	}
 }
 
+/*
+ * Batches of calls (xrayfdr_reader_next_calls()) give the events
+ * xrayfdr_reader_next_event() gives, offsets, walls and counts included,
+ * whatever the batch size, in every version and byte order.
+ */
+static void read_batched(const struct membuf *m, size_t batch,
+			 struct event_list *out,
+			 struct xrayfdr_reader_stats *stats, size_t *nbatched)
+{
+	XRAYFDR_OPTS(xrayfdr_reader_opts, opts,
+		     .flags = XRAYFDR_READ_NO_CALL_CHECK);
+	struct xrayfdr_reader *r =
+		xrayfdr_reader_new_mem(m->data, m->len, "test", &opts);
+	struct xrayfdr_call_event calls[7];
+	const struct xrayfdr_event *ev;
+	int ret;
+
+	assert_non_null(r);
+	*nbatched = 0;
+	for (;;) {
+		size_t n = xrayfdr_reader_next_calls(r, calls, batch, &ev);
+
+		assert_true(n <= batch);
+		if (n) {
+			struct xrayfdr_event e = *ev;
+
+			for (size_t i = 0; i < n; i++) {
+				e.tsc = calls[i].tsc;
+				e.kind = calls[i].kind;
+				e.func_id = calls[i].func_id;
+				e.offset = ev->offset - 8 * (n - 1 - i);
+				event_list_add(out, &e);
+			}
+			*nbatched += n;
+			continue;
+		}
+		ret = xrayfdr_reader_next_event(r, &ev);
+		if (ret != 1)
+			break;
+		event_list_add(out, ev);
+	}
+	assert_int_equal(ret, 0);
+	*stats = *xrayfdr_reader_stats(r);
+	xrayfdr_reader_free(r);
+}
+
+static void test_call_batches(void **state)
+{
+	(void)state;
+	for (unsigned int v = 1; v <= 5; v++) {
+		for (int be = 0; be <= 1; be++) {
+			struct gen_opts g = {
+				.threads = 3,
+				.count = 2000,
+				.args = true,
+				.custom = true,
+				.typed = v >= 2,
+				.wraps = true,
+				.backwards = true,
+				.seed = 77 + v * 2 + be,
+			};
+			struct event_list in = { 0 }, want = { 0 };
+			struct membuf m = { 0 };
+			struct read_result res;
+			XRAYFDR_OPTS(xrayfdr_writer_opts, o, .version = v,
+				     .big_endian = be,
+				     .buffer_size = v == 1 ? 512 : 256);
+
+			gen_events(&g, &in);
+			write_events(&o, &in, &m);
+			read_all(m.data, m.len, XRAYFDR_READ_NO_CALL_CHECK,
+				 &want, &res);
+			assert_int_equal(res.ret, 0);
+			for (size_t batch = 1; batch <= 7; batch += 3) {
+				struct event_list got = { 0 };
+				struct xrayfdr_reader_stats st;
+				size_t batched;
+
+				read_batched(&m, batch, &got, &st, &batched);
+				/* most of the log came in batches */
+				assert_true(batched > want.n / 2);
+				assert_int_equal(got.n, want.n);
+				for (size_t i = 0; i < want.n; i++) {
+					assert_event_equal(&want.ev[i],
+							   &got.ev[i]);
+					assert_int_equal(want.ev[i].offset,
+							 got.ev[i].offset);
+					assert_int_equal(want.ev[i].wall_sec,
+							 got.ev[i].wall_sec);
+					assert_int_equal(
+						want.ev[i].buffer_offset,
+						got.ev[i].buffer_offset);
+				}
+				assert_int_equal(st.events, res.stats.events);
+				assert_int_equal(st.records, res.stats.records);
+				assert_int_equal(st.bytes, res.stats.bytes);
+				event_list_free(&got);
+			}
+			event_list_free(&in);
+			event_list_free(&want);
+			membuf_free(&m);
+		}
+	}
+}
+
 static void test_api_edges(void **state)
 {
 	struct {
@@ -982,6 +1087,7 @@ int main(void)
 		cmocka_unit_test(test_file_pipe_memory_agree),
 		cmocka_unit_test(test_memory_independent_of_size),
 		cmocka_unit_test(test_event_buffer_offset),
+		cmocka_unit_test(test_call_batches),
 		cmocka_unit_test(test_api_edges),
 	};
 

@@ -365,6 +365,30 @@ XRAYFDR_API int xrayfdr_reader_next_record(struct xrayfdr_reader *r,
 XRAYFDR_API int xrayfdr_reader_next_event(struct xrayfdr_reader *r,
 					  const struct xrayfdr_event **ev);
 
+/* A function entry or exit, as xrayfdr_reader_next_calls() gives it. */
+struct xrayfdr_call_event {
+	uint64_t tsc; /* absolute */
+	int32_t func_id;
+	uint32_t kind; /* XRAYFDR_EV_ENTRY, _EXIT or _TAIL_EXIT */
+};
+
+/*
+ * The events xrayfdr_reader_next_event() would return next, up to @max
+ * at once, while they are function entries and exits without arguments
+ * of one thread's buffer: most of an FDR log, decoded by a loop that does
+ * nothing else.  Return how many; *@last is then the last of them as
+ * xrayfdr_reader_next_event() would have returned it (its thread,
+ * process, CPU and wall time are all of theirs; out[i] was at file offset
+ * (*last)->offset - 8 * (n - 1 - i)).  Return 0, reading nothing, where
+ * the next event is another kind, or at a buffer's end or the end of
+ * what is read in: xrayfdr_reader_next_event() takes it from there.
+ * Only readers made with XRAYFDR_READ_NO_CALL_CHECK give batches.
+ */
+XRAYFDR_API size_t xrayfdr_reader_next_calls(struct xrayfdr_reader *r,
+					     struct xrayfdr_call_event *out,
+					     size_t max,
+					     const struct xrayfdr_event **last);
+
 /* The error that stopped the reader (NULL if none). */
 XRAYFDR_API const struct xrayfdr_diag *
 xrayfdr_reader_error(const struct xrayfdr_reader *r);
