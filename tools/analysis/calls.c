@@ -18,6 +18,7 @@ struct calls {
 	struct call_thread *last; /* the thread of the last event */
 	uint64_t last_key;
 	bool saw_sched;
+	bool stop; /* calls_stop() during a batch */
 	uint64_t unmatched, unwound;
 };
 
@@ -123,8 +124,9 @@ static uint64_t span(uint64_t a, uint64_t b)
 }
 
 /* Pop the top frame at @tsc and report it. */
-static void pop(struct calls *c, struct call_thread *t, uint64_t tsc,
-		bool by_exit, bool deepest, bool at_end)
+static inline __attribute__((always_inline)) void
+pop(struct calls *c, struct call_thread *t, uint64_t tsc, bool by_exit,
+    bool deepest, bool at_end)
 {
 	struct call_frame *f = &t->stack[t->depth - 1];
 	uint64_t dur = span(tsc, f->entry_tsc);
@@ -152,8 +154,8 @@ static void pop(struct calls *c, struct call_thread *t, uint64_t tsc,
 		t->stack[t->depth - 1].child_time += dur;
 }
 
-static int push(struct calls *c, struct call_thread *t,
-		const struct xrayfdr_event *ev)
+static inline __attribute__((always_inline)) int
+push(struct calls *c, struct call_thread *t, const struct xrayfdr_event *ev)
 {
 	struct call_frame *f;
 
@@ -181,15 +183,13 @@ static int push(struct calls *c, struct call_thread *t,
 	return 0;
 }
 
-static void exit_event(struct calls *c, struct call_thread *t,
-		       const struct xrayfdr_event *ev)
+/* An exit that is not the top frame's. */
+static __attribute__((noinline)) void exit_below(struct calls *c,
+						 struct call_thread *t,
+						 const struct xrayfdr_event *ev)
 {
 	uint32_t match = 0;
 
-	if (t->depth && t->stack[t->depth - 1].func_id == ev->func_id) {
-		pop(c, t, ev->tsc, true, true, false);
-		return;
-	}
 	/* only the top may exit in strict mode; else look down the stack */
 	if (c->mode != CALLS_STRICT) {
 		match = t->depth;
@@ -207,6 +207,16 @@ static void exit_event(struct calls *c, struct call_thread *t,
 	}
 	for (bool first = true; t->depth >= match; first = false)
 		pop(c, t, ev->tsc, t->depth == match, first, false);
+}
+
+static inline __attribute__((always_inline)) void
+exit_event(struct calls *c, struct call_thread *t,
+	   const struct xrayfdr_event *ev)
+{
+	if (t->depth && t->stack[t->depth - 1].func_id == ev->func_id)
+		pop(c, t, ev->tsc, true, true, false);
+	else
+		exit_below(c, t, ev);
 }
 
 static void sched_event(struct calls *c, struct call_thread *t,
@@ -273,6 +283,42 @@ int calls_event(struct calls *c, const struct xrayfdr_event *ev)
 		break;
 	}
 	return ret;
+}
+
+int calls_batch(struct calls *c, const struct xrayfdr_event *last,
+		const struct xrayfdr_call_event *calls, size_t n, uint64_t *seq)
+{
+	struct call_thread *t = get_thread(c, last);
+	struct xrayfdr_event ev = *last;
+	uint64_t offset = last->offset - (n - 1) * XRAYFDR_FUNCTION_RECORD_SIZE;
+
+	if (!t)
+		return -ENOMEM;
+	c->stop = false;
+	for (size_t i = 0; i < n && !c->stop; i++) {
+		ev.tsc = calls[i].tsc;
+		ev.kind = calls[i].kind;
+		ev.func_id = calls[i].func_id;
+		ev.offset = offset + i * XRAYFDR_FUNCTION_RECORD_SIZE;
+		++*seq;
+		t->last_tsc = ev.tsc;
+		if (ev.kind == XRAYFDR_EV_ENTRY) {
+			int ret = push(c, t, &ev);
+
+			if (ret)
+				return ret;
+			t->last_was_exit = false;
+		} else {
+			exit_event(c, t, &ev);
+			t->last_was_exit = true;
+		}
+	}
+	return 0;
+}
+
+void calls_stop(struct calls *c)
+{
+	c->stop = true;
 }
 
 void calls_close_all(struct calls *c)

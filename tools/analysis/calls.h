@@ -23,6 +23,7 @@
 #define XRAYFDR_TOOLS_CALLS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <xrayfdr/fdr.h>
@@ -104,6 +105,20 @@ void calls_free(struct calls *c);
 /* Feed one event.  Return 0 or -ENOMEM / -E2BIG (a stack deeper than
  * CALLS_MAX_DEPTH frames). */
 int calls_event(struct calls *c, const struct xrayfdr_event *ev);
+
+/*
+ * Feed @n function entries and exits of @last's thread at once (as
+ * trace_next_calls() gives them): as calls_event() of each, with @last's
+ * fields but its time, kind, function and offset.  *@seq is counted up
+ * before each, for hooks that read it.  A hook that calls calls_stop()
+ * ends the batch after its event.  Return as calls_event().
+ */
+int calls_batch(struct calls *c, const struct xrayfdr_event *last,
+		const struct xrayfdr_call_event *calls, size_t n,
+		uint64_t *seq);
+
+/* From a hook: no more events of the batch being fed. */
+void calls_stop(struct calls *c);
 
 /* Close every frame still open, at its thread's last timestamp
  * (reported with at_end).  Optional. */

@@ -12,6 +12,9 @@
 #include "replay.h"
 #include "symbols.h"
 
+/* calls decoded at a time: a 16 KiB buffer of function records is 2048 */
+#define REPLAY_BATCH 512
+
 struct replay {
 	struct replay_opts o;
 	struct calls *calls;
@@ -36,6 +39,9 @@ struct replay {
 	 * threads or a time range are chosen */
 	bool check_each, seen_event;
 	uint64_t from, to; /* the time range in ticks */
+	/* replay_batch()'s run of calls */
+	struct xrayfdr_call_event batch[REPLAY_BATCH];
+	bool batched;
 };
 
 struct replay *replay_new(const struct replay_opts *opts)
@@ -78,6 +84,7 @@ void replay_fail(struct replay *r, int err)
 {
 	if (!r->failed)
 		r->failed = err;
+	calls_stop(r->calls);
 }
 
 bool replay_stopped(const struct replay *r)
@@ -246,6 +253,27 @@ static int wanted(struct replay *r, const struct xrayfdr_event *ev)
 	return !r->o.range.set || (ev->tsc >= r->from && ev->tsc <= r->to);
 }
 
+/*
+ * The next run of one thread's calls, where no hook or filter looks at
+ * each event: decoded together, matched together.  0 (r->batched says
+ * whether there was one) or negative errno.
+ */
+static int replay_batch(struct replay *r, struct trace *t)
+{
+	const struct xrayfdr_event *last;
+	size_t n = trace_next_calls(t, r->batch, REPLAY_BATCH, &last);
+	int ret;
+
+	r->batched = n != 0;
+	if (!n)
+		return 0;
+	ret = note_key(r, last);
+	if (!ret)
+		ret = calls_batch(r->calls, last, r->batch, n, &r->in.seq);
+	r->seq = r->in.seq;
+	return ret;
+}
+
 /* The exit status of an input by the table in replay.h. */
 static int input_status(struct replay *r, struct trace *t, int ret)
 {
@@ -288,7 +316,17 @@ int replay_trace(struct replay *r, struct trace *t, const char *path)
 		r->in.version = hdr->version;
 		r->in.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
 		r->in.freq = (double)hdr->cycle_frequency;
-		while ((ret = trace_next(t, &ev)) == 1) {
+		for (;;) {
+			if (!r->check_each && !h->event) {
+				ret = replay_batch(r, t);
+				if (ret || r->failed)
+					break;
+				if (r->batched)
+					continue;
+			}
+			ret = trace_next(t, &ev);
+			if (ret != 1)
+				break;
 			r->in.seq = ++r->seq;
 			if (r->check_each) {
 				ret = wanted(r, ev);

@@ -18,7 +18,9 @@
  * Events of threads not asked for (--tid) and outside the time range
  * (--time-range) are dropped before the call matcher: a range that
  * begins in the middle of calls shows their exits without entries, as a
- * flight recorder's window does.
+ * flight recorder's window does.  Otherwise runs of one thread's calls
+ * are decoded and matched a batch at a time (trace_next_calls(),
+ * calls_batch()) unless the command looks at each event (an event hook).
  *
  * A command is a set of hooks: the call matcher's (enter, done, unmatched,
  * sched, thread), one per event before the matcher sees it, and one at the

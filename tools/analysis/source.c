@@ -292,6 +292,27 @@ int trace_next(struct trace *t, const struct xrayfdr_event **ev)
 	return next_done(t, ret);
 }
 
+size_t trace_next_calls(struct trace *t, struct xrayfdr_call_event *out,
+			size_t max, const struct xrayfdr_event **last)
+{
+	size_t n;
+
+	if (t->header_ret || !t->xr)
+		return 0;
+	n = xrayfdr_reader_next_calls(t->xr, out, max, last);
+	t->stats.events += n;
+	if (t->progress && n) {
+		if (t->countdown > n) {
+			t->countdown -= n;
+		} else {
+			t->countdown = PROGRESS_EVERY;
+			update_stats(t);
+			draw_progress(t);
+		}
+	}
+	return n;
+}
+
 const struct trace_stats *trace_stats(const struct trace *t)
 {
 	return &t->stats;

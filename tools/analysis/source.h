@@ -69,6 +69,14 @@ int trace_header(struct trace *t, const struct trace_header **hdr);
 /* Next event: 1, 0 at the end, or negative errno (the problem printed). */
 int trace_next(struct trace *t, const struct xrayfdr_event **ev);
 
+/*
+ * The next events at once, where they are function entries and exits of
+ * one thread (xrayfdr_reader_next_calls()): how many, 0 where trace_next()
+ * is to take the next one.
+ */
+size_t trace_next_calls(struct trace *t, struct xrayfdr_call_event *out,
+			size_t max, const struct xrayfdr_event **last);
+
 const struct trace_stats *trace_stats(const struct trace *t);
 
 /*
