@@ -130,6 +130,7 @@ struct fstat {
 	int32_t id;
 	uint32_t index;
 	uint32_t thread; /* --per-thread: its call thread's index */
+	uint32_t noted; /* note_first()'s last thread, its index + 1 */
 	uint64_t count, min, max, sum, self, on, off;
 	uint64_t med, p90, p99;
 	/* where llvm-xray first records a latency of this function */
@@ -165,11 +166,16 @@ struct account {
 	size_t nfirsts, firsts_cap;
 	uint64_t seq;
 	struct order_stats *durations;
+	/* the rows of function ids below BY_ID_MAX, found without hashing
+	 * (not with --per-thread) */
+	struct fstat **by_id;
 };
 
+#define BY_ID_MAX 65536u
+
 /* A function's row; with --per-thread, one per thread it ran on. */
-static struct fstat *get_func(struct account *a, const struct call_thread *t,
-			      int32_t id)
+static __attribute__((noinline)) struct fstat *
+get_func_slow(struct account *a, const struct call_thread *t, int32_t id)
 {
 	uint64_t key = a->per_thread ? (uint64_t)(t->index + 1) << 32 : 0;
 	uint32_t index;
@@ -182,10 +188,20 @@ static struct fstat *get_func(struct account *a, const struct call_thread *t,
 		f->index = index;
 		f->thread = t->index;
 		f->min = UINT64_MAX;
+		a->funcs = (struct fstat **)a->functions.items;
+		a->nfuncs = a->functions.n;
 	}
-	a->funcs = (struct fstat **)a->functions.items;
-	a->nfuncs = a->functions.n;
+	if (f && a->by_id && (uint32_t)id < BY_ID_MAX)
+		a->by_id[id] = f;
 	return f;
+}
+
+static inline struct fstat *get_func(struct account *a,
+				     const struct call_thread *t, int32_t id)
+{
+	if (a->by_id && (uint32_t)id < BY_ID_MAX && a->by_id[id])
+		return a->by_id[id];
+	return get_func_slow(a, t, id);
 }
 
 static struct thread_state *tstate(struct call_thread *t)
@@ -243,8 +259,12 @@ static int note_first(struct account *a, struct call_thread *t, struct fstat *f)
 	struct thread_state *s = tstate(t);
 	size_t byte = f->index / 8;
 
+	/* a function's calls come mostly from one thread at a time */
+	if (f->noted == t->index + 1)
+		return 0;
 	if (!s)
 		return -ENOMEM;
+	f->noted = t->index + 1;
 	if (byte >= s->seen_bytes) {
 		size_t n = byte + 1 > 2 * s->seen_bytes ? byte + 64 :
 							  2 * s->seen_bytes;
@@ -708,6 +728,7 @@ static void account_free(struct account *a)
 	}
 	replay_free(a->replay);
 	table_free(&a->functions);
+	free(a->by_id);
 	free(a->firsts);
 	order_stats_free(a->durations);
 }
@@ -853,6 +874,9 @@ static int account_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	a.durations = order_stats_new(o.sort_memory);
+	/* without it, rows are found by hashing alone */
+	if (!a.per_thread)
+		a.by_id = calloc(BY_ID_MAX, sizeof(*a.by_id));
 	a.replay = replay_new(&(struct replay_opts){
 		.size = sizeof(struct replay_opts),
 		.cmd = "account",
