@@ -124,25 +124,38 @@ struct graph {
 	uint32_t nedges, nvertices;
 	struct order_stats *durations;
 	uint32_t sub;
-	const struct xrayfdr_event *ev; /* the event being processed */
+	uint64_t sub_seq; /* the event whose notes sub counts */
+	/* the vertices of function ids below BY_ID_MAX, found without
+	 * hashing */
+	struct vertex **by_id;
 	uint32_t thread_index;
 };
 
-static void note_first(struct graph *g, struct stat *s)
+/* @tsc: of the event being matched */
+#define BY_ID_MAX 65536u
+
+static void note_first(struct graph *g, struct stat *s, uint64_t tsc)
 {
-	uint64_t tsc = g->ev->tsc;
+	uint64_t seq;
 
 	/* the trace's first moment wins; among equal timestamps, the first
 	 * seen (llvm-xray's own order among them is left to the sort) */
 	if (s->first_seq && tsc >= s->first_tsc)
 		return;
+	seq = replay_input(g->replay)->seq;
+	/* the order of what one event noted first */
+	if (seq != g->sub_seq) {
+		g->sub_seq = seq;
+		g->sub = 0;
+	}
 	s->first_tsc = tsc;
 	s->first_thread = g->thread_index;
-	s->first_seq = replay_input(g->replay)->seq;
+	s->first_seq = seq;
 	s->first_sub = g->sub++;
 }
 
-static struct vertex *vertex(struct graph *g, int32_t id)
+static __attribute__((noinline)) struct vertex *vertex_slow(struct graph *g,
+							    int32_t id)
 {
 	uint32_t index;
 	bool created;
@@ -152,10 +165,19 @@ static struct vertex *vertex(struct graph *g, int32_t id)
 	if (v && created) {
 		v->id = id;
 		v->index = index;
+		g->vertices = (struct vertex **)g->vertex_tab.items;
+		g->nvertices = g->vertex_tab.n;
 	}
-	g->vertices = (struct vertex **)g->vertex_tab.items;
-	g->nvertices = g->vertex_tab.n;
+	if (v && g->by_id && (uint32_t)id < BY_ID_MAX)
+		g->by_id[id] = v;
 	return v;
+}
+
+static inline struct vertex *vertex(struct graph *g, int32_t id)
+{
+	if (g->by_id && (uint32_t)id < BY_ID_MAX && g->by_id[id])
+		return g->by_id[id];
+	return vertex_slow(g, id);
 }
 
 static struct edge *edge(struct graph *g, int32_t from, int32_t to)
@@ -169,9 +191,9 @@ static struct edge *edge(struct graph *g, int32_t from, int32_t to)
 		e->from = from;
 		e->to = to;
 		e->index = index;
+		g->edges = (struct edge **)g->edge_tab.items;
+		g->nedges = g->edge_tab.n;
 	}
-	g->edges = (struct edge **)g->edge_tab.items;
-	g->nedges = g->edge_tab.n;
 	return e;
 }
 
@@ -192,7 +214,6 @@ static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
 	struct vertex *v;
 
 	(void)depth;
-	(void)ev;
 	if (!f->func_id)
 		return;
 	g->thread_index = t->index;
@@ -201,7 +222,7 @@ static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
 		replay_fail(g->replay, -ENOMEM);
 		return;
 	}
-	note_first(g, &v->s);
+	note_first(g, &v->s, ev->tsc);
 }
 
 static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
@@ -217,16 +238,16 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 	 * edge is made */
 	vf = vertex(g, from);
 	if (vf)
-		note_first(g, &vf->s);
+		note_first(g, &vf->s, d->exit_tsc);
 	vt = vertex(g, d->func_id);
 	if (vt)
-		note_first(g, &vt->s);
+		note_first(g, &vt->s, d->exit_tsc);
 	e = edge(g, from, d->func_id);
 	if (!vf || !vt || !e) {
 		replay_fail(g->replay, -ENOMEM);
 		return;
 	}
-	note_first(g, &e->s);
+	note_first(g, &e->s, d->exit_tsc);
 	update(&e->s, d->dur);
 	update(&vt->s, d->dur);
 	ret = order_stats_add(g->durations, 2 * e->index, d->dur);
@@ -261,22 +282,12 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 	replay_fail(g->replay, -EBADMSG);
 }
 
-static int on_event(void *ctx, const struct xrayfdr_event *ev)
-{
-	struct graph *g = ctx;
-
-	g->ev = ev;
-	g->sub = 0;
-	return 0;
-}
-
 static const struct replay_hooks graph_hooks = {
 	.calls = {
 		.enter = on_enter,
 		.done = on_done,
 		.unmatched = on_unmatched,
 	},
-	.event = on_event,
 };
 
 /* llvm-xray graph picks with integer arithmetic. */
@@ -702,6 +713,8 @@ static int graph_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	g.durations = order_stats_new(o.sort_memory);
+	/* without it, vertices are found by hashing alone */
+	g.by_id = calloc(BY_ID_MAX, sizeof(*g.by_id));
 	g.replay = replay_new(&(struct replay_opts){
 		.size = sizeof(struct replay_opts),
 		.cmd = "graph",
@@ -759,6 +772,7 @@ out:
 	order_stats_free(g.durations);
 	table_free(&g.edge_tab);
 	table_free(&g.vertex_tab);
+	free(g.by_id);
 	symbols_free(syms);
 	return status;
 }
