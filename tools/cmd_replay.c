@@ -322,6 +322,15 @@ static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
 	}
 }
 
+/* After a line: if the pager quit, nobody reads on. */
+static void check_reader(struct view *v)
+{
+	if (v->ob->error || ferror(v->out)) {
+		v->pager_gone = true;
+		replay_fail(v->replay, -EIO);
+	}
+}
+
 static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 {
 	struct view *v = ctx;
@@ -355,6 +364,7 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 	}
 	ob_str(v->ob, note);
 	ob_char(v->ob, '\n');
+	check_reader(v);
 }
 
 /* Where a line about the thread's present goes: under its innermost
@@ -395,6 +405,7 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 	ob_str(v->ob, "} /* ");
 	ob_str(v->ob, name_of(v, ev->func_id));
 	ob_str(v->ob, " */ (entered before the trace)\n");
+	check_reader(v);
 }
 
 static void on_other(void *ctx, struct call_thread *t,
@@ -443,19 +454,7 @@ static void on_other(void *ctx, struct call_thread *t,
 	ob_flush(v->ob);
 	print_escaped(v->out, ev->data, ev->data_size, 64);
 	fputs(" */\n", v->out);
-}
-
-static int on_event(void *ctx, const struct xrayfdr_event *ev)
-{
-	struct view *v = ctx;
-
-	(void)ev;
-	/* the pager quit: nobody reads on */
-	if (v->ob->error || ferror(v->out)) {
-		v->pager_gone = true;
-		return -EPIPE;
-	}
-	return 0;
+	check_reader(v);
 }
 
 static const struct replay_hooks view_hooks = {
@@ -466,7 +465,6 @@ static const struct replay_hooks view_hooks = {
 		.thread = on_thread,
 		.other = on_other,
 	},
-	.event = on_event,
 };
 
 /* git's way: $PAGER (or less) when standard output is a terminal. */
