@@ -162,23 +162,75 @@ static void report_unmatched(uint64_t unmatched)
 			unmatched);
 }
 
+/* A call-level writer: fed each event, or a run of one thread's calls. */
+struct calls_sink {
+	int (*event)(void *w, const struct xrayfdr_event *ev);
+	int (*calls)(void *w, const struct xrayfdr_event *last,
+		     const struct xrayfdr_call_event *calls, size_t n);
+	void *w;
+};
+
+/* @t's events into @s, runs of calls a batch at a time: 0 at the end,
+ * else the first failure (the reader's or the writer's). */
+static int feed_calls(struct trace *t, const struct calls_sink *s)
+{
+	struct xrayfdr_call_event batch[512];
+	const struct xrayfdr_event *ev;
+	int ret;
+
+	for (;;) {
+		size_t n = trace_next_calls(
+			t, batch, sizeof(batch) / sizeof(*batch), &ev);
+
+		if (n) {
+			ret = s->calls(s->w, ev, batch, n);
+		} else {
+			ret = trace_next(t, &ev);
+			if (ret != 1)
+				return ret;
+			ret = s->event(s->w, ev);
+		}
+		if (ret)
+			return ret;
+	}
+}
+
+static int writer_event(void *w, const struct xrayfdr_event *ev)
+{
+	return call_writer_event(w, ev);
+}
+
+static int writer_calls(void *w, const struct xrayfdr_event *last,
+			const struct xrayfdr_call_event *calls, size_t n)
+{
+	return call_writer_calls(w, last, calls, n);
+}
+
+static int perfetto_event(void *w, const struct xrayfdr_event *ev)
+{
+	return perfetto_writer_event(w, ev);
+}
+
+static int perfetto_calls(void *w, const struct xrayfdr_event *last,
+			  const struct xrayfdr_call_event *calls, size_t n)
+{
+	return perfetto_writer_calls(w, last, calls, n);
+}
+
 static int convert_calls(struct trace *t, const struct trace_header *hdr,
 			 struct symbols *syms, FILE *out,
 			 enum call_writer_kind kind)
 {
 	struct call_writer *w = call_writer_new(kind, out, hdr, syms);
-	const struct xrayfdr_event *ev;
 	int ret;
 
 	if (!w) {
 		tool_error("convert", "out of memory");
 		return EXIT_USAGE;
 	}
-	while ((ret = trace_next(t, &ev)) == 1) {
-		ret = call_writer_event(w, ev);
-		if (ret)
-			break;
-	}
+	ret = feed_calls(t, &(struct calls_sink){ .event = writer_event,
+						  .calls = writer_calls,
+						  .w = w });
 	if (ret == 0 || ret == -EBADMSG)
 		ret = call_writer_finish(w) ?: ret;
 	if (calls_failed(ret)) {
@@ -196,18 +248,15 @@ static int convert_perfetto(struct trace *t, const struct trace_header *hdr,
 			    struct symbols *syms, FILE *out)
 {
 	struct perfetto_writer *w = perfetto_writer_new(out, hdr, syms);
-	const struct xrayfdr_event *ev;
 	int ret;
 
 	if (!w) {
 		tool_error("convert", "out of memory");
 		return EXIT_USAGE;
 	}
-	while ((ret = trace_next(t, &ev)) == 1) {
-		ret = perfetto_writer_event(w, ev);
-		if (ret)
-			break;
-	}
+	ret = feed_calls(t, &(struct calls_sink){ .event = perfetto_event,
+						  .calls = perfetto_calls,
+						  .w = w });
 	if (ret == 0 || ret == -EBADMSG)
 		ret = perfetto_writer_finish(w) ?: ret;
 	if (ret == -EIO || calls_failed(ret)) {

@@ -289,17 +289,17 @@ int calls_batch(struct calls *c, const struct xrayfdr_event *last,
 		const struct xrayfdr_call_event *calls, size_t n, uint64_t *seq)
 {
 	struct call_thread *t = get_thread(c, last);
-	struct xrayfdr_event ev = *last;
-	uint64_t offset = last->offset - (n - 1) * XRAYFDR_FUNCTION_RECORD_SIZE;
+	struct xrayfdr_event ev;
 
 	if (!t)
 		return -ENOMEM;
 	c->stop = false;
-	for (size_t i = 0; i < n && !c->stop; i++) {
+	calls_batch_event(last, calls, n, 0, &ev);
+	for (size_t i = 0; i < n && !c->stop;
+	     i++, ev.offset += XRAYFDR_FUNCTION_RECORD_SIZE) {
 		ev.tsc = calls[i].tsc;
 		ev.kind = calls[i].kind;
 		ev.func_id = calls[i].func_id;
-		ev.offset = offset + i * XRAYFDR_FUNCTION_RECORD_SIZE;
 		++*seq;
 		t->last_tsc = ev.tsc;
 		if (ev.kind == XRAYFDR_EV_ENTRY) {

@@ -715,6 +715,24 @@ int perfetto_writer_event(struct perfetto_writer *w,
 	return status(w);
 }
 
+int perfetto_writer_calls(struct perfetto_writer *w,
+			  const struct xrayfdr_event *last,
+			  const struct xrayfdr_call_event *calls, size_t n)
+{
+	uint64_t seq = 0;
+	int ret;
+
+	if (!w->started) {
+		struct xrayfdr_event first;
+
+		calls_batch_event(last, calls, n, 0, &first);
+		w->started = true;
+		header_packet(w, &first);
+	}
+	ret = calls_batch(w->calls, last, calls, n, &seq);
+	return ret ? ret : status(w);
+}
+
 int perfetto_writer_finish(struct perfetto_writer *w)
 {
 	/* a thread still off the CPU has no end to its time off (and gets

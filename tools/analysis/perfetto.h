@@ -40,6 +40,10 @@ struct perfetto_writer *perfetto_writer_new(FILE *out,
  * failed: ferror(out) says why). */
 int perfetto_writer_event(struct perfetto_writer *w,
 			  const struct xrayfdr_event *ev);
+/* A run of one thread's calls (trace_next_calls()); the same returns. */
+int perfetto_writer_calls(struct perfetto_writer *w,
+			  const struct xrayfdr_event *last,
+			  const struct xrayfdr_call_event *calls, size_t n);
 /* Close the calls and off-CPU slices still open; same returns. */
 int perfetto_writer_finish(struct perfetto_writer *w);
 /* Exits that matched no entry, left out. */
