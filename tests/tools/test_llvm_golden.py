@@ -398,6 +398,23 @@ def account_cases(tmp, runtime_logs, workload):
         same(f"account of llvm-xray's YAML itself, {label}",
              [XRAYFDR, "account", "--compat"] + k + [yaml_path],
              [LLVM_XRAY, "account"] + account_args(k)[1] + [yaml_path])
+    # llvm-xray's records as block mappings, with a blank line and a
+    # comment inside each (YAML allows both there); no payload of this
+    # trace holds ", "
+    with open(multi[0][1] + ".yaml", errors="surrogateescape") as f:
+        text = f.read()
+
+    def block(m):
+        first, *rest = m.group(1).split(", ")
+        return "\n".join([f"  - {first}", "", "    # a comment"] + [f"    {f}" for f in rest])
+
+    spaced = os.path.join(tmp, "spaced.yaml")
+    text, records = re.subn(r"^  - \{ (.*) \}$", block, text, flags=re.M)
+    with open(spaced, "w", errors="surrogateescape") as f:
+        f.write(text)
+    tap(records > 100, f"block-style YAML made of {records} records")
+    same("account of YAML with blank lines and comments inside its records",
+         [XRAYFDR, "account", "--compat", spaced], [LLVM_XRAY, "account", spaced])
     # an exit with no entry: both refuse without --keep-going, agree with it
     bad = os.path.join(tmp, "unmatched.xray")
     pre = (md(0, struct.pack("<i", 7)) + md(4, struct.pack("<QI", 1, 2)) +

@@ -564,13 +564,16 @@ static int yaml_block_record(struct yaml_reader *r, struct text_cursor *c,
 		if (ret == 1 &&
 		    (ret = keep_payload(r, &r->payload, rec.data_len)))
 			return ret;
-		ret = text_next_line(r->l);
+		/* the next line with text: a blank line or a comment inside
+		 * the mapping is no field (and the line read over it leaves
+		 * the cursor pointing at nothing) */
+		do {
+			ret = text_next_line(r->l);
+		} while (ret > 0 && text_blank_or_comment(r->l->line));
 		if (ret < 0)
 			return ret;
 		if (!ret)
 			break;
-		if (text_blank_or_comment(r->l->line))
-			continue;
 		if (text_indent(r->l->line) <= indent) {
 			r->l->have_line = true;
 			break;
