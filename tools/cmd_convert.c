@@ -83,7 +83,9 @@ static void convert_usage(FILE *out)
 		"                         skipped, and exit 1 at the end\n"
 		"      --input-format=F   xray, yaml or tracelog instead of recognising it\n"
 		"                         (standard input, '-', is read as xray otherwise)\n"
-		"  -q, --quiet            no progress line on a terminal\n"
+		"  -q, --quiet            no progress line on a terminal, no closing\n"
+		"                         count of the events (trace_event) or packets\n"
+		"                         (perfetto) written\n"
 		"  -h, --help             show this help\n"
 		"\n"
 		"Exit status: 0 done, 1 the input is invalid (also after --keep-going),\n"
@@ -217,9 +219,11 @@ static int perfetto_calls(void *w, const struct xrayfdr_event *last,
 	return perfetto_writer_calls(w, last, calls, n);
 }
 
+/* @written: what the writer wrote, for the closing line (0: nothing to
+ * say) */
 static int convert_calls(struct trace *t, const struct trace_header *hdr,
 			 struct symbols *syms, FILE *out,
-			 enum call_writer_kind kind)
+			 enum call_writer_kind kind, uint64_t *written)
 {
 	struct call_writer *w = call_writer_new(kind, out, hdr, syms);
 	int ret;
@@ -238,6 +242,7 @@ static int convert_calls(struct trace *t, const struct trace_header *hdr,
 		return EXIT_USAGE;
 	}
 	report_unmatched(call_writer_unmatched(w));
+	*written = call_writer_records(w);
 	call_writer_free(w);
 	return trace_status(t, ret);
 }
@@ -245,7 +250,7 @@ static int convert_calls(struct trace *t, const struct trace_header *hdr,
 /* As convert_calls(), with Perfetto's writer; it stops at a write error,
  * which analysis_close_output() reports. */
 static int convert_perfetto(struct trace *t, const struct trace_header *hdr,
-			    struct symbols *syms, FILE *out)
+			    struct symbols *syms, FILE *out, uint64_t *written)
 {
 	struct perfetto_writer *w = perfetto_writer_new(out, hdr, syms);
 	int ret;
@@ -264,6 +269,7 @@ static int convert_perfetto(struct trace *t, const struct trace_header *hdr,
 		return EXIT_USAGE;
 	}
 	report_unmatched(perfetto_writer_unmatched(w));
+	*written = perfetto_writer_packets(w);
 	perfetto_writer_free(w);
 	return trace_status(t, ret);
 }
@@ -429,6 +435,8 @@ static int convert_run(int argc, char **argv)
 	const struct trace_header *hdr;
 	struct symbols *syms = NULL;
 	struct trace *t = NULL;
+	const char *what = "";
+	uint64_t written = 0;
 	FILE *out;
 	char err[512];
 	int status;
@@ -464,13 +472,17 @@ static int convert_run(int argc, char **argv)
 		status = convert_yaml(t, hdr, syms, out, &o);
 		break;
 	case OUT_TRACE_EVENT:
-		status = convert_calls(t, hdr, syms, out, WRITER_TRACE_EVENT);
+		status = convert_calls(t, hdr, syms, out, WRITER_TRACE_EVENT,
+				       &written);
+		what = "trace events";
 		break;
 	case OUT_PERFETTO:
-		status = convert_perfetto(t, hdr, syms, out);
+		status = convert_perfetto(t, hdr, syms, out, &written);
+		what = "trace packets";
 		break;
 	case OUT_TRACELOG:
-		status = convert_calls(t, hdr, syms, out, WRITER_TRACELOG);
+		status = convert_calls(t, hdr, syms, out, WRITER_TRACELOG,
+				       &written);
 		break;
 	case OUT_FOLDED:
 		status = convert_folded(t, argv[optind], syms, out);
@@ -488,6 +500,9 @@ static int convert_run(int argc, char **argv)
 		break;
 	}
 	status = analysis_close_output(&o.a, out, status);
+	if (status == EXIT_OK && written && !o.a.in.quiet)
+		tool_error("convert", "%" PRIu64 " %s written to %s", written,
+			   what, o.a.output ? o.a.output : "standard output");
 out:
 	trace_close(t);
 	symbols_free(syms);

@@ -21,6 +21,7 @@ our outputs, so a wrong number fails:
 Prints TAP.
 """
 import json
+import re
 import os
 import shutil
 import struct
@@ -166,6 +167,9 @@ def check_trace_event(path, label):
     tap(p.returncode == 0 and not problems and ok_meta and want,
         f"trace_event {label}: a complete event per call, durations and off-CPU "
         "slices add up", "\n".join(problems[:10]) + p.stderr)
+    said = re.search(r"convert: (\d+) trace events written to standard output", p.stderr)
+    tap(said and int(said.group(1)) == len(te),
+        f"trace_event {label}: convert says how many events it wrote ({len(te)})", p.stderr)
 
 
 def check_tracelog(path, label, tmp):

@@ -167,6 +167,7 @@ struct perfetto_writer {
 	struct calls *calls;
 	uint64_t freq;
 	bool started;
+	uint64_t packets; /* written */
 	uint64_t unmatched;
 	int error;
 	struct pb pkt;
@@ -338,6 +339,7 @@ static void packet_write(struct perfetto_writer *w)
 	/* the output is ours alone: no stdio lock per packet */
 	if (fwrite_unlocked(p, 1, n + len, w->out) != n + len)
 		w->error = w->error ?: -EIO;
+	w->packets++;
 }
 
 static void header_packet(struct perfetto_writer *w,
@@ -746,6 +748,11 @@ int perfetto_writer_finish(struct perfetto_writer *w)
 	}
 	calls_close_all(w->calls);
 	return status(w);
+}
+
+uint64_t perfetto_writer_packets(const struct perfetto_writer *w)
+{
+	return w->packets;
 }
 
 uint64_t perfetto_writer_unmatched(const struct perfetto_writer *w)

@@ -46,6 +46,8 @@ int perfetto_writer_calls(struct perfetto_writer *w,
 			  const struct xrayfdr_call_event *calls, size_t n);
 /* Close the calls and off-CPU slices still open; same returns. */
 int perfetto_writer_finish(struct perfetto_writer *w);
+/* The trace packets written so far. */
+uint64_t perfetto_writer_packets(const struct perfetto_writer *w);
 /* Exits that matched no entry, left out. */
 uint64_t perfetto_writer_unmatched(const struct perfetto_writer *w);
 void perfetto_writer_free(struct perfetto_writer *w);

@@ -23,6 +23,7 @@ struct call_writer {
 	bool started;
 	uint64_t base_tsc;
 	bool first_record;
+	uint64_t records; /* trace_event: events written */
 	uint64_t unmatched;
 	int error;
 	/* TraceLog: functions named so far (bitset by id) */
@@ -96,6 +97,7 @@ static void te_record_start(struct call_writer *w)
 {
 	ob_str(w->ob, w->first_record ? "\n" : ",\n");
 	w->first_record = false;
+	w->records++;
 }
 
 /* ",\"KEY\":" then @ns as microseconds: "12.345" */
@@ -480,6 +482,11 @@ int call_writer_finish(struct call_writer *w)
 			tl_cpu(w, t, t->last_tsc);
 	}
 	return w->error;
+}
+
+uint64_t call_writer_records(const struct call_writer *w)
+{
+	return w->records;
 }
 
 uint64_t call_writer_unmatched(const struct call_writer *w)

@@ -38,6 +38,8 @@ int call_writer_event(struct call_writer *w, const struct xrayfdr_event *ev);
 int call_writer_calls(struct call_writer *w, const struct xrayfdr_event *last,
 		      const struct xrayfdr_call_event *calls, size_t n);
 int call_writer_finish(struct call_writer *w);
+/* trace_event: the events written so far (0 for TraceLog). */
+uint64_t call_writer_records(const struct call_writer *w);
 /* Exits that matched no entry, left out. */
 uint64_t call_writer_unmatched(const struct call_writer *w);
 void call_writer_free(struct call_writer *w);
