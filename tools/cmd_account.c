@@ -88,6 +88,10 @@ static void account_usage(FILE *out)
 		"                          with --strict: an exit that does not match the\n"
 		"                          top of its thread's stack ends the calls above\n"
 		"                          the one it matches (as llvm-xray -d)\n"
+		"  -F, --filter=PATTERN    only the calls of matching functions and what\n"
+		"                          they call (glob or /regex/; repeatable)\n"
+		"  -N, --notrace=PATTERN   leave out the calls of matching functions and\n"
+		"                          what they call\n"
 		"      --tid=TID[,TID...]  only the calls of these threads\n"
 		"      --time-range=START,END\n"
 		"                          only the events in this range (see 'xrayfdr\n"
@@ -705,13 +709,6 @@ static void print_rows(struct account *a, const struct printer *p,
 		fputs("\n]}\n", out);
 }
 
-static int free_value(void *ctx, void *value)
-{
-	(void)ctx;
-	free(value);
-	return 0;
-}
-
 static void account_free(struct account *a)
 {
 	struct calls *calls = a->replay ? replay_calls(a->replay) : NULL;
@@ -721,8 +718,7 @@ static void account_free(struct account *a)
 
 		if (!s)
 			continue;
-		u64map_each(&s->recursion, free_value, NULL);
-		u64map_free(&s->recursion);
+		u64map_free_values(&s->recursion);
 		free(s->seen);
 		free(s);
 	}
@@ -782,8 +778,10 @@ static int account_run(int argc, char **argv)
 	analysis_opts_init(&o, "account");
 	if (llvm_style_options("account", argc, argv, longopts))
 		return EXIT_USAGE;
-	while ((opt = getopt_long(argc, argv, "s:r:p:f:d" ANALYSIS_SHORTOPTS,
-				  longopts, NULL)) != -1) {
+	while ((opt = getopt_long(
+			argc, argv,
+			"s:r:p:f:d" REPLAY_SHORTOPTS ANALYSIS_SHORTOPTS,
+			longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			for (i = 0;
@@ -891,6 +889,8 @@ static int account_run(int argc, char **argv)
 		.tids = o.tids,
 		.ntids = o.ntids,
 		.range = o.range,
+		.filter = o.filter,
+		.map_path = o.instr_map,
 	});
 	if (!a.durations || !a.replay) {
 		tool_error("account", "out of memory");

@@ -71,6 +71,11 @@ static void graph_usage(FILE *out)
 		"                            with --strict: an exit that does not match\n"
 		"                            the top of its thread's stack ends the calls\n"
 		"                            above the one it matches (llvm-xray -d)\n"
+		"  -F, --filter=PATTERN      only the calls of matching functions and\n"
+		"                            what they call (glob or /regex/;\n"
+		"                            repeatable)\n"
+		"  -N, --notrace=PATTERN     leave out the calls of matching functions\n"
+		"                            and what they call\n"
 		"      --tid=TID[,TID...]    only the calls of these threads\n"
 		"      --time-range=START,END\n"
 		"                            only the events in this range (see\n"
@@ -664,8 +669,10 @@ static int graph_run(int argc, char **argv)
 	analysis_opts_init(&o, "graph");
 	if (llvm_style_options("graph", argc, argv, longopts))
 		return EXIT_USAGE;
-	while ((opt = getopt_long(argc, argv, "e:v:c:b:d" ANALYSIS_SHORTOPTS,
-				  longopts, NULL)) != -1) {
+	while ((opt = getopt_long(
+			argc, argv,
+			"e:v:c:b:d" REPLAY_SHORTOPTS ANALYSIS_SHORTOPTS,
+			longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (parse_stat("edge-label", optarg, &dot.edge_label))
@@ -729,6 +736,8 @@ static int graph_run(int argc, char **argv)
 		.tids = o.tids,
 		.ntids = o.ntids,
 		.range = o.range,
+		.filter = o.filter,
+		.map_path = o.instr_map,
 	});
 	if (!g.durations || !g.replay) {
 		tool_error("graph", "out of memory");

@@ -22,6 +22,7 @@
 #include "../lib/runtime/filter.h"
 #include "../lib/util/u64map.h"
 #include "analysis/cmdline.h"
+#include "analysis/funcfilter.h"
 #include "analysis/outbuf.h"
 #include "analysis/replay.h"
 #include "analysis/symbols.h"
@@ -91,14 +92,13 @@ struct view_thread {
 struct view {
 	struct replay *replay;
 	struct symbols *syms;
-	const char *map_path;
+	struct func_filter filter; /* -F, -N */
 	FILE *out;
 	struct outbuf *ob; /* the lines go through it to out */
 	bool color, filter_active, pager_gone;
 	uint32_t max_depth; /* 0: no limit */
 	uint64_t min_ns;
 	uint64_t before_window, unwound, still_running;
-	struct u64map classes; /* function id -> RT_FILTER_* bits + 1 */
 	char line[64];
 };
 
@@ -247,24 +247,12 @@ static void open_callers(struct view *v, struct call_thread *t, uint32_t depth)
 
 static unsigned int classify(struct view *v, int32_t id)
 {
-	uintptr_t c = (uintptr_t)u64map_get(&v->classes, (uint32_t)id);
-	const char *name, *paren;
-	char *bare;
+	int c = func_filter_classify(&v->filter, id);
 
-	if (c)
-		return (unsigned int)(c - 1);
-	name = name_of(v, id);
-	c = rt_filter_classify(name, v->map_path);
-	/* the demangled name without its parameters */
-	paren = strchr(name, '(');
-	if (paren && paren != name) {
-		bare = strndup(name, (size_t)(paren - name));
-		if (bare)
-			c |= rt_filter_classify(bare, v->map_path);
-		free(bare);
+	if (c < 0) {
+		replay_fail(v->replay, c);
+		return 0;
 	}
-	if (u64map_put(&v->classes, (uint32_t)id, (void *)(c + 1)))
-		replay_fail(v->replay, -ENOMEM);
 	return (unsigned int)c;
 }
 
@@ -512,8 +500,6 @@ static void note_marks(const struct view *v)
 static int replay_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "filter", required_argument, NULL, 'F' },
-		{ "notrace", required_argument, NULL, 'N' },
 		{ "depth", required_argument, NULL, 0x200 },
 		{ "min-duration", required_argument, NULL, 0x201 },
 		{ "color", optional_argument, NULL, 0x204 },
@@ -525,22 +511,17 @@ static int replay_run(int argc, char **argv)
 	};
 	struct analysis_opts o;
 	struct view v = { 0 };
-	char *filter = NULL, err[512];
+	char err[512];
 	int color = -1, opt, status = EXIT_USAGE;
 	bool paging = true;
 	FILE *pager = NULL;
 	uint64_t n;
 
 	analysis_opts_init(&o, "replay");
-	while ((opt = getopt_long(argc, argv, "F:N:" ANALYSIS_SHORTOPTS,
-				  longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv,
+				  REPLAY_SHORTOPTS ANALYSIS_SHORTOPTS, longopts,
+				  NULL)) != -1) {
 		switch (opt) {
-		case 'F':
-		case 'N':
-			if (!filter_add_rule("replay", &filter,
-					     opt == 'F' ? '+' : '-', optarg))
-				goto out;
-			break;
 		case 0x200:
 			if (parse_uint(optarg, 1, UINT32_MAX, &n)) {
 				tool_error(
@@ -591,19 +572,21 @@ static int replay_run(int argc, char **argv)
 		tool_error("replay", "expects exactly one FILE (see --help)");
 		goto out;
 	}
-	if (filter) {
-		if (rt_filter_parse(filter, strlen(filter), err, sizeof(err))) {
-			tool_error("replay", "%s", err);
-			goto out;
-		}
-		v.filter_active = true;
-	}
-	v.map_path = o.instr_map ? o.instr_map : "";
 	v.syms = symbols_open(o.instr_map, true, err, sizeof(err));
 	if (!v.syms) {
 		tool_error("replay", "%s", err);
 		goto out;
 	}
+	/* shown as call trees here, not dropped by the driver */
+	if (o.filter) {
+		if (rt_filter_parse(o.filter, strlen(o.filter), err,
+				    sizeof(err))) {
+			tool_error("replay", "%s", err);
+			goto out;
+		}
+		v.filter_active = true;
+	}
+	func_filter_init(&v.filter, v.syms, o.instr_map);
 	v.replay = replay_new(&(struct replay_opts){
 		.size = sizeof(struct replay_opts),
 		.cmd = "replay",
@@ -658,9 +641,8 @@ out:
 	}
 	replay_free(v.replay);
 	free(v.ob);
-	u64map_free(&v.classes);
+	func_filter_free(&v.filter);
 	symbols_free(v.syms);
-	free(filter);
 	analysis_opts_free(&o);
 	return status;
 }

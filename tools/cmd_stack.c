@@ -64,6 +64,11 @@ static void stack_usage(FILE *out)
 		"                           --all-stacks)\n"
 		"      --aggregation-type=T with --all-stacks: time (default) or count\n"
 		"      --title=TEXT         svg: the title (default: the file name)\n"
+		"  -F, --filter=PATTERN     only the calls of matching functions and\n"
+		"                           what they call (glob or /regex/;\n"
+		"                           repeatable)\n"
+		"  -N, --notrace=PATTERN    leave out the calls of matching functions\n"
+		"                           and what they call\n"
 		"      --tid=TID[,TID...]   only the calls of these threads\n"
 		"      --time-range=START,END\n"
 		"                           only the events in this range (see\n"
@@ -357,7 +362,7 @@ static int stack_run(int argc, char **argv)
 		{ "aggregate-threads", no_argument, NULL, 'A' },
 		{ "per-thread-stacks", no_argument, NULL, 'P' },
 		{ "all-stacks", no_argument, NULL, 'a' },
-		{ "stack-format", required_argument, NULL, 'F' },
+		{ "stack-format", required_argument, NULL, 0x300 },
 		{ "aggregation-type", required_argument, NULL, 'T' },
 		{ "title", required_argument, NULL, 't' },
 		{ "strict", no_argument, NULL, 'S' },
@@ -376,8 +381,9 @@ static int stack_run(int argc, char **argv)
 	analysis_opts_init(&o, "stack");
 	if (llvm_style_options("stack", argc, argv, longopts))
 		return EXIT_USAGE;
-	while ((opt = getopt_long(argc, argv, "f:" ANALYSIS_SHORTOPTS, longopts,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv,
+				  "f:" REPLAY_SHORTOPTS ANALYSIS_SHORTOPTS,
+				  longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -403,7 +409,7 @@ static int stack_run(int argc, char **argv)
 		case 'a':
 			all = true;
 			break;
-		case 'F':
+		case 0x300:
 			if (strcmp(optarg, "human") &&
 			    strcmp(optarg, "flame")) {
 				tool_error("stack",

@@ -118,3 +118,10 @@ void u64map_free(struct u64map *m)
 	m->cap = 0;
 	m->count = 0;
 }
+
+void u64map_free_values(struct u64map *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->slots[i].value);
+	u64map_free(m);
+}

@@ -30,6 +30,9 @@ void *u64map_del(struct u64map *m, uint64_t key);
 int u64map_each(const struct u64map *m, int (*fn)(void *ctx, void *value),
 		void *ctx);
 void u64map_free(struct u64map *m);
+/* u64map_free() of a map whose values each came from malloc(), and are
+ * freed too. */
+void u64map_free_values(struct u64map *m);
 
 static inline uint64_t thread_key(uint32_t pid, uint32_t tid)
 {

@@ -131,6 +131,71 @@ def check_account(path, label):
         "time equal what the events say", "\n".join(problems[:10]))
 
 
+def filtered(evs, selected, left_out):
+    """The events -F (ids in @selected) and -N (ids in @left_out) keep, by
+    replay.h's rules: each thread counts its open calls of matching
+    functions; other events than calls' are kept."""
+    sel, out, keep = {}, {}, []
+    for e in evs:
+        k = e["kind"]
+        if k not in ("function-enter", "function-enter-arg", "function-exit",
+                     "function-tail-exit"):
+            keep.append(e)
+            continue
+        key, fid = (e["pid"], e["tid"]), e["func_id"]
+        entry = k.startswith("function-enter")
+        if fid in left_out:
+            if entry:
+                out[key] = out.get(key, 0) + 1
+            elif out.get(key):
+                out[key] -= 1
+            continue
+        if out.get(key):
+            continue
+        if entry:
+            if fid in selected:
+                sel[key] = sel.get(key, 0) + 1
+            if not selected or sel.get(key):
+                keep.append(e)
+            continue
+        if selected and not sel.get(key):
+            continue
+        if fid in selected:
+            sel[key] -= 1
+        keep.append(e)
+    return keep
+
+
+def check_filters(path, label):
+    """account -F/-N count what the calls the filters keep say."""
+    hdr, evs = events(path)
+    freq = hdr["cycle_frequency"]
+    busiest = sorted(per_function(calls(evs)).items(), key=lambda kv: -kv[1][0])
+    a, b = busiest[0][0], busiest[1][0]
+    for sel, out in (({a}, set()), (set(), {b}), ({a}, {b})):
+        args = [x for fid in sel for x in ("-F", f"#{fid}")] + \
+            [x for fid in out for x in ("-N", f"#{fid}")]
+        want = per_function(calls(filtered(evs, sel, out)))
+        got = account_json(path, *args)
+        problems = [f"{len(got['functions'])} functions, the filtered events have {len(want)}"] \
+            if len(got["functions"]) != len(want) else []
+        for f in got["functions"]:
+            w = want.get(f["id"], [0, 0])
+            if f["count"] != w[0] or abs(f["sum"] * freq - w[1]) > max(1.0, w[1] * 1e-8):
+                problems.append(f"function {f['id']}: {f['count']} calls, {f['sum'] * freq:.0f}"
+                                f" ticks; the filtered events say {w[0]}, {w[1]}")
+        tap(not problems and want and len(want) < len(busiest) + (not out),
+            f"account {' '.join(args)} {label}: the calls the filters keep",
+            "\n".join(problems[:10]))
+    # stack and graph read through the same driver
+    folded = run([XRAYFDR, "stack", "-q", "-f", "folded", "-N", f"#{b}", path])
+    frames = {f for line in folded.stdout.splitlines() for f in line.rsplit(" ", 1)[0].split(";")}
+    graph = run([XRAYFDR, "graph", "-q", "-F", f"#{a}", path])
+    tap(folded.returncode == 0 and frames and f"#{b}" not in frames and
+        graph.returncode == 0 and f"#{a}" in graph.stdout,
+        f"stack -N #{b}, graph -F #{a} {label}: the filters apply", folded.stderr + graph.stderr)
+
+
 def check_trace_event(path, label):
     hdr, evs = events(path)
     freq = hdr["cycle_frequency"]
@@ -359,8 +424,8 @@ def main():
                 continue
             logs[name] = path
         for name, path in logs.items():
-            for check in (check_account, check_trace_event, check_tracelog, check_folded,
-                          check_yaml_roundtrip):
+            for check in (check_account, check_filters, check_trace_event, check_tracelog,
+                          check_folded, check_yaml_roundtrip):
                 try:
                     if check in (check_tracelog, check_yaml_roundtrip):
                         check(path, name, tmp)

@@ -88,6 +88,8 @@ void analysis_opts_free(struct analysis_opts *o)
 	free(o->tids);
 	o->tids = NULL;
 	o->ntids = 0;
+	free(o->filter);
+	o->filter = NULL;
 }
 
 int analysis_option(struct analysis_opts *o, int opt, const char *arg,
@@ -131,6 +133,12 @@ int analysis_option(struct analysis_opts *o, int opt, const char *arg,
 			return -1;
 		}
 		return 0;
+	case 'F':
+	case 'N':
+		return filter_add_rule(o->cmd, &o->filter,
+				       opt == 'F' ? '+' : '-', arg) ?
+			       0 :
+			       -1;
 	case 0x103:
 		if (parse_time_range(arg, &o->range)) {
 			tool_error(

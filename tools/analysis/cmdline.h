@@ -18,10 +18,12 @@ struct analysis_opts {
 	const char *output;
 	uint64_t sort_memory;
 	struct trace_opts in;
-	/* the commands on the replay driver: --tid, --time-range */
+	/* the commands on the replay driver: --tid, --time-range, and -F
+	 * and -N as rules ("+PATTERN" and "-PATTERN" lines) */
 	uint32_t *tids;
 	size_t ntids;
 	struct replay_range range;
+	char *filter;
 };
 
 /* getopt_long entries for them (-m, -k, -o, -q, -h and long ones). */
@@ -38,13 +40,16 @@ struct analysis_opts {
 	}
 #define ANALYSIS_SHORTOPTS "m:ko:qh"
 
-/* What the commands on the replay driver add (replay.h): threads and a
- * time range. */
-#define REPLAY_LONGOPTS                                      \
-	{ "tid", required_argument, NULL, 0x102 },           \
-	{                                                    \
-		"time-range", required_argument, NULL, 0x103 \
+/* What the commands on the replay driver add (replay.h): threads, a
+ * time range and function filters. */
+#define REPLAY_LONGOPTS                                           \
+	{ "tid", required_argument, NULL, 0x102 },                \
+		{ "time-range", required_argument, NULL, 0x103 }, \
+		{ "filter", required_argument, NULL, 'F' },       \
+	{                                                         \
+		"notrace", required_argument, NULL, 'N'           \
 	}
+#define REPLAY_SHORTOPTS "F:N:"
 void analysis_opts_init(struct analysis_opts *o, const char *cmd);
 void analysis_opts_free(struct analysis_opts *o);
 

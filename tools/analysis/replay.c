@@ -8,6 +8,7 @@
 
 #include "../../lib/util/u64map.h"
 #include "../xrayfdr.h"
+#include "funcfilter.h"
 #include "llvm_compat.h"
 #include "replay.h"
 #include "symbols.h"
@@ -39,6 +40,11 @@ struct replay {
 	 * threads or a time range are chosen */
 	bool check_each, seen_event;
 	uint64_t from, to; /* the time range in ticks */
+	/* -F and -N: the functions' classes, each thread's open calls of
+	 * them (struct filter_thread) */
+	struct func_filter filter;
+	struct u64map filter_threads;
+	bool selects; /* there are "+" rules */
 	/* replay_batch()'s run of calls */
 	struct xrayfdr_call_event batch[REPLAY_BATCH];
 	bool batched;
@@ -56,6 +62,21 @@ struct replay *replay_new(const struct replay_opts *opts)
 	if (!r)
 		return NULL;
 	r->o = *opts;
+	if (opts->filter) {
+		char err[512];
+
+		if (!opts->names ||
+		    rt_filter_parse(opts->filter, strlen(opts->filter), err,
+				    sizeof(err))) {
+			if (opts->names)
+				tool_error(opts->cmd, "%s", err);
+			free(r);
+			errno = EINVAL;
+			return NULL;
+		}
+		func_filter_init(&r->filter, opts->names, opts->map_path);
+		r->selects = rt_filter_selects();
+	}
 	r->calls = calls_new(opts->mode, opts->by_tid, &opts->hooks->calls,
 			     opts->ctx);
 	if (!r->calls) {
@@ -73,6 +94,8 @@ void replay_free(struct replay *r)
 		trace_close(r->traces[i]);
 	free(r->traces);
 	calls_free(r->calls);
+	func_filter_free(&r->filter);
+	u64map_free_values(&r->filter_threads);
 	u64map_free(&r->keys);
 	free(r->key_pids);
 	free(r->key_tids);
@@ -238,18 +261,72 @@ static int range_ticks(struct replay *r, uint64_t first_tsc)
 	return 0;
 }
 
+/* A thread's open calls of functions the filters match. */
+struct filter_thread {
+	uint32_t selected; /* by a "+" rule */
+	uint32_t left_out; /* by a "-" rule */
+};
+
+/* Whether the filters keep @ev (1, 0) or negative errno.  Other events
+ * than calls' are kept. */
+static int filter_wanted(struct replay *r, const struct xrayfdr_event *ev)
+{
+	uint64_t key = r->o.by_tid ? ev->tid : thread_key(ev->pid, ev->tid);
+	struct filter_thread *ft;
+	bool entry;
+	int c;
+
+	if (ev->kind > XRAYFDR_EV_ENTRY_ARGS)
+		return 1;
+	ft = u64map_get(&r->filter_threads, key);
+	if (!ft) {
+		ft = calloc(1, sizeof(*ft));
+		if (!ft || u64map_put(&r->filter_threads, key, ft)) {
+			free(ft);
+			return -ENOMEM;
+		}
+	}
+	c = func_filter_classify(&r->filter, ev->func_id);
+	if (c < 0)
+		return c;
+	entry = ev->kind == XRAYFDR_EV_ENTRY ||
+		ev->kind == XRAYFDR_EV_ENTRY_ARGS;
+	if (c & RT_FILTER_LEFT_OUT) {
+		if (entry)
+			ft->left_out++;
+		else if (ft->left_out)
+			ft->left_out--;
+		return 0;
+	}
+	if (ft->left_out)
+		return 0;
+	if (entry) {
+		ft->selected += !!(c & RT_FILTER_SELECTED);
+		return !r->selects || ft->selected;
+	}
+	if (!r->selects || !ft->selected)
+		return !r->selects;
+	ft->selected -= !!(c & RT_FILTER_SELECTED);
+	return 1;
+}
+
 /* 1 if @ev is to be replayed, 0 if not, or negative errno. */
 static int wanted(struct replay *r, const struct xrayfdr_event *ev)
 {
+	int ret;
+
 	if (!r->seen_event) {
 		r->seen_event = true;
-		r->check_each = r->o.ntids || r->o.range.set;
+		r->check_each = r->o.ntids || r->o.range.set || r->o.filter;
 		r->in.first_tsc = ev->tsc;
 		if (r->o.range.set && range_ticks(r, ev->tsc))
 			return -EINVAL;
 	}
 	if (!tid_wanted(r, ev->tid))
 		return 0;
+	/* the filters follow every call of the thread, in range or not */
+	if (r->o.filter && (ret = filter_wanted(r, ev)) <= 0)
+		return ret;
 	return !r->o.range.set || (ev->tsc >= r->from && ev->tsc <= r->to);
 }
 

@@ -15,10 +15,13 @@
  *   a hook failed otherwise (-EIO, said why)     EXIT_USAGE
  *   a relative --time-range, no TSC frequency    EXIT_USAGE
  *
- * Events of threads not asked for (--tid) and outside the time range
- * (--time-range) are dropped before the call matcher: a range that
- * begins in the middle of calls shows their exits without entries, as a
- * flight recorder's window does.  Otherwise runs of one thread's calls
+ * Events of threads not asked for (--tid), of calls the function filters
+ * leave out (-F, -N) and outside the time range (--time-range) are
+ * dropped before the call matcher: a range that begins in the middle of
+ * calls shows their exits without entries, as a flight recorder's window
+ * does.  A filter follows each thread's calls by its own count of open
+ * calls of matching functions, so an exit unwound past (longjmp) keeps
+ * its call open for the filter.  Otherwise runs of one thread's calls
  * are decoded and matched a batch at a time (trace_next_calls(),
  * calls_batch()) unless the command looks at each event (an event hook).
  *
@@ -73,6 +76,14 @@ struct replay_opts {
 	size_t ntids;
 	/* only the events in this time range */
 	struct replay_range range;
+	/* -F and -N: rules ("+PATTERN" and "-PATTERN" lines, as
+	 * analysis_opts.filter), or NULL.  With "+" rules, only the events
+	 * of the calls of matching functions and of what they call are
+	 * replayed; the events of calls of functions a "-" rule matches,
+	 * and of what they call, never are.  Names come from @names; a
+	 * rule's "@OBJECT" matches @map_path. */
+	const char *filter;
+	const char *map_path;
 };
 
 /* What the driver knows of the input being read. */

@@ -428,6 +428,8 @@ struct replay *stacks_replay(struct stacks *s, enum calls_mode mode,
 		.tids = o ? o->tids : NULL,
 		.ntids = o ? o->ntids : 0,
 		.range = o ? o->range : (struct replay_range){ 0 },
+		.filter = o ? o->filter : NULL,
+		.map_path = o ? o->instr_map : NULL,
 	});
 	return s->replay;
 }

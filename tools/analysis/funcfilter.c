@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Function filters over a trace's names; see funcfilter.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "funcfilter.h"
+#include "symbols.h"
+
+void func_filter_init(struct func_filter *f, struct symbols *syms,
+		      const char *map_path)
+{
+	memset(f, 0, sizeof(*f));
+	f->syms = syms;
+	f->map_path = map_path ? map_path : "";
+}
+
+int func_filter_classify(struct func_filter *f, int32_t id)
+{
+	uintptr_t c = (uintptr_t)u64map_get(&f->classes, (uint32_t)id);
+	const char *name, *paren;
+
+	if (c)
+		return (int)(c - 1);
+	name = symbols_name(f->syms, id);
+	c = rt_filter_classify(name, f->map_path);
+	/* the demangled name without its parameters */
+	paren = strchr(name, '(');
+	if (paren && paren != name) {
+		char *bare = strndup(name, (size_t)(paren - name));
+
+		if (!bare)
+			return -ENOMEM;
+		c |= rt_filter_classify(bare, f->map_path);
+		free(bare);
+	}
+	if (u64map_put(&f->classes, (uint32_t)id, (void *)(c + 1)))
+		return -ENOMEM;
+	return (int)c;
+}
+
+void func_filter_free(struct func_filter *f)
+{
+	u64map_free(&f->classes);
+}
