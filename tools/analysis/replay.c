@@ -8,7 +8,6 @@
 
 #include "../../lib/util/u64map.h"
 #include "../xrayfdr.h"
-#include "funcfilter.h"
 #include "llvm_compat.h"
 #include "replay.h"
 #include "symbols.h"
@@ -37,14 +36,9 @@ struct replay {
 	uint64_t *rank; /* by call thread */
 	uint32_t rank_cap;
 	/* each event goes through wanted(): the input's first, or all when
-	 * threads or a time range are chosen */
+	 * the filter has anything to check */
 	bool check_each, seen_event;
-	uint64_t from, to; /* the time range in ticks */
-	/* -F and -N: the functions' classes, each thread's open calls of
-	 * them (struct filter_thread) */
-	struct func_filter filter;
-	struct u64map filter_threads;
-	bool selects; /* there are "+" rules */
+	struct event_filter filter;
 	/* replay_batch()'s run of calls */
 	struct xrayfdr_call_event batch[REPLAY_BATCH];
 	bool batched;
@@ -62,20 +56,19 @@ struct replay *replay_new(const struct replay_opts *opts)
 	if (!r)
 		return NULL;
 	r->o = *opts;
-	if (opts->filter) {
-		char err[512];
-
-		if (!opts->names ||
-		    rt_filter_parse(opts->filter, strlen(opts->filter), err,
-				    sizeof(err))) {
-			if (opts->names)
-				tool_error(opts->cmd, "%s", err);
-			free(r);
-			errno = EINVAL;
-			return NULL;
-		}
-		func_filter_init(&r->filter, opts->names, opts->map_path);
-		r->selects = rt_filter_selects();
+	if (event_filter_init(&r->filter, &(struct event_filter_opts){
+						  .cmd = opts->cmd,
+						  .by_tid = opts->by_tid,
+						  .tids = opts->tids,
+						  .ntids = opts->ntids,
+						  .range = opts->range,
+						  .filter = opts->filter,
+						  .names = opts->names,
+						  .map_path = opts->map_path,
+					  })) {
+		free(r);
+		errno = EINVAL;
+		return NULL;
 	}
 	r->calls = calls_new(opts->mode, opts->by_tid, &opts->hooks->calls,
 			     opts->ctx);
@@ -94,8 +87,7 @@ void replay_free(struct replay *r)
 		trace_close(r->traces[i]);
 	free(r->traces);
 	calls_free(r->calls);
-	func_filter_free(&r->filter);
-	u64map_free_values(&r->filter_threads);
+	event_filter_free(&r->filter);
 	u64map_free(&r->keys);
 	free(r->key_pids);
 	free(r->key_tids);
@@ -226,108 +218,15 @@ static int rank_threads(struct replay *r)
 	return ret;
 }
 
-static bool tid_wanted(const struct replay *r, uint32_t tid)
-{
-	if (!r->o.ntids)
-		return true;
-	for (size_t i = 0; i < r->o.ntids; i++)
-		if (r->o.tids[i] == tid)
-			return true;
-	return false;
-}
-
-/* The range in TSC ticks once the first event is known: 0 or -EINVAL. */
-static int range_ticks(struct replay *r, uint64_t first_tsc)
-{
-	const struct replay_range *rg = &r->o.range;
-	double ticks_per_ns = r->in.freq / 1e9;
-
-	if (!rg->relative) {
-		r->from = rg->from;
-		r->to = rg->to;
-		return 0;
-	}
-	if (!r->in.freq) {
-		tool_error(
-			r->o.cmd,
-			"%s: --time-range: the trace does not say its TSC frequency; give the range in TSC values (no unit)",
-			r->in.path);
-		return -EINVAL;
-	}
-	r->from = first_tsc + (uint64_t)((double)rg->from * ticks_per_ns);
-	r->to = rg->to == UINT64_MAX ?
-			UINT64_MAX :
-			first_tsc + (uint64_t)((double)rg->to * ticks_per_ns);
-	return 0;
-}
-
-/* A thread's open calls of functions the filters match. */
-struct filter_thread {
-	uint32_t selected; /* by a "+" rule */
-	uint32_t left_out; /* by a "-" rule */
-};
-
-/* Whether the filters keep @ev (1, 0) or negative errno.  Other events
- * than calls' are kept. */
-static int filter_wanted(struct replay *r, const struct xrayfdr_event *ev)
-{
-	uint64_t key = r->o.by_tid ? ev->tid : thread_key(ev->pid, ev->tid);
-	struct filter_thread *ft;
-	bool entry;
-	int c;
-
-	if (ev->kind > XRAYFDR_EV_ENTRY_ARGS)
-		return 1;
-	ft = u64map_get(&r->filter_threads, key);
-	if (!ft) {
-		ft = calloc(1, sizeof(*ft));
-		if (!ft || u64map_put(&r->filter_threads, key, ft)) {
-			free(ft);
-			return -ENOMEM;
-		}
-	}
-	c = func_filter_classify(&r->filter, ev->func_id);
-	if (c < 0)
-		return c;
-	entry = ev->kind == XRAYFDR_EV_ENTRY ||
-		ev->kind == XRAYFDR_EV_ENTRY_ARGS;
-	if (c & RT_FILTER_LEFT_OUT) {
-		if (entry)
-			ft->left_out++;
-		else if (ft->left_out)
-			ft->left_out--;
-		return 0;
-	}
-	if (ft->left_out)
-		return 0;
-	if (entry) {
-		ft->selected += !!(c & RT_FILTER_SELECTED);
-		return !r->selects || ft->selected;
-	}
-	if (!r->selects || !ft->selected)
-		return !r->selects;
-	ft->selected -= !!(c & RT_FILTER_SELECTED);
-	return 1;
-}
-
 /* 1 if @ev is to be replayed, 0 if not, or negative errno. */
 static int wanted(struct replay *r, const struct xrayfdr_event *ev)
 {
-	int ret;
-
 	if (!r->seen_event) {
 		r->seen_event = true;
-		r->check_each = r->o.ntids || r->o.range.set || r->o.filter;
+		r->check_each = r->filter.active;
 		r->in.first_tsc = ev->tsc;
-		if (r->o.range.set && range_ticks(r, ev->tsc))
-			return -EINVAL;
 	}
-	if (!tid_wanted(r, ev->tid))
-		return 0;
-	/* the filters follow every call of the thread, in range or not */
-	if (r->o.filter && (ret = filter_wanted(r, ev)) <= 0)
-		return ret;
-	return !r->o.range.set || (ev->tsc >= r->from && ev->tsc <= r->to);
+	return event_filter_check(&r->filter, ev);
 }
 
 /*
@@ -393,6 +292,7 @@ int replay_trace(struct replay *r, struct trace *t, const char *path)
 		r->in.version = hdr->version;
 		r->in.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
 		r->in.freq = (double)hdr->cycle_frequency;
+		event_filter_input(&r->filter, path, r->in.freq);
 		for (;;) {
 			if (!r->check_each && !h->event) {
 				ret = replay_batch(r, t);

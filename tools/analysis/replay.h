@@ -17,11 +17,7 @@
  *
  * Events of threads not asked for (--tid), of calls the function filters
  * leave out (-F, -N) and outside the time range (--time-range) are
- * dropped before the call matcher: a range that begins in the middle of
- * calls shows their exits without entries, as a flight recorder's window
- * does.  A filter follows each thread's calls by its own count of open
- * calls of matching functions, so an exit unwound past (longjmp) keeps
- * its call open for the filter.  Otherwise runs of one thread's calls
+ * dropped before the call matcher (evfilter.h).  Otherwise runs of one thread's calls
  * are decoded and matched a batch at a time (trace_next_calls(),
  * calls_batch()) unless the command looks at each event (an event hook).
  *
@@ -38,6 +34,7 @@
 #include <stdint.h>
 
 #include "calls.h"
+#include "evfilter.h"
 #include "source.h"
 
 struct symbols;
@@ -51,14 +48,6 @@ struct replay_hooks {
 	int (*event)(void *ctx, const struct xrayfdr_event *ev);
 	/* the end of one input (its threads are ranked by then) */
 	int (*input_done)(void *ctx);
-};
-
-/* --time-range: [from, to], both included. */
-struct replay_range {
-	bool set;
-	bool relative; /* nanoseconds from the input's first event; else
-			* values of the trace's TSC */
-	uint64_t from, to;
 };
 
 struct replay_opts {
@@ -77,11 +66,8 @@ struct replay_opts {
 	/* only the events in this time range */
 	struct replay_range range;
 	/* -F and -N: rules ("+PATTERN" and "-PATTERN" lines, as
-	 * analysis_opts.filter), or NULL.  With "+" rules, only the events
-	 * of the calls of matching functions and of what they call are
-	 * replayed; the events of calls of functions a "-" rule matches,
-	 * and of what they call, never are.  Names come from @names; a
-	 * rule's "@OBJECT" matches @map_path. */
+	 * analysis_opts.filter), or NULL (evfilter.h); names from @names, a
+	 * rule's "@OBJECT" matches @map_path */
 	const char *filter;
 	const char *map_path;
 };
