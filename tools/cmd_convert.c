@@ -79,6 +79,14 @@ static void convert_usage(FILE *out)
 		"      --no-sort          yaml: keep the file's order (no temporary files)\n"
 		"      --sort-memory=SIZE RAM for sorting (default 256M; suffixes K, M, G)\n"
 		"  -V, --fdr-version=N    fdr: version 1 or 5 (default 5)\n"
+		"  -F, --filter=PATTERN   only the events of the calls of matching\n"
+		"                         functions and of what they call (glob or\n"
+		"                         /regex/; repeatable)\n"
+		"  -N, --notrace=PATTERN  leave out the events of the calls of matching\n"
+		"                         functions and of what they call\n"
+		"      --tid=TID[,TID...] only the events of these threads\n"
+		"      --time-range=START,END  only the events in this range (see\n"
+		"                         'xrayfdr replay --help')\n"
 		"  -k, --keep-going       skip damaged parts of the input, say what was\n"
 		"                         skipped, and exit 1 at the end\n"
 		"      --input-format=F   xray, yaml or tracelog instead of recognising it\n"
@@ -94,6 +102,7 @@ static void convert_usage(FILE *out)
 
 struct convert_opts {
 	struct analysis_opts a;
+	struct event_filter filter; /* --tid, --time-range, -F, -N */
 	enum out_format format;
 	bool symbolize;
 	bool demangle;
@@ -101,9 +110,23 @@ struct convert_opts {
 	unsigned int fdr_version;
 };
 
+/* trace_next(), less the events @f drops. */
+static int next_kept(struct trace *t, struct event_filter *f,
+		     const struct xrayfdr_event **ev)
+{
+	int ret;
+
+	while ((ret = trace_next(t, ev)) == 1) {
+		int keep = f->active ? event_filter_check(f, *ev) : 1;
+
+		if (keep)
+			return keep;
+	}
+	return ret;
+}
+
 static int convert_yaml(struct trace *t, const struct trace_header *hdr,
-			struct symbols *syms, FILE *out,
-			const struct convert_opts *o)
+			struct symbols *syms, FILE *out, struct convert_opts *o)
 {
 	struct xray_yaml_opts yo = { .out = out,
 				     .hdr = hdr,
@@ -118,7 +141,7 @@ static int convert_yaml(struct trace *t, const struct trace_header *hdr,
 		tool_error("convert", "out of memory");
 		return EXIT_USAGE;
 	}
-	while ((ret = trace_next(t, &ev)) == 1) {
+	while ((ret = next_kept(t, &o->filter, &ev)) == 1) {
 		ret = xray_yaml_event(y, ev);
 		if (ret)
 			break;
@@ -172,22 +195,28 @@ struct calls_sink {
 	void *w;
 };
 
-/* @t's events into @s, runs of calls a batch at a time: 0 at the end,
- * else the first failure (the reader's or the writer's). */
-static int feed_calls(struct trace *t, const struct calls_sink *s)
+/* @t's events that @f keeps into @s, runs of calls a batch at a time: 0
+ * at the end, else the first failure (the reader's, the filter's or the
+ * writer's). */
+static int feed_calls(struct trace *t, struct event_filter *f,
+		      const struct calls_sink *s)
 {
 	struct xrayfdr_call_event batch[512];
 	const struct xrayfdr_event *ev;
 	int ret;
 
 	for (;;) {
-		size_t n = trace_next_calls(
-			t, batch, sizeof(batch) / sizeof(*batch), &ev);
+		/* batches only when no event is to be checked */
+		size_t n = f->active ?
+				   0 :
+				   trace_next_calls(
+					   t, batch,
+					   sizeof(batch) / sizeof(*batch), &ev);
 
 		if (n) {
 			ret = s->calls(s->w, ev, batch, n);
 		} else {
-			ret = trace_next(t, &ev);
+			ret = next_kept(t, f, &ev);
 			if (ret != 1)
 				return ret;
 			ret = s->event(s->w, ev);
@@ -223,7 +252,8 @@ static int perfetto_calls(void *w, const struct xrayfdr_event *last,
  * say) */
 static int convert_calls(struct trace *t, const struct trace_header *hdr,
 			 struct symbols *syms, FILE *out,
-			 enum call_writer_kind kind, uint64_t *written)
+			 enum call_writer_kind kind, struct event_filter *f,
+			 uint64_t *written)
 {
 	struct call_writer *w = call_writer_new(kind, out, hdr, syms);
 	int ret;
@@ -232,9 +262,10 @@ static int convert_calls(struct trace *t, const struct trace_header *hdr,
 		tool_error("convert", "out of memory");
 		return EXIT_USAGE;
 	}
-	ret = feed_calls(t, &(struct calls_sink){ .event = writer_event,
-						  .calls = writer_calls,
-						  .w = w });
+	ret = feed_calls(t, f,
+			 &(struct calls_sink){ .event = writer_event,
+					       .calls = writer_calls,
+					       .w = w });
 	if (ret == 0 || ret == -EBADMSG)
 		ret = call_writer_finish(w) ?: ret;
 	if (calls_failed(ret)) {
@@ -250,7 +281,8 @@ static int convert_calls(struct trace *t, const struct trace_header *hdr,
 /* As convert_calls(), with Perfetto's writer; it stops at a write error,
  * which analysis_close_output() reports. */
 static int convert_perfetto(struct trace *t, const struct trace_header *hdr,
-			    struct symbols *syms, FILE *out, uint64_t *written)
+			    struct symbols *syms, FILE *out,
+			    struct event_filter *f, uint64_t *written)
 {
 	struct perfetto_writer *w = perfetto_writer_new(out, hdr, syms);
 	int ret;
@@ -259,9 +291,10 @@ static int convert_perfetto(struct trace *t, const struct trace_header *hdr,
 		tool_error("convert", "out of memory");
 		return EXIT_USAGE;
 	}
-	ret = feed_calls(t, &(struct calls_sink){ .event = perfetto_event,
-						  .calls = perfetto_calls,
-						  .w = w });
+	ret = feed_calls(t, f,
+			 &(struct calls_sink){ .event = perfetto_event,
+					       .calls = perfetto_calls,
+					       .w = w });
 	if (ret == 0 || ret == -EBADMSG)
 		ret = perfetto_writer_finish(w) ?: ret;
 	if (ret == -EIO || calls_failed(ret)) {
@@ -274,13 +307,6 @@ static int convert_perfetto(struct trace *t, const struct trace_header *hdr,
 	return trace_status(t, ret);
 }
 
-/* stacks_write_folded() says what went wrong itself. */
-static int convert_folded(struct trace *t, const char *path,
-			  struct symbols *syms, FILE *out)
-{
-	return stacks_write_folded(t, path, syms, out);
-}
-
 static int write_fd(void *ctx, const void *data, size_t size)
 {
 	FILE *out = ctx;
@@ -291,7 +317,8 @@ static int write_fd(void *ctx, const void *data, size_t size)
 /* Re-encode as FDR, or a basic-mode log, of @version through libxrayfdr's
  * writer. */
 static int convert_fdr(struct trace *t, const struct trace_header *hdr,
-		       FILE *out, bool basic, unsigned int version)
+		       struct event_filter *f, FILE *out, bool basic,
+		       unsigned int version)
 {
 	XRAYFDR_OPTS(xrayfdr_writer_opts, wo, .version = version,
 		     .basic = basic, .constant_tsc = hdr->constant_tsc,
@@ -306,7 +333,7 @@ static int convert_fdr(struct trace *t, const struct trace_header *hdr,
 			   strerror(errno));
 		return EXIT_USAGE;
 	}
-	while ((ret = trace_next(t, &ev)) == 1) {
+	while ((ret = next_kept(t, f, &ev)) == 1) {
 		ret = xrayfdr_writer_event(w, ev);
 		if (ret == -EOPNOTSUPP && basic) {
 			tool_error(
@@ -350,6 +377,7 @@ static int parse_options(int argc, char **argv, struct convert_opts *o)
 		{ "sort", no_argument, NULL, 's' },
 		{ "no-sort", no_argument, NULL, 'S' },
 		{ "fdr-version", required_argument, NULL, 'V' },
+		REPLAY_LONGOPTS,
 		ANALYSIS_LONGOPTS,
 		{ 0 },
 	};
@@ -359,7 +387,8 @@ static int parse_options(int argc, char **argv, struct convert_opts *o)
 
 	if (llvm_style_options("convert", argc, argv, longopts))
 		return EXIT_USAGE;
-	while ((opt = getopt_long(argc, argv, "f:ysV:" ANALYSIS_SHORTOPTS,
+	while ((opt = getopt_long(argc, argv,
+				  "f:ysV:" REPLAY_SHORTOPTS ANALYSIS_SHORTOPTS,
 				  longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
@@ -461,6 +490,20 @@ static int convert_run(int argc, char **argv)
 		status = trace_status(t, -EBADMSG);
 		goto out;
 	}
+	if (event_filter_init(&o.filter, &(struct event_filter_opts){
+						 .cmd = "convert",
+						 .tids = o.a.tids,
+						 .ntids = o.a.ntids,
+						 .range = o.a.range,
+						 .filter = o.a.filter,
+						 .names = syms,
+						 .map_path = o.a.instr_map,
+					 })) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	event_filter_input(&o.filter, argv[optind],
+			   (double)hdr->cycle_frequency);
 	out = analysis_open_output(&o.a);
 	if (!out) {
 		status = EXIT_USAGE;
@@ -473,27 +516,30 @@ static int convert_run(int argc, char **argv)
 		break;
 	case OUT_TRACE_EVENT:
 		status = convert_calls(t, hdr, syms, out, WRITER_TRACE_EVENT,
-				       &written);
+				       &o.filter, &written);
 		what = "trace events";
 		break;
 	case OUT_PERFETTO:
-		status = convert_perfetto(t, hdr, syms, out, &written);
+		status = convert_perfetto(t, hdr, syms, out, &o.filter,
+					  &written);
 		what = "trace packets";
 		break;
 	case OUT_TRACELOG:
 		status = convert_calls(t, hdr, syms, out, WRITER_TRACELOG,
-				       &written);
+				       &o.filter, &written);
 		break;
 	case OUT_FOLDED:
-		status = convert_folded(t, argv[optind], syms, out);
+		/* says what went wrong itself */
+		status = stacks_write_folded(t, argv[optind], syms, out, &o.a);
 		break;
 	case OUT_FDR:
-		status = convert_fdr(t, hdr, out, false, o.fdr_version);
+		status = convert_fdr(t, hdr, &o.filter, out, false,
+				     o.fdr_version);
 		break;
 	case OUT_RAW:
 		/* a basic log keeps its version, as llvm-xray's raw output;
 		 * others get the writer's (which records process ids) */
-		status = convert_fdr(t, hdr, out, true,
+		status = convert_fdr(t, hdr, &o.filter, out, true,
 				     hdr->format == TRACE_XRAY && !hdr->type ?
 					     hdr->version :
 					     0);
@@ -504,8 +550,10 @@ static int convert_run(int argc, char **argv)
 		tool_error("convert", "%" PRIu64 " %s written to %s", written,
 			   what, o.a.output ? o.a.output : "standard output");
 out:
+	event_filter_free(&o.filter);
 	trace_close(t);
 	symbols_free(syms);
+	analysis_opts_free(&o.a);
 	return status;
 }
 

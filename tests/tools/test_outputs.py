@@ -187,6 +187,20 @@ def check_filters(path, label):
         tap(not problems and want and len(want) < len(busiest) + (not out),
             f"account {' '.join(args)} {label}: the calls the filters keep",
             "\n".join(problems[:10]))
+    # convert keeps the same events: its FDR log accounts as the filters do
+    cut = path + ".filtered.xray"
+    c = run([XRAYFDR, "convert", "-q", "-f", "fdr", "-F", f"#{a}", "-N", f"#{b}", "-o", cut, path])
+    direct = run([XRAYFDR, "account", "-q", "--format=json", "-F", f"#{a}", "-N", f"#{b}", path])
+    again = run([XRAYFDR, "account", "-q", "--format=json", cut])
+    tap(c.returncode == 0 and direct.returncode == 0 and direct.stdout == again.stdout and
+        f'"id": {b},' not in again.stdout and f'"id":{b},' not in again.stdout,
+        f"convert -F #{a} -N #{b} {label}: the log keeps what account -F/-N counts",
+        c.stderr + direct.stderr + again.stderr)
+    tid = min(e["tid"] for e in evs)
+    te = run([XRAYFDR, "convert", "-q", "-f", "trace_event", "--tid", str(tid), path])
+    tids = {e["tid"] for e in json.loads(te.stdout)["traceEvents"]} if te.returncode == 0 else None
+    tap(tids == {tid}, f"convert -f trace_event --tid {tid} {label}: that thread alone",
+        f"{tids} {te.stderr}")
     # stack and graph read through the same driver
     folded = run([XRAYFDR, "stack", "-q", "-f", "folded", "-N", f"#{b}", path])
     frames = {f for line in folded.stdout.splitlines() for f in line.rsplit(" ", 1)[0].split(";")}

@@ -456,14 +456,15 @@ int stacks_write_folded_lines(struct stacks *s, FILE *out, bool llvm_style,
 }
 
 int stacks_write_folded(struct trace *t, const char *path, struct symbols *syms,
-			FILE *out)
+			FILE *out, const struct analysis_opts *o)
 {
 	const struct trace_opts in = { .cmd = "convert" };
 	struct stacks s = { .syms = syms };
 	int status, ret;
 
-	if (!stacks_replay(&s, CALLS_UNWIND, &in, NULL)) {
-		tool_error("convert", "out of memory");
+	if (!stacks_replay(&s, CALLS_UNWIND, &in, o)) {
+		if (errno != EINVAL)
+			tool_error("convert", "out of memory");
 		return EXIT_USAGE;
 	}
 	status = replay_trace(s.replay, t, path);

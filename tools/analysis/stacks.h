@@ -92,6 +92,6 @@ int stacks_write_folded_lines(struct stacks *s, FILE *out, bool llvm_style,
 /* convert -f folded: read @t, write its folded stacks.  An exit status
  * (xrayfdr.h); says what went wrong itself. */
 int stacks_write_folded(struct trace *t, const char *path, struct symbols *syms,
-			FILE *out);
+			FILE *out, const struct analysis_opts *o);
 
 #endif
