@@ -203,22 +203,24 @@ static int feed_calls(struct trace *t, struct event_filter *f,
 {
 	struct xrayfdr_call_event batch[512];
 	const struct xrayfdr_event *ev;
+	bool started = false;
 	int ret;
 
 	for (;;) {
-		/* batches only when no event is to be checked */
-		size_t n = f->active ?
-				   0 :
-				   trace_next_calls(
-					   t, batch,
-					   sizeof(batch) / sizeof(*batch), &ev);
+		/* batches only when no event is to be checked, and after the
+		 * first event, which starts the writer's output */
+		size_t n = 0;
 
+		if (started && !f->active)
+			n = trace_next_calls(
+				t, batch, sizeof(batch) / sizeof(*batch), &ev);
 		if (n) {
 			ret = s->calls(s->w, ev, batch, n);
 		} else {
 			ret = next_kept(t, f, &ev);
 			if (ret != 1)
 				return ret;
+			started = true;
 			ret = s->event(s->w, ev);
 		}
 		if (ret)

@@ -289,12 +289,13 @@ int calls_batch(struct calls *c, const struct xrayfdr_event *last,
 		const struct xrayfdr_call_event *calls, size_t n, uint64_t *seq)
 {
 	struct call_thread *t = get_thread(c, last);
-	struct xrayfdr_event ev;
+	struct xrayfdr_event ev = *last;
 
 	if (!t)
 		return -ENOMEM;
 	c->stop = false;
-	calls_batch_event(last, calls, n, 0, &ev);
+	/* the first one's; each record is 8 bytes */
+	ev.offset = last->offset - (n - 1) * XRAYFDR_FUNCTION_RECORD_SIZE;
 	for (size_t i = 0; i < n && !c->stop;
 	     i++, ev.offset += XRAYFDR_FUNCTION_RECORD_SIZE) {
 		ev.tsc = calls[i].tsc;

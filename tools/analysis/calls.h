@@ -117,19 +117,6 @@ int calls_batch(struct calls *c, const struct xrayfdr_event *last,
 		const struct xrayfdr_call_event *calls, size_t n,
 		uint64_t *seq);
 
-/* The @i-th event of a batch, whole. */
-static inline void calls_batch_event(const struct xrayfdr_event *last,
-				     const struct xrayfdr_call_event *calls,
-				     size_t n, size_t i,
-				     struct xrayfdr_event *ev)
-{
-	*ev = *last;
-	ev->tsc = calls[i].tsc;
-	ev->kind = calls[i].kind;
-	ev->func_id = calls[i].func_id;
-	ev->offset = last->offset - (n - 1 - i) * XRAYFDR_FUNCTION_RECORD_SIZE;
-}
-
 /* From a hook: no more events of the batch being fed. */
 void calls_stop(struct calls *c);
 

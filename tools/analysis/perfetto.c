@@ -722,16 +722,8 @@ int perfetto_writer_calls(struct perfetto_writer *w,
 			  const struct xrayfdr_call_event *calls, size_t n)
 {
 	uint64_t seq = 0;
-	int ret;
+	int ret = calls_batch(w->calls, last, calls, n, &seq);
 
-	if (!w->started) {
-		struct xrayfdr_event first;
-
-		calls_batch_event(last, calls, n, 0, &first);
-		w->started = true;
-		header_packet(w, &first);
-	}
-	ret = calls_batch(w->calls, last, calls, n, &seq);
 	return ret ? ret : status(w);
 }
 

@@ -40,7 +40,8 @@ struct perfetto_writer *perfetto_writer_new(FILE *out,
  * failed: ferror(out) says why). */
 int perfetto_writer_event(struct perfetto_writer *w,
 			  const struct xrayfdr_event *ev);
-/* A run of one thread's calls (trace_next_calls()); the same returns. */
+/* A run of one thread's calls (trace_next_calls()), after the first
+ * event went through perfetto_writer_event(); the same returns. */
 int perfetto_writer_calls(struct perfetto_writer *w,
 			  const struct xrayfdr_event *last,
 			  const struct xrayfdr_call_event *calls, size_t n);

@@ -422,23 +422,19 @@ struct call_writer *call_writer_new(enum call_writer_kind kind, FILE *out,
 	return w;
 }
 
-/* At the first event: the output's head. */
-static void start(struct call_writer *w, const struct xrayfdr_event *ev)
-{
-	w->started = true;
-	w->base_tsc = ev->tsc;
-	if (w->kind == WRITER_TRACE_EVENT)
-		ob_str(w->ob, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
-	else
-		tl_header(w, ev);
-}
-
 int call_writer_event(struct call_writer *w, const struct xrayfdr_event *ev)
 {
 	int ret;
 
-	if (!w->started)
-		start(w, ev);
+	if (!w->started) {
+		w->started = true;
+		w->base_tsc = ev->tsc;
+		if (w->kind == WRITER_TRACE_EVENT)
+			ob_str(w->ob,
+			       "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+		else
+			tl_header(w, ev);
+	}
 	ret = calls_event(w->calls, ev);
 	if (!ret && w->kind == WRITER_TRACE_EVENT &&
 	    (ev->kind == XRAYFDR_EV_CUSTOM || ev->kind == XRAYFDR_EV_TYPED))
@@ -450,15 +446,8 @@ int call_writer_calls(struct call_writer *w, const struct xrayfdr_event *last,
 		      const struct xrayfdr_call_event *calls, size_t n)
 {
 	uint64_t seq = 0;
-	int ret;
+	int ret = calls_batch(w->calls, last, calls, n, &seq);
 
-	if (!w->started) {
-		struct xrayfdr_event first;
-
-		calls_batch_event(last, calls, n, 0, &first);
-		start(w, &first);
-	}
-	ret = calls_batch(w->calls, last, calls, n, &seq);
 	return ret ? ret : w->error;
 }
 

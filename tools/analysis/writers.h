@@ -34,7 +34,8 @@ struct call_writer *call_writer_new(enum call_writer_kind kind, FILE *out,
 				    struct symbols *names);
 /* Return 0, or -ENOMEM / -E2BIG (a stack too deep). */
 int call_writer_event(struct call_writer *w, const struct xrayfdr_event *ev);
-/* A run of one thread's calls (trace_next_calls()); the same returns. */
+/* A run of one thread's calls (trace_next_calls()), after the first
+ * event went through call_writer_event(); the same returns. */
 int call_writer_calls(struct call_writer *w, const struct xrayfdr_event *last,
 		      const struct xrayfdr_call_event *calls, size_t n);
 int call_writer_finish(struct call_writer *w);
