@@ -170,22 +170,22 @@ struct account {
 	size_t nfirsts, firsts_cap;
 	uint64_t seq;
 	struct order_stats *durations;
-	/* the rows of function ids below BY_ID_MAX, found without hashing
-	 * (not with --per-thread) */
-	struct fstat **by_id;
 };
 
-#define BY_ID_MAX 65536u
+static uint64_t func_key(const struct account *a, const struct call_thread *t,
+			 int32_t id)
+{
+	return (a->per_thread ? (uint64_t)(t->index + 1) << 32 : 0) |
+	       (uint32_t)id;
+}
 
-/* A function's row; with --per-thread, one per thread it ran on. */
 static __attribute__((noinline)) struct fstat *
 get_func_slow(struct account *a, const struct call_thread *t, int32_t id)
 {
-	uint64_t key = a->per_thread ? (uint64_t)(t->index + 1) << 32 : 0;
 	uint32_t index;
 	bool created;
 	struct fstat *f =
-		table_get(&a->functions, key | (uint32_t)id, &index, &created);
+		table_get(&a->functions, func_key(a, t, id), &index, &created);
 
 	if (f && created) {
 		f->id = id;
@@ -195,17 +195,16 @@ get_func_slow(struct account *a, const struct call_thread *t, int32_t id)
 		a->funcs = (struct fstat **)a->functions.items;
 		a->nfuncs = a->functions.n;
 	}
-	if (f && a->by_id && (uint32_t)id < BY_ID_MAX)
-		a->by_id[id] = f;
 	return f;
 }
 
+/* A function's row; with --per-thread, one per thread it ran on. */
 static inline struct fstat *get_func(struct account *a,
 				     const struct call_thread *t, int32_t id)
 {
-	if (a->by_id && (uint32_t)id < BY_ID_MAX && a->by_id[id])
-		return a->by_id[id];
-	return get_func_slow(a, t, id);
+	struct fstat *f = table_find_cached(&a->functions, func_key(a, t, id));
+
+	return f ? f : get_func_slow(a, t, id);
 }
 
 static struct thread_state *tstate(struct call_thread *t)
@@ -724,7 +723,6 @@ static void account_free(struct account *a)
 	}
 	replay_free(a->replay);
 	table_free(&a->functions);
-	free(a->by_id);
 	free(a->firsts);
 	order_stats_free(a->durations);
 }
@@ -872,9 +870,6 @@ static int account_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	a.durations = order_stats_new(o.sort_memory);
-	/* without it, rows are found by hashing alone */
-	if (!a.per_thread)
-		a.by_id = calloc(BY_ID_MAX, sizeof(*a.by_id));
 	a.replay = replay_new(&(struct replay_opts){
 		.size = sizeof(struct replay_opts),
 		.cmd = "account",

@@ -130,15 +130,10 @@ struct graph {
 	struct order_stats *durations;
 	uint32_t sub;
 	uint64_t sub_seq; /* the event whose notes sub counts */
-	/* the vertices of function ids below BY_ID_MAX, found without
-	 * hashing */
-	struct vertex **by_id;
 	uint32_t thread_index;
 };
 
 /* @tsc: of the event being matched */
-#define BY_ID_MAX 65536u
-
 static void note_first(struct graph *g, struct stat *s, uint64_t tsc)
 {
 	uint64_t seq;
@@ -173,16 +168,14 @@ static __attribute__((noinline)) struct vertex *vertex_slow(struct graph *g,
 		g->vertices = (struct vertex **)g->vertex_tab.items;
 		g->nvertices = g->vertex_tab.n;
 	}
-	if (v && g->by_id && (uint32_t)id < BY_ID_MAX)
-		g->by_id[id] = v;
 	return v;
 }
 
 static inline struct vertex *vertex(struct graph *g, int32_t id)
 {
-	if (g->by_id && (uint32_t)id < BY_ID_MAX && g->by_id[id])
-		return g->by_id[id];
-	return vertex_slow(g, id);
+	struct vertex *v = table_find_cached(&g->vertex_tab, (uint32_t)id);
+
+	return v ? v : vertex_slow(g, id);
 }
 
 static struct edge *edge(struct graph *g, int32_t from, int32_t to)
@@ -720,8 +713,6 @@ static int graph_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	g.durations = order_stats_new(o.sort_memory);
-	/* without it, vertices are found by hashing alone */
-	g.by_id = calloc(BY_ID_MAX, sizeof(*g.by_id));
 	g.replay = replay_new(&(struct replay_opts){
 		.size = sizeof(struct replay_opts),
 		.cmd = "graph",
@@ -781,7 +772,6 @@ out:
 	order_stats_free(g.durations);
 	table_free(&g.edge_tab);
 	table_free(&g.vertex_tab);
-	free(g.by_id);
 	symbols_free(syms);
 	return status;
 }

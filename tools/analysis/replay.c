@@ -19,7 +19,6 @@ struct replay {
 	struct replay_opts o;
 	struct calls *calls;
 	struct replay_input in;
-	uint64_t seq;
 	int failed; /* a hook's replay_fail() */
 	bool stopped;
 	/* the traces read, kept open for their names */
@@ -246,7 +245,6 @@ static int replay_batch(struct replay *r, struct trace *t)
 	ret = note_key(r, last);
 	if (!ret)
 		ret = calls_batch(r->calls, last, r->batch, n, &r->in.seq);
-	r->seq = r->in.seq;
 	return ret;
 }
 
@@ -304,7 +302,7 @@ int replay_trace(struct replay *r, struct trace *t, const char *path)
 			ret = trace_next(t, &ev);
 			if (ret != 1)
 				break;
-			r->in.seq = ++r->seq;
+			r->in.seq++;
 			if (r->check_each) {
 				ret = wanted(r, ev);
 				if (ret <= 0) {

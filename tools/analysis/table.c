@@ -4,17 +4,32 @@
 
 #include "table.h"
 
+/* Where @key's slot is found next time. */
+static void remember(struct table *t, uint64_t key, struct table_slot *s)
+{
+	if (key >= TABLE_DIRECT_KEYS) {
+		unsigned int line = table_cache_line(key);
+
+		t->cache[line].key = key;
+		t->cache[line].slot = s;
+		return;
+	}
+	/* without it, small keys are hashed as the others */
+	if (!t->direct)
+		t->direct = calloc(TABLE_DIRECT_KEYS, sizeof(*t->direct));
+	if (t->direct)
+		t->direct[key] = s;
+}
+
 void *table_get_slow(struct table *t, uint64_t key, uint32_t *index,
 		     bool *created)
 {
-	unsigned int line = table_cache_line(key);
 	struct table_slot *s = u64map_get(&t->map, key);
 
 	if (created)
 		*created = !s;
 	if (s) {
-		t->cache[line].key = key;
-		t->cache[line].slot = s;
+		remember(t, key, s);
 		*index = s->index;
 		return s->align;
 	}
@@ -35,8 +50,7 @@ void *table_get_slow(struct table *t, uint64_t key, uint32_t *index,
 		return NULL;
 	}
 	s->index = t->n;
-	t->cache[line].key = key;
-	t->cache[line].slot = s;
+	remember(t, key, s);
 	t->items[t->n] = s->align;
 	*index = t->n++;
 	return s->align;
@@ -57,4 +71,6 @@ void table_free(struct table *t)
 	t->items = NULL;
 	t->n = t->cap = 0;
 	memset(t->cache, 0, sizeof(t->cache));
+	free(t->direct);
+	t->direct = NULL;
 }

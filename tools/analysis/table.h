@@ -22,6 +22,10 @@ struct table_slot {
 /* Direct-mapped, in front of the map: analyses look up a few hot keys. */
 #define TABLE_CACHE_SLOTS 256
 
+/* Keys below this (function ids) are found by indexing an array made at
+ * the first of them, not by hashing: a lookup per call adds up. */
+#define TABLE_DIRECT_KEYS 65536u
+
 struct table {
 	size_t item_size;
 	uint32_t max; /* most records it may hold; 0: no limit */
@@ -32,6 +36,7 @@ struct table {
 		uint64_t key;
 		struct table_slot *slot;
 	} cache[TABLE_CACHE_SLOTS];
+	struct table_slot **direct; /* TABLE_DIRECT_KEYS of them, or NULL */
 };
 
 static inline void table_init(struct table *t, size_t item_size, uint32_t max)
@@ -53,13 +58,34 @@ static inline unsigned int table_cache_line(uint64_t key)
 	       (TABLE_CACHE_SLOTS - 1);
 }
 
+/* The slot of @key where the direct array or the cache has it, else
+ * NULL (table_get_slow() looks further). */
+static inline struct table_slot *table_cached(const struct table *t,
+					      uint64_t key)
+{
+	unsigned int line;
+
+	if (key < TABLE_DIRECT_KEYS)
+		return t->direct ? t->direct[key] : NULL;
+	line = table_cache_line(key);
+	return t->cache[line].key == key ? t->cache[line].slot : NULL;
+}
+
+/* The record of @key if the direct array or the cache holds it, else
+ * NULL: for a caller's fast path in front of table_get(). */
+static inline void *table_find_cached(const struct table *t, uint64_t key)
+{
+	struct table_slot *s = table_cached(t, key);
+
+	return s ? s->align : NULL;
+}
+
 static inline void *table_get(struct table *t, uint64_t key, uint32_t *index,
 			      bool *created)
 {
-	unsigned int line = table_cache_line(key);
-	struct table_slot *s = t->cache[line].slot;
+	struct table_slot *s = table_cached(t, key);
 
-	if (s && t->cache[line].key == key) {
+	if (s) {
 		if (created)
 			*created = false;
 		*index = s->index;
