@@ -254,15 +254,26 @@ static __attribute__((noinline)) int first_header(struct trace *t)
 	return trace_header(t, &hdr);
 }
 
+/* @n more events read: counted, and the progress line drawn every
+ * PROGRESS_EVERY of them. */
+static void counted(struct trace *t, uint64_t n)
+{
+	t->stats.events += n;
+	if (!t->progress)
+		return;
+	if (t->countdown > n) {
+		t->countdown -= n;
+		return;
+	}
+	t->countdown = PROGRESS_EVERY;
+	update_stats(t);
+	draw_progress(t);
+}
+
 static __attribute__((noinline)) int next_done(struct trace *t, int ret)
 {
 	if (ret == 1) {
-		t->stats.events++;
-		if (t->progress && !--t->countdown) {
-			t->countdown = PROGRESS_EVERY;
-			update_stats(t);
-			draw_progress(t);
-		}
+		counted(t, 1);
 		return 1;
 	}
 	if (ret < 0)
@@ -300,16 +311,8 @@ size_t trace_next_calls(struct trace *t, struct xrayfdr_call_event *out,
 	if (t->header_ret || !t->xr)
 		return 0;
 	n = xrayfdr_reader_next_calls(t->xr, out, max, last);
-	t->stats.events += n;
-	if (t->progress && n) {
-		if (t->countdown > n) {
-			t->countdown -= n;
-		} else {
-			t->countdown = PROGRESS_EVERY;
-			update_stats(t);
-			draw_progress(t);
-		}
-	}
+	if (n)
+		counted(t, n);
 	return n;
 }
 
