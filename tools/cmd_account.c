@@ -96,6 +96,8 @@ static void account_usage(FILE *out)
 		"      --time-range=START,END\n"
 		"                          only the events in this range (see 'xrayfdr\n"
 		"                          replay --help'); calls cut by it are not counted\n"
+		"      --min-duration=TIME only calls that lasted TIME or more (5us, 2ms,\n"
+		"                          1s; a bare number is microseconds)\n"
 		"      --per-thread        a table per thread (in order of first\n"
 		"                          appearance), headed by its name where the\n"
 		"                          runtime recorded one; --top counts per thread;\n"
@@ -886,6 +888,7 @@ static int account_run(int argc, char **argv)
 		.range = o.range,
 		.filter = o.filter,
 		.map_path = o.instr_map,
+		.min_ns = o.min_ns,
 	});
 	if (!a.durations || !a.replay) {
 		tool_error("account", "out of memory");

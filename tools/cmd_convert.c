@@ -87,6 +87,10 @@ static void convert_usage(FILE *out)
 		"      --tid=TID[,TID...] only the events of these threads\n"
 		"      --time-range=START,END  only the events in this range (see\n"
 		"                         'xrayfdr replay --help')\n"
+		"      --min-duration=TIME  trace_event, perfetto, tracelog, folded: only\n"
+		"                         calls that lasted TIME or more (5us, 2ms, 1s; a\n"
+		"                         bare number is microseconds); a call left out\n"
+		"                         has its time in its caller's self time\n"
 		"  -k, --keep-going       skip damaged parts of the input, say what was\n"
 		"                         skipped, and exit 1 at the end\n"
 		"      --input-format=F   xray, yaml or tracelog instead of recognising it\n"
@@ -255,7 +259,7 @@ static int perfetto_calls(void *w, const struct xrayfdr_event *last,
 static int convert_calls(struct trace *t, const struct trace_header *hdr,
 			 struct symbols *syms, FILE *out,
 			 enum call_writer_kind kind, struct event_filter *f,
-			 uint64_t *written)
+			 uint64_t min_ticks, uint64_t *written)
 {
 	struct call_writer *w = call_writer_new(kind, out, hdr, syms);
 	int ret;
@@ -264,6 +268,7 @@ static int convert_calls(struct trace *t, const struct trace_header *hdr,
 		tool_error("convert", "out of memory");
 		return EXIT_USAGE;
 	}
+	call_writer_min_duration(w, min_ticks);
 	ret = feed_calls(t, f,
 			 &(struct calls_sink){ .event = writer_event,
 					       .calls = writer_calls,
@@ -284,7 +289,8 @@ static int convert_calls(struct trace *t, const struct trace_header *hdr,
  * which analysis_close_output() reports. */
 static int convert_perfetto(struct trace *t, const struct trace_header *hdr,
 			    struct symbols *syms, FILE *out,
-			    struct event_filter *f, uint64_t *written)
+			    struct event_filter *f, uint64_t min_ticks,
+			    uint64_t *written)
 {
 	struct perfetto_writer *w = perfetto_writer_new(out, hdr, syms);
 	int ret;
@@ -293,6 +299,7 @@ static int convert_perfetto(struct trace *t, const struct trace_header *hdr,
 		tool_error("convert", "out of memory");
 		return EXIT_USAGE;
 	}
+	perfetto_writer_min_duration(w, min_ticks);
 	ret = feed_calls(t, f,
 			 &(struct calls_sink){ .event = perfetto_event,
 					       .calls = perfetto_calls,
@@ -467,7 +474,7 @@ static int convert_run(int argc, char **argv)
 	struct symbols *syms = NULL;
 	struct trace *t = NULL;
 	const char *what = "";
-	uint64_t written = 0;
+	uint64_t written = 0, min_ticks = 0;
 	FILE *out;
 	char err[512];
 	int status;
@@ -506,6 +513,19 @@ static int convert_run(int argc, char **argv)
 	}
 	event_filter_input(&o.filter, argv[optind],
 			   (double)hdr->cycle_frequency);
+	if (o.a.min_ns && (o.format == OUT_YAML || o.format == OUT_FDR ||
+			   o.format == OUT_RAW)) {
+		tool_error(
+			"convert",
+			"--min-duration leaves out calls, which %s does not have: use trace_event, perfetto, tracelog or folded",
+			out_names[o.format]);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	/* folded output's driver says it itself */
+	if (o.format != OUT_FOLDED)
+		min_ticks = replay_min_ticks("convert", argv[optind],
+					     o.a.min_ns, hdr->cycle_frequency);
 	out = analysis_open_output(&o.a);
 	if (!out) {
 		status = EXIT_USAGE;
@@ -518,17 +538,17 @@ static int convert_run(int argc, char **argv)
 		break;
 	case OUT_TRACE_EVENT:
 		status = convert_calls(t, hdr, syms, out, WRITER_TRACE_EVENT,
-				       &o.filter, &written);
+				       &o.filter, min_ticks, &written);
 		what = "trace events";
 		break;
 	case OUT_PERFETTO:
 		status = convert_perfetto(t, hdr, syms, out, &o.filter,
-					  &written);
+					  min_ticks, &written);
 		what = "trace packets";
 		break;
 	case OUT_TRACELOG:
 		status = convert_calls(t, hdr, syms, out, WRITER_TRACELOG,
-				       &o.filter, &written);
+				       &o.filter, min_ticks, &written);
 		break;
 	case OUT_FOLDED:
 		/* says what went wrong itself */

@@ -80,6 +80,9 @@ static void graph_usage(FILE *out)
 		"      --time-range=START,END\n"
 		"                            only the events in this range (see\n"
 		"                            'xrayfdr replay --help')\n"
+		"      --min-duration=TIME   only calls that lasted TIME or more (5us, 2ms,\n"
+		"                            1s; a bare number is microseconds); a call\n"
+		"                            left out adds to its caller's self time\n"
 		"  -k, --keep-going          skip damaged input, count it, exit 1; with\n"
 		"                            --strict, skip exits that match nothing,\n"
 		"                            count them, exit 0 (as llvm-xray)\n"
@@ -729,6 +732,7 @@ static int graph_run(int argc, char **argv)
 		.range = o.range,
 		.filter = o.filter,
 		.map_path = o.instr_map,
+		.min_ns = o.min_ns,
 	});
 	if (!g.durations || !g.replay) {
 		tool_error("graph", "out of memory");

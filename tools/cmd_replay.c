@@ -501,7 +501,6 @@ static int replay_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "depth", required_argument, NULL, 0x200 },
-		{ "min-duration", required_argument, NULL, 0x201 },
 		{ "color", optional_argument, NULL, 0x204 },
 		{ "colour", optional_argument, NULL, 0x204 },
 		{ "no-pager", no_argument, NULL, 0x205 },
@@ -531,15 +530,6 @@ static int replay_run(int argc, char **argv)
 				goto out;
 			}
 			v.max_depth = (uint32_t)n;
-			break;
-		case 0x201:
-			if (parse_time_ns(optarg, 1000, &v.min_ns)) {
-				tool_error(
-					"replay",
-					"--min-duration wants a time such as 5us, 2ms or 1s, not '%s'",
-					optarg);
-				goto out;
-			}
 			break;
 		case 0x204:
 			if (!optarg || !strcmp(optarg, "always"))
@@ -587,6 +577,8 @@ static int replay_run(int argc, char **argv)
 		v.filter_active = true;
 	}
 	func_filter_init(&v.filter, v.syms, o.instr_map);
+	/* shown by the view, which opens a call's line when it knows */
+	v.min_ns = o.min_ns;
 	v.replay = replay_new(&(struct replay_opts){
 		.size = sizeof(struct replay_opts),
 		.cmd = "replay",

@@ -100,6 +100,14 @@ check "convert names a bad output format" 2 "unknown output format 'xml'" -- \
 check "account names a bad sort field" 2 "unknown sort field 'speed'" -- \
 	$X account --sort=speed "$tmp/s.xray"
 check "graph names a bad statistic" 2 "unknown statistic 'avg'" -- $X graph -e avg "$tmp/s.xray"
+for c in account stack graph replay; do
+	check "$c names a bad --min-duration" 2 "min-duration wants a time such as 5us.*not '5parsecs'" -- \
+		$X $c --min-duration 5parsecs "$tmp/s.xray"
+done
+check "convert -f yaml refuses --min-duration: a log has no calls" 2 \
+	"min-duration leaves out calls, which yaml does not have: use trace_event" -- \
+	$X convert -f yaml --min-duration 5us "$tmp/s.xray"
+check "account --help tells of --min-duration" 0 "--min-duration=TIME" -- $X account --help
 check "account of a missing file exits 2 and names it" 2 "nope.xray: No such file" -- \
 	$X account "$tmp/nope.xray"
 check "convert of a cut log: offset and rule" 1 "offset [0-9]+ \(0x[0-9a-f]+\): .*\[truncated\]" -- \

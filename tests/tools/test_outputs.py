@@ -210,6 +210,55 @@ def check_filters(path, label):
         f"stack -N #{b}, graph -F #{a} {label}: the filters apply", folded.stderr + graph.stderr)
 
 
+def check_min_duration(path, label):
+    """--min-duration: every command shows the calls that lasted long
+    enough; a call left out keeps its time in its caller's self time."""
+    hdr, evs = events(path)
+    freq = hdr["cycle_frequency"]
+    cs = calls(evs)
+    durs = sorted(c[2] for c in cs)
+    limit = durs[len(durs) * 3 // 4] * 10**9 // freq + 1  # nanoseconds
+    kept = [c for c in cs if c[2] * 10**9 >= limit * freq]
+    want = per_function(kept)
+    arg = f"--min-duration={limit}ns"
+    got = account_json(path, arg)
+    problems = [f"{len(got['functions'])} functions, the long calls are of {len(want)}"] \
+        if len(got["functions"]) != len(want) else []
+    for f in got["functions"]:
+        w = want.get(f["id"], [0, 0, 0])
+        if f["count"] != w[0] or any(abs(f[k] * freq - v) > max(1.0, v * 1e-8)
+                                     for k, v in (("sum", w[1]), ("self", w[2]))):
+            problems.append(f"function {f['id']}: {f['count']} calls, sum {f['sum'] * freq:.0f}, "
+                            f"self {f['self'] * freq:.0f} ticks; the long calls say {w[:3]}")
+    tap(not problems and 0 < len(kept) < len(cs),
+        f"account {arg} {label}: {len(kept)} of {len(cs)} calls, self times with the short "
+        "callees in them", "\n".join(problems[:10]))
+    te = run([XRAYFDR, "convert", "-q", "-f", "trace_event", arg, path])
+    counts = {}
+    for e in json.loads(te.stdout)["traceEvents"] if te.returncode == 0 else []:
+        if e.get("cat") == "function" and not e["args"].get("open_at_end"):
+            counts[e["args"]["func_id"]] = counts.get(e["args"]["func_id"], 0) + 1
+    tap(counts == {fid: w[0] for fid, w in want.items()},
+        f"convert -f trace_event {arg} {label}: an event per long call",
+        f"{sorted(counts.items())[:10]}\n{te.stderr}")
+    folded = run([XRAYFDR, "stack", "-q", "-f", "folded", arg, path])
+    selfs = {}
+    for line in folded.stdout.splitlines():
+        frames, v = line.rsplit(" ", 1)
+        leaf = int(frames.split(";")[-1][1:])
+        selfs[leaf] = selfs.get(leaf, 0) + int(v)
+    tap(folded.returncode == 0 and selfs == {fid: w[2] for fid, w in want.items()},
+        f"stack -f folded {arg} {label}: the long calls' self times",
+        f"{sorted(selfs.items())[:10]}\n{folded.stderr}")
+    graph = run([XRAYFDR, "graph", "-q", "-e", "count", arg, path])
+    vertices = {int(m) for m in re.findall(r"^F(\d+) \[", graph.stdout, re.M)}
+    edges = sum(int(m) for m in re.findall(r'-> F\d+ \[label="(\d+)"', graph.stdout))
+    tap(graph.returncode == 0 and vertices == set(want) and edges == len(kept),
+        f"graph {arg} {label}: the functions and calls of the long calls",
+        f"vertices {sorted(vertices)}, want {sorted(want)}; {edges} calls on edges, "
+        f"want {len(kept)}\n{graph.stderr}")
+
+
 def check_trace_event(path, label):
     hdr, evs = events(path)
     freq = hdr["cycle_frequency"]
@@ -438,7 +487,8 @@ def main():
                 continue
             logs[name] = path
         for name, path in logs.items():
-            for check in (check_account, check_filters, check_trace_event, check_tracelog,
+            for check in (check_account, check_filters, check_min_duration, check_trace_event,
+                          check_tracelog,
                           check_folded, check_yaml_roundtrip):
                 try:
                     if check in (check_tracelog, check_yaml_roundtrip):

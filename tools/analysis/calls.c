@@ -19,6 +19,7 @@ struct calls {
 	uint64_t last_key;
 	bool saw_sched;
 	bool stop; /* calls_stop() during a batch */
+	uint64_t min_dur; /* calls_min_duration(); 0: every call is shown */
 	uint64_t unmatched, unwound;
 };
 
@@ -123,6 +124,37 @@ static uint64_t span(uint64_t a, uint64_t b)
 	return a > b ? a - b : b - a;
 }
 
+void calls_min_duration(struct calls *c, uint64_t ticks)
+{
+	c->min_dur = ticks;
+}
+
+/*
+ * With a minimum duration, a frame's enter hook waits until the call is
+ * known to be shown: when it, or a call inside it, ends long enough.
+ * Calls inside a shown one last no longer than it, so the shown frames
+ * are always the bottom t->shown ones, and their enter hooks run in order
+ * of entry, each before anything inside it is reported.
+ */
+static __attribute__((noinline)) void
+show_frames(struct calls *c, struct call_thread *t, uint32_t upto)
+{
+	struct xrayfdr_event ev = {
+		.kind = XRAYFDR_EV_ENTRY,
+		.pid = t->pid,
+		.tid = t->tid,
+	};
+
+	for (; t->shown <= upto; t->shown++) {
+		struct call_frame *f = &t->stack[t->shown];
+
+		ev.tsc = f->entry_tsc;
+		ev.func_id = f->func_id;
+		if (c->ops->enter)
+			c->ops->enter(c->ctx, t, f, t->shown, &ev);
+	}
+}
+
 /* Pop the top frame at @tsc and report it. */
 static inline __attribute__((always_inline)) void
 pop(struct calls *c, struct call_thread *t, uint64_t tsc, bool by_exit,
@@ -147,8 +179,19 @@ pop(struct calls *c, struct call_thread *t, uint64_t tsc, bool by_exit,
 
 	if (!by_exit && !at_end)
 		c->unwound++;
-	if (c->ops->done)
+	if (c->min_dur) {
+		/* a frame already shown is reported whatever its time (with
+		 * a clock that steps back, a callee can seem the longer) */
+		if (dur >= c->min_dur || t->depth <= t->shown) {
+			if (t->depth > t->shown)
+				show_frames(c, t, t->depth - 1);
+			if (c->ops->done)
+				c->ops->done(c->ctx, t, &d);
+			t->shown = t->depth - 1;
+		}
+	} else if (c->ops->done) {
 		c->ops->done(c->ctx, t, &d);
+	}
 	t->depth--;
 	if (t->depth)
 		t->stack[t->depth - 1].child_time += dur;
@@ -177,7 +220,7 @@ push(struct calls *c, struct call_thread *t, const struct xrayfdr_event *ev)
 		.entry_tsc = ev->tsc,
 		.off_at_entry = off_total_at(t, ev->tsc),
 	};
-	if (c->ops->enter)
+	if (c->ops->enter && !c->min_dur)
 		c->ops->enter(c->ctx, t, f, t->depth, ev);
 	t->depth++;
 	return 0;

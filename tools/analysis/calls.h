@@ -48,6 +48,8 @@ struct call_thread {
 	uint32_t index; /* 0, 1, ... in order of first appearance */
 	struct call_frame *stack;
 	uint32_t depth, cap;
+	uint32_t shown; /* with a minimum duration: the bottom frames whose
+			 * enter hooks ran */
 	/* scheduler state */
 	bool off_cpu;
 	uint64_t off_since, off_total;
@@ -116,6 +118,15 @@ int calls_event(struct calls *c, const struct xrayfdr_event *ev);
 int calls_batch(struct calls *c, const struct xrayfdr_event *last,
 		const struct xrayfdr_call_event *calls, size_t n,
 		uint64_t *seq);
+
+/*
+ * Show only calls that last at least @ticks (0: every call): the enter
+ * and done hooks of a shorter call never run, and its time stays in its
+ * caller's self time.  A call's enter hook then runs when the call is
+ * known to be shown (its event is the entry's time, function and thread
+ * alone), still before anything inside the call is reported.
+ */
+void calls_min_duration(struct calls *c, uint64_t ticks);
 
 /* From a hook: no more events of the batch being fed. */
 void calls_stop(struct calls *c);

@@ -139,6 +139,15 @@ int analysis_option(struct analysis_opts *o, int opt, const char *arg,
 				       opt == 'F' ? '+' : '-', arg) ?
 			       0 :
 			       -1;
+	case 0x104:
+		if (parse_time_ns(arg, 1000, &o->min_ns)) {
+			tool_error(
+				o->cmd,
+				"--min-duration wants a time such as 5us, 2ms or 1s, not '%s'",
+				arg);
+			return -1;
+		}
+		return 0;
 	case 0x103:
 		if (parse_time_range(arg, &o->range)) {
 			tool_error(

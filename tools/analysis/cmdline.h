@@ -24,6 +24,7 @@ struct analysis_opts {
 	size_t ntids;
 	struct replay_range range;
 	char *filter;
+	uint64_t min_ns; /* --min-duration; 0: none */
 };
 
 /* getopt_long entries for them (-m, -k, -o, -q, -h and long ones). */
@@ -41,13 +42,14 @@ struct analysis_opts {
 #define ANALYSIS_SHORTOPTS "m:ko:qh"
 
 /* What the commands on the replay driver add (replay.h): threads, a
- * time range and function filters. */
-#define REPLAY_LONGOPTS                                           \
-	{ "tid", required_argument, NULL, 0x102 },                \
-		{ "time-range", required_argument, NULL, 0x103 }, \
-		{ "filter", required_argument, NULL, 'F' },       \
-	{                                                         \
-		"notrace", required_argument, NULL, 'N'           \
+ * time range, function filters and a minimum duration. */
+#define REPLAY_LONGOPTS                                             \
+	{ "tid", required_argument, NULL, 0x102 },                  \
+		{ "time-range", required_argument, NULL, 0x103 },   \
+		{ "filter", required_argument, NULL, 'F' },         \
+		{ "min-duration", required_argument, NULL, 0x104 }, \
+	{                                                           \
+		"notrace", required_argument, NULL, 'N'             \
 	}
 #define REPLAY_SHORTOPTS "F:N:"
 void analysis_opts_init(struct analysis_opts *o, const char *cmd);

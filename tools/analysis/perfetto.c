@@ -170,6 +170,11 @@ struct perfetto_writer {
 	uint64_t packets; /* written */
 	uint64_t unmatched;
 	int error;
+	/* perfetto_writer_min_duration(): a call's begin is written when
+	 * the call is known to be long enough, after what happened in it
+	 * until then, so with its own time (trace_processor sorts a
+	 * sequence's events; every other time only goes forward) */
+	bool late_begins;
 	struct pb pkt;
 	struct u64map pids; /* processes with a track */
 	struct u64map threads; /* pid << 32 | tid -> struct pf_thread */
@@ -483,9 +488,11 @@ static size_t event_start(struct perfetto_writer *w, struct pf_thread *pt,
 	uint64_t ns = to_ns(w, tsc);
 	size_t te;
 
-	if (ns < pt->last_ns)
+	if (ns >= pt->last_ns)
+		pt->last_ns = ns;
+	else if (!w->late_begins || type != TYPE_SLICE_BEGIN ||
+		 iid == IID_OFF_CPU)
 		ns = pt->last_ns;
-	pt->last_ns = ns;
 	packet_start(w, pt->seq);
 	pb_uint(b, F_PKT_TIMESTAMP, ns);
 	/* interned names and the default track are incremental state */
@@ -740,6 +747,12 @@ int perfetto_writer_finish(struct perfetto_writer *w)
 	}
 	calls_close_all(w->calls);
 	return status(w);
+}
+
+void perfetto_writer_min_duration(struct perfetto_writer *w, uint64_t ticks)
+{
+	calls_min_duration(w->calls, ticks);
+	w->late_begins = ticks != 0;
 }
 
 uint64_t perfetto_writer_packets(const struct perfetto_writer *w)

@@ -45,6 +45,10 @@ int perfetto_writer_event(struct perfetto_writer *w,
 int perfetto_writer_calls(struct perfetto_writer *w,
 			  const struct xrayfdr_event *last,
 			  const struct xrayfdr_call_event *calls, size_t n);
+/* Only calls that last @ticks or more (calls_min_duration()); before
+ * the first event.  A call's begin then follows, in the output, what
+ * happened in it before it was known to be long enough. */
+void perfetto_writer_min_duration(struct perfetto_writer *w, uint64_t ticks);
 /* Close the calls and off-CPU slices still open; same returns. */
 int perfetto_writer_finish(struct perfetto_writer *w);
 /* The trace packets written so far. */

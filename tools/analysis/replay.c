@@ -11,6 +11,7 @@
 #include "llvm_compat.h"
 #include "replay.h"
 #include "symbols.h"
+#include "ticks.h"
 
 /* calls decoded at a time: a 16 KiB buffer of function records is 2048 */
 #define REPLAY_BATCH 512
@@ -147,6 +148,17 @@ void replay_note_window(const struct replay *r)
 uint64_t replay_thread_rank(const struct replay *r, uint32_t thread_index)
 {
 	return thread_index < r->rank_cap ? r->rank[thread_index] : 0;
+}
+
+uint64_t replay_min_ticks(const char *cmd, const char *path, uint64_t min_ns,
+			  uint64_t hz)
+{
+	if (min_ns && !hz)
+		tool_error(
+			cmd,
+			"%s: the header gives no TSC frequency; --min-duration counts ticks as nanoseconds",
+			path);
+	return ticks_at_least_ns(min_ns, hz);
 }
 
 static int note_key(struct replay *r, const struct xrayfdr_event *ev)
@@ -291,6 +303,9 @@ int replay_trace(struct replay *r, struct trace *t, const char *path)
 		r->in.fdr = hdr->format == TRACE_XRAY && hdr->type == 1;
 		r->in.freq = (double)hdr->cycle_frequency;
 		event_filter_input(&r->filter, path, r->in.freq);
+		calls_min_duration(r->calls,
+				   replay_min_ticks(r->o.cmd, path, r->o.min_ns,
+						    hdr->cycle_frequency));
 		for (;;) {
 			if (!r->check_each && !h->event) {
 				ret = replay_batch(r, t);

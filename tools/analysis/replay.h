@@ -17,7 +17,8 @@
  *
  * Events of threads not asked for (--tid), of calls the function filters
  * leave out (-F, -N) and outside the time range (--time-range) are
- * dropped before the call matcher (evfilter.h).  Otherwise runs of one thread's calls
+ * dropped before the call matcher (evfilter.h); calls shorter than
+ * --min-duration are left out by it.  Otherwise runs of one thread's calls
  * are decoded and matched a batch at a time (trace_next_calls(),
  * calls_batch()) unless the command looks at each event (an event hook).
  *
@@ -70,6 +71,9 @@ struct replay_opts {
 	 * rule's "@OBJECT" matches @map_path */
 	const char *filter;
 	const char *map_path;
+	/* --min-duration: only calls that last this long (calls.h's
+	 * calls_min_duration(), in each input's ticks); 0: every call */
+	uint64_t min_ns;
 };
 
 /* What the driver knows of the input being read. */
@@ -127,6 +131,12 @@ uint64_t replay_unmatched(const struct replay *r);
  * them).  Neither is an error; nothing is said if there was none.
  */
 void replay_note_window(const struct replay *r);
+
+/* --min-duration's @min_ns in ticks of a @hz clock, for
+ * calls_min_duration(); a clock of unknown frequency (0) counts
+ * nanoseconds, which is said on stderr for @path. */
+uint64_t replay_min_ticks(const char *cmd, const char *path, uint64_t min_ns,
+			  uint64_t hz);
 
 void replay_free(struct replay *r);
 

@@ -430,6 +430,7 @@ struct replay *stacks_replay(struct stacks *s, enum calls_mode mode,
 		.range = o ? o->range : (struct replay_range){ 0 },
 		.filter = o ? o->filter : NULL,
 		.map_path = o ? o->instr_map : NULL,
+		.min_ns = o ? o->min_ns : 0,
 	});
 	return s->replay;
 }

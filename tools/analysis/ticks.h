@@ -21,4 +21,17 @@ static inline int ticks_below_ns(uint64_t ticks, uint64_t hz, uint64_t ns)
 	       (unsigned __int128)ns * hz;
 }
 
+/* The fewest ticks of a @hz clock (0: unknown, a tick is a nanosecond)
+ * that last @ns nanoseconds or more: d < this exactly when d ticks are
+ * below @ns. */
+static inline uint64_t ticks_at_least_ns(uint64_t ns, uint64_t hz)
+{
+	unsigned __int128 n = (unsigned __int128)ns * hz;
+
+	if (!hz)
+		return ns;
+	n = (n + 999999999u) / 1000000000u;
+	return n > UINT64_MAX ? UINT64_MAX : (uint64_t)n;
+}
+
 #endif

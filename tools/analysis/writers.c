@@ -451,6 +451,11 @@ int call_writer_calls(struct call_writer *w, const struct xrayfdr_event *last,
 	return ret ? ret : w->error;
 }
 
+void call_writer_min_duration(struct call_writer *w, uint64_t ticks)
+{
+	calls_min_duration(w->calls, ticks);
+}
+
 int call_writer_finish(struct call_writer *w)
 {
 	if (w->kind == WRITER_TRACE_EVENT) {

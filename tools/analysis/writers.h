@@ -38,6 +38,9 @@ int call_writer_event(struct call_writer *w, const struct xrayfdr_event *ev);
  * event went through call_writer_event(); the same returns. */
 int call_writer_calls(struct call_writer *w, const struct xrayfdr_event *last,
 		      const struct xrayfdr_call_event *calls, size_t n);
+/* Only calls that last @ticks or more (calls_min_duration()); before
+ * the first event. */
+void call_writer_min_duration(struct call_writer *w, uint64_t ticks);
 int call_writer_finish(struct call_writer *w);
 /* trace_event: the events written so far (0 for TraceLog). */
 uint64_t call_writer_records(const struct call_writer *w);
