@@ -51,6 +51,7 @@ enum fdr_state {
 	ST_CPU, /* after Pid: NewCPUId */
 	ST_BODY,
 	ST_PADDING, /* v1: after EndOfBuffer */
+	ST_SKIP, /* after NewBuffer: a buffer keep_thread leaves out */
 };
 
 struct call_stack {
@@ -65,6 +66,8 @@ struct xrayfdr_reader {
 	size_t max_payload;
 	xrayfdr_diag_fn on_diag;
 	void *diag_ctx;
+	int (*keep_thread)(void *ctx, uint32_t tid);
+	void *keep_ctx;
 
 	/* input window: data[0] is file offset data_off, win_len bytes valid */
 	int fd;
@@ -625,7 +628,8 @@ static int fdr_apply_metadata(struct xrayfdr_reader *r, uint64_t off,
 		}
 		break;
 	case ST_PADDING:
-		break; /* not reached: padding is consumed whole */
+	case ST_SKIP:
+		break; /* not reached: both are consumed whole */
 	}
 	r->args_open = md->kind == XRAYFDR_MD_CALL_ARGUMENT;
 
@@ -650,6 +654,9 @@ static int fdr_apply_metadata(struct xrayfdr_reader *r, uint64_t off,
 		}
 		r->tid = (uint32_t)md->tid;
 		r->state = ST_WALLTIME;
+		if (r->keep_thread && r->buf_end != NO_END &&
+		    !r->keep_thread(r->keep_ctx, r->tid))
+			r->state = ST_SKIP;
 		break;
 	case XRAYFDR_MD_WALLTIME_MARKER:
 		r->wall_sec = md->seconds;
@@ -757,7 +764,8 @@ static int fdr_step(struct xrayfdr_reader *r)
 	int ret;
 
 	if (r->state != ST_BUFFER_START && r->pos >= r->buf_end) {
-		if (r->state != ST_BODY && r->state != ST_PADDING)
+		if (r->state != ST_BODY && r->state != ST_PADDING &&
+		    r->state != ST_SKIP)
 			return fail(
 				r, -EBADMSG, off, "buffer",
 				"preamble-incomplete",
@@ -771,6 +779,19 @@ static int fdr_step(struct xrayfdr_reader *r)
 	memset(rec, 0, sizeof(*rec));
 	rec->offset = off;
 
+	if (r->state == ST_SKIP) {
+		uint64_t end = r->buf_end;
+
+		/* a cut file ends inside it: the reader of its thread says so */
+		r->state = ST_BUFFER_START;
+		r->buf_end = NO_END;
+		ret = skip_to(r, end);
+		if (ret)
+			return io_error(r, ret);
+		rec->type = XRAYFDR_REC_PADDING;
+		rec->size = r->pos - off;
+		return 1;
+	}
 	if (r->state == ST_PADDING) {
 		uint64_t end = r->buf_end;
 
@@ -1360,6 +1381,8 @@ static struct xrayfdr_reader *reader_new(const char *name,
 	r->max_payload = OPT(max_payload, (size_t)0);
 	r->on_diag = OPT(on_diag, (xrayfdr_diag_fn)NULL);
 	r->diag_ctx = OPT(diag_ctx, (void *)NULL);
+	r->keep_thread = OPT(keep_thread, (int (*)(void *, uint32_t))NULL);
+	r->keep_ctx = OPT(keep_ctx, (void *)NULL);
 #undef OPT
 	if (!r->max_payload)
 		r->max_payload = DEFAULT_MAX_PAYLOAD;

@@ -927,14 +927,19 @@ static void test_event_buffer_offset(void **state)
  * xrayfdr_reader_next_event() gives, offsets, walls and counts included,
  * whatever the batch size, in every version and byte order.
  */
-static void read_batched(const struct membuf *m, size_t batch,
-			 struct event_list *out,
-			 struct xrayfdr_reader_stats *stats, size_t *nbatched)
+/* Read @m (or, with @path, that file) in batches of @batch calls; with
+ * @keep, only the buffers of the threads it keeps. */
+static void read_kept(const struct membuf *m, const char *path, size_t batch,
+		      int (*keep)(void *ctx, uint32_t tid), void *ctx,
+		      struct event_list *out,
+		      struct xrayfdr_reader_stats *stats, size_t *nbatched)
 {
 	XRAYFDR_OPTS(xrayfdr_reader_opts, opts,
-		     .flags = XRAYFDR_READ_NO_CALL_CHECK);
+		     .flags = XRAYFDR_READ_NO_CALL_CHECK, .keep_thread = keep,
+		     .keep_ctx = ctx);
 	struct xrayfdr_reader *r =
-		xrayfdr_reader_new_mem(m->data, m->len, "test", &opts);
+		path ? xrayfdr_reader_open(path, &opts) :
+		       xrayfdr_reader_new_mem(m->data, m->len, "test", &opts);
 	struct xrayfdr_call_event calls[7];
 	const struct xrayfdr_event *ev;
 	int ret;
@@ -966,6 +971,99 @@ static void read_batched(const struct membuf *m, size_t batch,
 	assert_int_equal(ret, 0);
 	*stats = *xrayfdr_reader_stats(r);
 	xrayfdr_reader_free(r);
+}
+
+static void read_batched(const struct membuf *m, size_t batch,
+			 struct event_list *out,
+			 struct xrayfdr_reader_stats *stats, size_t *nbatched)
+{
+	read_kept(m, NULL, batch, NULL, NULL, out, stats, nbatched);
+}
+
+static int keep_parity(void *ctx, uint32_t tid)
+{
+	return tid % 2 == *(const unsigned int *)ctx;
+}
+
+/*
+ * keep_thread shares a log's threads out: two readers, each keeping one
+ * parity of thread id, read every event of a plain read between them,
+ * each its own threads' alone; from memory and from a file (which skips
+ * by seeking).
+ */
+static void test_keep_thread(void **state)
+{
+	char path[] = "/tmp/xrayfdr-test-keep-XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	for (unsigned int v = 1; v <= 5; v++) {
+		struct gen_opts g = {
+			.threads = 4,
+			.count = 3000,
+			.args = true,
+			.custom = true,
+			.typed = v >= 2,
+			.seed = 91 + v,
+		};
+		struct event_list in = { 0 }, want = { 0 };
+		struct membuf m = { 0 };
+		struct read_result res;
+		XRAYFDR_OPTS(xrayfdr_writer_opts, o, .version = v,
+			     .buffer_size = 256);
+
+		gen_events(&g, &in);
+		write_events(&o, &in, &m);
+		read_all(m.data, m.len, XRAYFDR_READ_NO_CALL_CHECK, &want,
+			 &res);
+		assert_int_equal(res.ret, 0);
+		assert_int_equal(ftruncate(fd, 0), 0);
+		assert_int_equal(pwrite(fd, m.data, m.len, 0), (ssize_t)m.len);
+		for (int from_file = 0; from_file <= 1; from_file++) {
+			struct event_list got[2] = { { 0 } };
+			size_t at[2] = { 0 }, kept = 0;
+
+			for (unsigned int k = 0; k < 2; k++) {
+				struct xrayfdr_reader_stats st;
+				size_t batched;
+
+				read_kept(&m, from_file ? path : NULL, 5,
+					  keep_parity, &k, &got[k], &st,
+					  &batched);
+				for (size_t i = 0; i < got[k].n; i++)
+					assert_int_equal(got[k].ev[i].tid % 2,
+							 k);
+				kept += got[k].n;
+			}
+			/* both nonempty: the split is a real one */
+			assert_true(got[0].n && got[1].n);
+			assert_int_equal(kept, want.n);
+			/* merged by offset, the plain read's events */
+			for (size_t i = 0; i < want.n; i++) {
+				unsigned int k =
+					at[0] < got[0].n &&
+							(at[1] == got[1].n ||
+							 got[0].ev[at[0]].offset <
+								 got[1].ev[at[1]]
+									 .offset) ?
+						0 :
+						1;
+				const struct xrayfdr_event *e =
+					&got[k].ev[at[k]++];
+
+				assert_event_equal(&want.ev[i], e);
+				assert_int_equal(want.ev[i].offset, e->offset);
+			}
+			event_list_free(&got[0]);
+			event_list_free(&got[1]);
+		}
+		event_list_free(&in);
+		event_list_free(&want);
+		membuf_free(&m);
+	}
+	close(fd);
+	unlink(path);
 }
 
 static void test_call_batches(void **state)
@@ -1088,6 +1186,7 @@ int main(void)
 		cmocka_unit_test(test_memory_independent_of_size),
 		cmocka_unit_test(test_event_buffer_offset),
 		cmocka_unit_test(test_call_batches),
+		cmocka_unit_test(test_keep_thread),
 		cmocka_unit_test(test_api_edges),
 	};
 

@@ -287,6 +287,16 @@ struct xrayfdr_reader_opts {
 	/* called for each warning, and each error skipped in keep-going mode */
 	xrayfdr_diag_fn on_diag;
 	void *diag_ctx;
+	/*
+	 * FDR logs: if set, the buffers of the threads it returns 0 for are
+	 * skipped whole after their NewBuffer record, unread and unchecked
+	 * (one XRAYFDR_REC_PADDING record each), so that readers of the
+	 * same log can share its threads out.  A version 1 log whose header
+	 * gives no buffer_size cannot be cut into buffers: its buffers are
+	 * all read.
+	 */
+	int (*keep_thread)(void *ctx, uint32_t tid);
+	void *keep_ctx;
 };
 
 struct xrayfdr_reader_stats {
@@ -305,7 +315,8 @@ struct xrayfdr_reader_stats {
 enum xrayfdr_record_type {
 	XRAYFDR_REC_FUNCTION,
 	XRAYFDR_REC_METADATA,
-	XRAYFDR_REC_PADDING, /* version 1: bytes after EndOfBuffer */
+	XRAYFDR_REC_PADDING, /* version 1: bytes after EndOfBuffer; or a
+			      * buffer keep_thread left out */
 	XRAYFDR_REC_BASIC, /* basic format: a function record */
 	XRAYFDR_REC_BASIC_ARG, /* basic format: an argument payload */
 };
