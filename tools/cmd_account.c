@@ -8,12 +8,22 @@
  * stays bounded whatever the trace's size.  Rows come out in llvm-xray's
  * order: its table of functions is a DenseMap filled in the order of the
  * first completed call of each function, sorted with std::sort.
+ *
+ * With --jobs, workers each read the calls of a share of an FDR log's
+ * threads (replay_opts.share_*), their durations going to one store in
+ * chunks, and their rows are added up: the output is what one reader
+ * makes.  Where the log or the options do not allow it, or a worker met
+ * anything to say (a damaged log, a warning), one reader reads it again
+ * and says it.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "../lib/util/u64map.h"
@@ -110,6 +120,9 @@ static void account_usage(FILE *out)
 		"                          nothing, count them, exit 0 (as llvm-xray)\n"
 		"  -o, --output=FILE       write to FILE instead of standard output\n"
 		"      --sort-memory=SIZE  RAM for the durations (default 256M)\n"
+		"  -j, --jobs=N            read with N threads (default: one per CPU, up\n"
+		"                          to 2; 1: one), each the calls of a share of\n"
+		"                          the log's threads; the output is the same\n"
 		"      --input-format=F    xray, yaml or tracelog instead of recognising it\n"
 		"  -q, --quiet             no progress line on a terminal\n"
 		"  -h, --help              show this help\n"
@@ -162,6 +175,24 @@ struct first_seen {
 	uint64_t seq;
 };
 
+/* --jobs: the durations of every worker, in one store */
+struct shared_durations {
+	pthread_mutex_t lock;
+	struct order_stats *stats;
+	/* function id -> its set in stats (its index); its items are the ids */
+	struct table sets;
+	bool failed;
+};
+
+#define DURATION_CHUNK 4096
+
+/* A worker's durations on their way to the store. */
+struct duration_chunk {
+	uint32_t index[DURATION_CHUNK]; /* the worker's function index */
+	uint64_t dur[DURATION_CHUNK];
+	size_t n;
+};
+
 struct account {
 	struct replay *replay;
 	bool keep_going, recursive_only, strict, per_thread;
@@ -170,8 +201,14 @@ struct account {
 	uint32_t nfuncs;
 	struct first_seen *firsts;
 	size_t nfirsts, firsts_cap;
+	bool firsts_ranked; /* funcs' first_rank and first_seq are set */
 	uint64_t seq;
 	struct order_stats *durations;
+	/* a worker's: the store, the chunk and each function's set */
+	struct shared_durations *shared;
+	struct duration_chunk *chunk;
+	uint32_t *set_of;
+	uint32_t sets_cap;
 };
 
 static uint64_t func_key(const struct account *a, const struct call_thread *t,
@@ -299,6 +336,69 @@ static int note_first(struct account *a, struct call_thread *t, struct fstat *f)
 	return 0;
 }
 
+/* A worker's function @index: its set in the store (locked). */
+static int shared_set(struct account *a, uint32_t index, uint32_t *set)
+{
+	struct shared_durations *sh = a->shared;
+	int32_t *id;
+	bool created;
+
+	if (index >= a->sets_cap) {
+		uint32_t cap = index + 1 > 2 * a->sets_cap ? index + 64 :
+							     2 * a->sets_cap;
+		uint32_t *p = realloc(a->set_of, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		memset(p + a->sets_cap, 0xff, (cap - a->sets_cap) * sizeof(*p));
+		a->set_of = p;
+		a->sets_cap = cap;
+	}
+	if (a->set_of[index] == UINT32_MAX) {
+		id = table_get(&sh->sets, (uint32_t)a->funcs[index]->id,
+			       &a->set_of[index], &created);
+		if (!id)
+			return -ENOMEM;
+		*id = a->funcs[index]->id;
+	}
+	*set = a->set_of[index];
+	return 0;
+}
+
+/* The worker's chunk into the store.  0, or -EIO (the store's failure:
+ * one reader reads the log again and says it). */
+static int flush_shared(struct account *a)
+{
+	struct shared_durations *sh = a->shared;
+	struct duration_chunk *c = a->chunk;
+	int ret = 0;
+
+	pthread_mutex_lock(&sh->lock);
+	for (size_t i = 0; i < c->n && !ret && !sh->failed; i++) {
+		uint32_t set;
+
+		ret = shared_set(a, c->index[i], &set);
+		if (!ret)
+			ret = order_stats_add(sh->stats, set, c->dur[i]);
+	}
+	if (ret || sh->failed) {
+		sh->failed = true;
+		ret = -EIO;
+	}
+	pthread_mutex_unlock(&sh->lock);
+	c->n = 0;
+	return ret;
+}
+
+static int add_shared(struct account *a, uint32_t index, uint64_t dur)
+{
+	struct duration_chunk *c = a->chunk;
+
+	c->index[c->n] = index;
+	c->dur[c->n++] = dur;
+	return c->n == DURATION_CHUNK ? flush_shared(a) : 0;
+}
+
 static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 {
 	struct account *a = ctx;
@@ -334,10 +434,15 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 		f->min = d->dur;
 	if (d->dur > f->max)
 		f->max = d->dur;
-	ret = order_stats_add(a->durations, f->index, d->dur);
-	if (ret && ret != -ENOMEM) {
-		tool_error("account", "%s", order_stats_why(a->durations, ret));
-		ret = -EIO;
+	if (a->shared) {
+		ret = add_shared(a, f->index, d->dur);
+	} else {
+		ret = order_stats_add(a->durations, f->index, d->dur);
+		if (ret && ret != -ENOMEM) {
+			tool_error("account", "%s",
+				   order_stats_why(a->durations, ret));
+			ret = -EIO;
+		}
 	}
 	if (ret)
 		replay_fail(a->replay, ret);
@@ -469,11 +574,11 @@ static int order_rows(struct account *a, enum sort_field field, bool dsc,
 
 	if (!byfirst || !hashes || !rows || !keys)
 		goto out;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n && !a->firsts_ranked; i++) {
 		a->funcs[i]->first_rank = UINT64_MAX;
 		a->funcs[i]->first_seq = UINT64_MAX;
 	}
-	for (size_t i = 0; i < a->nfirsts; i++) {
+	for (size_t i = 0; i < a->nfirsts && !a->firsts_ranked; i++) {
 		struct fstat *f = a->funcs[a->firsts[i].func];
 		uint64_t rank =
 			replay_thread_rank(a->replay, a->firsts[i].thread);
@@ -658,7 +763,7 @@ static void print_row(const struct printer *p, const struct fstat *f,
 static void print_rows(struct account *a, const struct printer *p,
 		       const struct row_order *ro, uint32_t top)
 {
-	struct calls *calls = replay_calls(a->replay);
+	struct calls *calls = a->per_thread ? replay_calls(a->replay) : NULL;
 	const struct call_thread *t = NULL;
 	FILE *out = p->out;
 	uint32_t shown = 0;
@@ -727,6 +832,8 @@ static void account_free(struct account *a)
 	table_free(&a->functions);
 	free(a->firsts);
 	order_stats_free(a->durations);
+	free(a->chunk);
+	free(a->set_of);
 }
 
 static const struct replay_hooks account_hooks = {
@@ -736,6 +843,207 @@ static const struct replay_hooks account_hooks = {
 		.thread = on_thread,
 	},
 };
+
+/*
+ * --jobs.
+ */
+struct worker {
+	struct account a;
+	const char *path;
+	pthread_t thread;
+	bool started;
+	int status;
+};
+
+/* What the output needs of the readers besides the rows. */
+struct read_facts {
+	double freq;
+	bool sched;
+	uint64_t before, unwound; /* replay_note_counts() */
+};
+
+static void *work(void *p)
+{
+	struct worker *w = p;
+
+	w->status = replay_file(w->a.replay, w->path);
+	if (w->a.chunk->n && flush_shared(&w->a))
+		w->status = EXIT_USAGE;
+	return NULL;
+}
+
+/* Whether workers can share @path's threads out with these options. */
+static bool shareable(const struct analysis_opts *o, const struct account *a,
+		      const char *path)
+{
+	struct trace_opts in = o->in;
+	const struct trace_header *hdr;
+	struct trace *t;
+	struct stat st;
+	bool ok;
+
+	if (a->strict || a->per_thread || a->recursive_only ||
+	    o->in.keep_going || o->filter || o->ntids || o->range.set ||
+	    !strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	in.silent = true;
+	in.quiet = true;
+	t = trace_open(path, &in);
+	if (!t)
+		return false;
+	/* a version 1 log without buffer_size cannot be cut into buffers */
+	ok = !trace_header(t, &hdr) && hdr->format == TRACE_XRAY &&
+	     hdr->type == 1 && (hdr->version >= 2 || hdr->buffer_size) &&
+	     (!o->min_ns || hdr->cycle_frequency);
+	trace_close(t);
+	return ok;
+}
+
+/* The workers' rows into @m's, in the order of the store's sets. */
+static int merge_workers(struct account *m, struct worker *w, unsigned int n,
+			 struct shared_durations *sh)
+{
+	for (uint32_t set = 0; set < sh->sets.n; set++) {
+		int32_t id = *(int32_t *)table_at(&sh->sets, set);
+		uint32_t index;
+		bool created;
+		struct fstat *f = table_get(&m->functions, (uint32_t)id, &index,
+					    &created);
+
+		if (!f)
+			return -ENOMEM;
+		f->id = id;
+		f->index = index;
+		f->min = UINT64_MAX;
+		f->first_rank = UINT64_MAX;
+		f->first_seq = UINT64_MAX;
+	}
+	m->funcs = (struct fstat **)m->functions.items;
+	m->nfuncs = m->functions.n;
+	for (unsigned int k = 0; k < n; k++) {
+		struct account *a = &w[k].a;
+
+		for (uint32_t i = 0; i < a->nfuncs; i++) {
+			const struct fstat *s = a->funcs[i];
+			struct fstat *f;
+
+			/* each has a duration in the store, so a set */
+			if (i >= a->sets_cap || a->set_of[i] >= m->nfuncs)
+				return -EIO;
+			f = m->funcs[a->set_of[i]];
+			f->count += s->count;
+			f->sum += s->sum;
+			f->self += s->self;
+			f->on += s->on;
+			f->off += s->off;
+			if (s->min < f->min)
+				f->min = s->min;
+			if (s->max > f->max)
+				f->max = s->max;
+		}
+		/* a function's first latency: of the first thread in
+		 * llvm-xray's order, whichever worker read it */
+		for (size_t i = 0; i < a->nfirsts; i++) {
+			struct fstat *f =
+				m->funcs[a->set_of[a->firsts[i].func]];
+			uint64_t rank = replay_thread_rank(a->replay,
+							   a->firsts[i].thread);
+
+			if (rank < f->first_rank ||
+			    (rank == f->first_rank &&
+			     a->firsts[i].seq < f->first_seq)) {
+				f->first_rank = rank;
+				f->first_seq = a->firsts[i].seq;
+			}
+		}
+	}
+	m->firsts_ranked = true;
+	return 0;
+}
+
+/*
+ * Read @path with @n workers into @m.  0 done; 1 if one reader is to read
+ * it instead (a worker met something to say, or could not start); or
+ * -ENOMEM.
+ */
+static int account_shared(struct account *m, const struct analysis_opts *o,
+			  const char *path, unsigned int n,
+			  struct read_facts *facts)
+{
+	struct shared_durations sh = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct worker *w = calloc(n, sizeof(*w));
+	struct replay **rs = calloc(n, sizeof(*rs));
+	int ret = -ENOMEM;
+
+	table_init(&sh.sets, sizeof(int32_t), MAX_FUNCTIONS);
+	sh.stats = order_stats_new(o->sort_memory);
+	if (!w || !rs || !sh.stats)
+		goto out;
+	for (unsigned int k = 0; k < n; k++) {
+		struct trace_opts in = o->in;
+		struct account *a = &w[k].a;
+
+		/* the first shows the progress: it walks the whole log */
+		in.silent = true;
+		in.quiet = o->in.quiet || k;
+		w[k].path = path;
+		table_init(&a->functions, sizeof(struct fstat), MAX_FUNCTIONS);
+		a->shared = &sh;
+		a->chunk = calloc(1, sizeof(*a->chunk));
+		a->replay = replay_new(&(struct replay_opts){
+			.size = sizeof(struct replay_opts),
+			.cmd = "account",
+			.mode = CALLS_UNWIND,
+			.by_tid = true,
+			.in = in,
+			.hooks = &account_hooks,
+			.ctx = a,
+			.min_ns = o->min_ns,
+			.share_index = k,
+			.share_count = n,
+		});
+		if (!a->chunk || !a->replay)
+			goto out;
+		rs[k] = a->replay;
+	}
+	ret = 1;
+	for (unsigned int k = 0; k < n; k++)
+		w[k].started = !pthread_create(&w[k].thread, NULL, work, &w[k]);
+	for (unsigned int k = 0; k < n; k++)
+		if (w[k].started)
+			pthread_join(w[k].thread, NULL);
+	for (unsigned int k = 0; k < n; k++) {
+		if (!w[k].started || w[k].status != EXIT_OK ||
+		    replay_stopped(rs[k]) || replay_problems(rs[k]))
+			goto out;
+	}
+	if (sh.failed)
+		goto out;
+	ret = replay_rank_shared(rs, n);
+	if (!ret)
+		ret = merge_workers(m, w, n, &sh);
+	if (ret)
+		goto out;
+	m->durations = sh.stats;
+	sh.stats = NULL;
+	facts->freq = replay_input(rs[0])->freq;
+	for (unsigned int k = 0; k < n; k++) {
+		struct calls *c = replay_calls(rs[k]);
+
+		facts->sched |= calls_saw_sched(c);
+		facts->before += calls_unmatched(c);
+		facts->unwound += calls_unwound(c);
+	}
+out:
+	for (unsigned int k = 0; w && k < n; k++)
+		account_free(&w[k].a);
+	free(w);
+	free(rs);
+	table_free(&sh.sets);
+	order_stats_free(sh.stats);
+	pthread_mutex_destroy(&sh.lock);
+	return ret;
+}
 
 /* only -recursive-calls-only follows entries: a call less per call */
 static const struct replay_hooks recursive_hooks = {
@@ -759,6 +1067,7 @@ static int account_run(int argc, char **argv)
 		{ "strict", no_argument, NULL, 'S' },
 		{ "recursive-calls-only", no_argument, NULL, 'R' },
 		{ "per-thread", no_argument, NULL, 'T' },
+		{ "jobs", required_argument, NULL, 'j' },
 		REPLAY_LONGOPTS,
 		ANALYSIS_LONGOPTS,
 		{ 0 },
@@ -768,11 +1077,14 @@ static int account_run(int argc, char **argv)
 	struct account a = { 0 };
 	enum sort_field field = SORT_FUNCID;
 	bool dsc = false, deduce = false;
-	uint64_t top = 0;
+	uint64_t top = 0, n;
 	struct row_order ro = { 0 };
-	const char *path;
+	struct read_facts facts = { 0 };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int jobs = cpus >= 2 ? 2 : 1;
+	const char *path, *debug = getenv("XRAYFDR_DEBUG");
 	char err[512];
-	int opt, ret, status = EXIT_USAGE;
+	int opt, ret, alone = 1, status = EXIT_USAGE;
 	size_t i;
 
 	analysis_opts_init(&o, "account");
@@ -780,7 +1092,7 @@ static int account_run(int argc, char **argv)
 		return EXIT_USAGE;
 	while ((opt = getopt_long(
 			argc, argv,
-			"s:r:p:f:d" REPLAY_SHORTOPTS ANALYSIS_SHORTOPTS,
+			"s:r:p:f:dj:" REPLAY_SHORTOPTS ANALYSIS_SHORTOPTS,
 			longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
@@ -844,6 +1156,16 @@ static int account_run(int argc, char **argv)
 		case 'R':
 			a.recursive_only = true;
 			break;
+		case 'j':
+			if (parse_uint(optarg, 1, 64, &n)) {
+				tool_error(
+					"account",
+					"--jobs wants a number from 1 to 64, not '%s'",
+					optarg);
+				return EXIT_USAGE;
+			}
+			jobs = (unsigned int)n;
+			break;
 		case 'h':
 			account_usage(stdout);
 			return EXIT_OK;
@@ -871,6 +1193,22 @@ static int account_run(int argc, char **argv)
 		tool_error("account", "%s", err);
 		return EXIT_USAGE;
 	}
+	if (jobs > 1 && shareable(&o, &a, path)) {
+		alone = account_shared(&a, &o, path, jobs, &facts);
+		if (alone < 0) {
+			tool_error("account", "out of memory");
+			goto out;
+		}
+		/* for the tests: which way it went */
+		if (debug && strstr(debug, "jobs"))
+			tool_error("account", "%s: %s", path,
+				   alone ? "read again by one reader" :
+					   "read by workers");
+	}
+	if (!alone) {
+		status = EXIT_OK;
+		goto rows;
+	}
 	a.durations = order_stats_new(o.sort_memory);
 	a.replay = replay_new(&(struct replay_opts){
 		.size = sizeof(struct replay_opts),
@@ -897,7 +1235,12 @@ static int account_run(int argc, char **argv)
 	status = replay_file(a.replay, path);
 	if (replay_stopped(a.replay))
 		goto out;
-	p.freq = replay_input(a.replay)->freq;
+	facts.freq = replay_input(a.replay)->freq;
+	facts.sched = calls_saw_sched(replay_calls(a.replay));
+	facts.before = calls_unmatched(replay_calls(a.replay));
+	facts.unwound = calls_unwound(replay_calls(a.replay));
+rows:
+	p.freq = facts.freq;
 	ret = order_stats_select(a.durations, ranks, pick, &a);
 	if (!ret)
 		ret = order_rows(&a, field, dsc, &ro);
@@ -908,7 +1251,7 @@ static int account_run(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	p.sched = calls_saw_sched(replay_calls(a.replay));
+	p.sched = facts.sched;
 	p.out = analysis_open_output(&o);
 	if (!p.out) {
 		status = EXIT_USAGE;
@@ -917,7 +1260,8 @@ static int account_run(int argc, char **argv)
 	print_rows(&a, &p, &ro, (uint32_t)top);
 	status = analysis_close_output(&o, p.out, status);
 	if (!a.strict) {
-		replay_note_window(a.replay);
+		replay_note_counts("account", path, facts.before,
+				   facts.unwound);
 	} else if (replay_unmatched(a.replay)) {
 		tool_error(
 			"account",

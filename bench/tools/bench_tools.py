@@ -18,7 +18,10 @@ side, wall time and peak memory (RSS), with their ratios.
      input per second of CPU time (user + system, which other tenants
      disturb less than wall time), its peak memory, and its time over
      sha1sum's on the same file, a ratio that survives a busy machine
-     better than MB/s.  The median of BENCH_TOOLS_ROUNDS (default 3)
+     better than MB/s, and the wall time beside it (account reads with
+     two threads, and 'account -j1' with one: what two cores save shows
+     in wall time, at some cost in CPU time).  The median of
+     BENCH_TOOLS_ROUNDS (default 3)
      interleaved rounds, with min and max; with BENCH_TOOLS_BASELINE set
      to another xrayfdr binary (an earlier build), that one too, round by
      round, and the speedup.
@@ -142,7 +145,8 @@ def throughput(path):
     mb = os.path.getsize(path) / 1e6
     cmds = [("sha1sum", ["sha1sum", path])]
     labels = []
-    for label, args in (("account", ["account"]), ("stack", ["stack"]),
+    for label, args in (("account", ["account"]), ("account -j1", ["account", "-j1"]),
+                        ("stack", ["stack"]),
                         ("graph", ["graph"]),
                         ("replay", ["replay", "--no-pager"]),
                         ("convert -f trace_event", ["convert", "-f", "trace_event"]),
@@ -151,17 +155,21 @@ def throughput(path):
         labels.append(label)
         cmds.append((label, [XRAYFDR] + args[:1] + ["-q"] + args[1:] + [path]))
         if BASELINE:
+            # an earlier build reads with one thread, and may not know -j
+            plain = [a for a in args if a != "-j1"]
             cmds.append(("baseline " + label,
-                         [BASELINE] + args[:1] + ["-q"] + args[1:] + [path]))
+                         [BASELINE] + plain[:1] + ["-q"] + plain[1:] + [path]))
     times = {label: [] for label, _ in cmds}
+    walls = {label: [] for label, _ in cmds}
     rss = {}
     for _ in range(ROUNDS):
         for label, cmd in cmds:
-            _, peak, rc, sig = measure(cmd)
+            wall, peak, rc, sig = measure(cmd)
             if rc != 0:
                 print(f"  {label}: failed (exit {rc}, signal {sig})")
                 return False
             times[label].append(measure.cpu)
+            walls[label].append(wall)
             rss[label] = max(rss.get(label, 0), peak)
 
     def med(label):
@@ -173,7 +181,8 @@ def throughput(path):
           f"median of {ROUNDS} interleaved rounds [min, max]"
           + (f"; 'before': {BASELINE}" if BASELINE else ""))
     print(f"  {'':<28} {'CPU s':>7} {'[min, max]':>16} {'MB/s':>8} "
-          f"{'x sha1sum':>10} {'peak RSS':>10}" + ("   before   speedup" if BASELINE else ""))
+          f"{'x sha1sum':>10} {'peak RSS':>10} {'wall s':>7}"
+          + ("   before   speedup" if BASELINE else ""))
     for label in ["sha1sum"] + labels:
         t = sorted(times[label])
         m = med(label)
@@ -181,9 +190,10 @@ def throughput(path):
         if BASELINE and label != "sha1sum":
             b = med("baseline " + label)
             extra = f" {b:7.2f} s {b / max(m, 1e-9):7.2f}x"
+        w = sorted(walls[label])[len(walls[label]) // 2]
         print(f"  {label:<28} {m:7.2f} [{t[0]:6.2f}, {t[-1]:6.2f}] "
               f"{mb / max(m, 1e-9):8.0f} {m / max(sha, 1e-9):9.1f}x "
-              f"{human(rss[label]):>10}{extra}   (load {load()})")
+              f"{human(rss[label]):>10} {w:7.2f}{extra}   (load {load()})")
         sys.stdout.flush()
     return True
 

@@ -210,6 +210,38 @@ def check_filters(path, label):
         f"stack -N #{b}, graph -F #{a} {label}: the filters apply", folded.stderr + graph.stderr)
 
 
+def check_jobs(path, label, tmp):
+    """account --jobs: workers that share the log's threads out write what
+    one reader writes, and where they cannot (a damaged log, options that
+    follow the whole log), one reader does, saying the same."""
+    env = dict(os.environ, XRAYFDR_DEBUG="jobs")
+    cut = os.path.join(tmp, label + ".cut.xray")
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(cut, "wb") as f:
+        f.write(data[:len(data) * 2 // 3 + 5])
+    for log, args, way in ((path, [], "read by workers"),
+                           (path, ["-s", "sum", "-r", "dsc", "-f", "csv"], "read by workers"),
+                           (path, ["-f", "json", "--min-duration", "300ns"], "read by workers"),
+                           # the durations through the temporary file
+                           (path, ["--sort-memory", "64K"], "read by workers"),
+                           (cut, [], "read again by one reader"),
+                           (path, ["--per-thread"], None),
+                           (path, ["--strict", "-k"], None)):
+        one = run([XRAYFDR, "account", "-j1"] + args + [log])
+        many = [run([XRAYFDR, "account", f"-j{j}"] + args + [log], env=env) for j in (2, 3)]
+        said = [re.findall(r"account: .*: (read by workers|read again by one reader)\n",
+                           m.stderr) for m in many]
+        same = all(m.returncode == one.returncode and m.stdout == one.stdout and
+                   re.sub(r"xrayfdr account: .*: read (by workers|again by one reader)\n",
+                          "", m.stderr) == one.stderr for m in many)
+        tap(same and (one.stdout or log == cut) and said == [[way] if way else []] * 2,
+            f"account {' '.join(args)} {label}{' (cut)' if log == cut else ''}: -j2 and -j3 "
+            f"write what -j1 does ({way or 'one reader: the options follow the whole log'})",
+            f"said {said}; exit {one.returncode} {[m.returncode for m in many]}\n"
+            f"{one.stderr}{many[0].stderr}")
+
+
 def check_min_duration(path, label):
     """--min-duration: every command shows the calls that lasted long
     enough; a call left out keeps its time in its caller's self time."""
@@ -487,11 +519,12 @@ def main():
                 continue
             logs[name] = path
         for name, path in logs.items():
-            for check in (check_account, check_filters, check_min_duration, check_trace_event,
+            for check in (check_account, check_jobs, check_filters, check_min_duration,
+                          check_trace_event,
                           check_tracelog,
                           check_folded, check_yaml_roundtrip):
                 try:
-                    if check in (check_tracelog, check_yaml_roundtrip):
+                    if check in (check_tracelog, check_yaml_roundtrip, check_jobs):
                         check(path, name, tmp)
                     else:
                         check(path, name)

@@ -30,6 +30,7 @@ struct replay {
 	struct u64map keys;
 	uint64_t *key_pids;
 	uint32_t *key_tids;
+	uint64_t *key_bufs; /* the buffer of each one's first event */
 	uint32_t nkeys, keys_cap;
 	uint64_t last_key; /* of the last event, when nkeys */
 	uint32_t first_thread; /* the first call thread of this input */
@@ -91,6 +92,7 @@ void replay_free(struct replay *r)
 	u64map_free(&r->keys);
 	free(r->key_pids);
 	free(r->key_tids);
+	free(r->key_bufs);
 	free(r->rank);
 	free(r);
 }
@@ -124,8 +126,13 @@ uint64_t replay_unmatched(const struct replay *r)
 
 void replay_note_window(const struct replay *r)
 {
-	uint64_t before = calls_unmatched(r->calls);
-	uint64_t unwound = calls_unwound(r->calls);
+	replay_note_counts(r->o.cmd, r->in.index == 1 ? r->in.path : NULL,
+			   calls_unmatched(r->calls), calls_unwound(r->calls));
+}
+
+void replay_note_counts(const char *cmd, const char *path, uint64_t before,
+			uint64_t unwound)
+{
 	char a[96] = "", b[96] = "";
 
 	if (!before && !unwound)
@@ -141,8 +148,8 @@ void replay_note_window(const struct replay *r)
 			 "%" PRIu64
 			 " calls ended by unwinding (an exception or longjmp)",
 			 unwound);
-	tool_error(r->o.cmd, "%s%s%s%s%s", r->in.index == 1 ? r->in.path : "",
-		   r->in.index == 1 ? ": " : "", a, *a && *b ? ", " : "", b);
+	tool_error(cmd, "%s%s%s%s%s", path ? path : "", path ? ": " : "", a,
+		   *a && *b ? ", " : "", b);
 }
 
 uint64_t replay_thread_rank(const struct replay *r, uint32_t thread_index)
@@ -184,8 +191,13 @@ static int note_key(struct replay *r, const struct xrayfdr_event *ev)
 		if (!t)
 			return -ENOMEM;
 		r->key_tids = t;
+		p = realloc(r->key_bufs, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		r->key_bufs = p;
 		r->keys_cap = cap;
 	}
+	r->key_bufs[r->nkeys] = ev->buffer_offset;
 	r->key_pids[r->nkeys] = pid;
 	r->key_tids[r->nkeys++] = ev->tid;
 	return u64map_put(&r->keys, key, (void *)(uintptr_t)r->nkeys);
@@ -223,9 +235,102 @@ static int rank_threads(struct replay *r)
 		r->rank[i] = r->in.index << 32 | (pos ? ranks[pos - 1] : 0);
 	}
 	free(ranks);
-	u64map_free(&r->keys);
-	r->nkeys = 0;
+	/* a shared log's are ranked again with the others' */
+	if (r->o.share_count <= 1) {
+		u64map_free(&r->keys);
+		r->nkeys = 0;
+	}
 	r->first_thread = n;
+	return ret;
+}
+
+uint64_t replay_problems(const struct replay *r)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < r->ntraces; i++)
+		n += trace_stats(r->traces[i])->warnings +
+		     trace_stats(r->traces[i])->errors;
+	return n;
+}
+
+/* (driver, key) pairs of replay_rank_shared(), by their first buffer */
+struct shared_key {
+	uint64_t buf;
+	uint32_t driver, key;
+};
+
+static int cmp_shared_key(const void *x, const void *y)
+{
+	const struct shared_key *a = x, *b = y;
+
+	return a->buf < b->buf ? -1 : a->buf > b->buf;
+}
+
+int replay_rank_shared(struct replay *const *w, unsigned int n)
+{
+	struct shared_key *keys;
+	uint64_t *pids;
+	uint32_t *tids, *ranks, **local;
+	size_t total = 0, k = 0;
+	int ret = -ENOMEM;
+
+	for (unsigned int i = 0; i < n; i++)
+		total += w[i]->nkeys;
+	keys = calloc(total + 1, sizeof(*keys));
+	pids = calloc(total + 1, sizeof(*pids));
+	tids = calloc(total + 1, sizeof(*tids));
+	ranks = calloc(total + 1, sizeof(*ranks));
+	local = calloc(n, sizeof(*local));
+	if (!keys || !pids || !tids || !ranks || !local)
+		goto out;
+	for (unsigned int i = 0; i < n; i++)
+		for (uint32_t j = 0; j < w[i]->nkeys; j++)
+			keys[k++] =
+				(struct shared_key){ w[i]->key_bufs[j], i, j };
+	/* each thread's buffers are one driver's: the order of their first
+	 * buffers is the order one driver would have seen them in */
+	qsort(keys, total, sizeof(*keys), cmp_shared_key);
+	for (size_t j = 0; j < total; j++) {
+		pids[j] = w[keys[j].driver]->key_pids[keys[j].key];
+		tids[j] = w[keys[j].driver]->key_tids[keys[j].key];
+	}
+	if (total && w[0]->in.fdr) {
+		ret = llvm_thread_ranks(pids, tids, (uint32_t)total, ranks);
+		if (ret)
+			goto out;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		local[i] = calloc(w[i]->nkeys + 1, sizeof(**local));
+		if (!local[i])
+			goto out;
+	}
+	for (size_t j = 0; j < total; j++)
+		local[keys[j].driver][keys[j].key] = ranks[j];
+	for (unsigned int i = 0; i < n; i++) {
+		struct replay *r = w[i];
+
+		for (uint32_t t = 0;
+		     t < calls_nthreads(r->calls) && t < r->rank_cap; t++) {
+			struct call_thread *ct = calls_thread(r->calls, t);
+			uint64_t key =
+				thread_key((uint32_t)llvm_block_pid(
+						   r->in.version, ct->pid),
+					   ct->tid);
+			uintptr_t pos = (uintptr_t)u64map_get(&r->keys, key);
+
+			r->rank[t] = pos ? local[i][pos - 1] : 0;
+		}
+	}
+	ret = 0;
+out:
+	for (unsigned int i = 0; local && i < n; i++)
+		free(local[i]);
+	free(local);
+	free(keys);
+	free(pids);
+	free(tids);
+	free(ranks);
 	return ret;
 }
 
@@ -344,10 +449,23 @@ int replay_trace(struct replay *r, struct trace *t, const char *path)
 	return ret;
 }
 
+/* share_count drivers: this one's threads */
+static int keep_share(void *ctx, uint32_t tid)
+{
+	const struct replay *r = ctx;
+
+	return tid % r->o.share_count == r->o.share_index;
+}
+
 int replay_file(struct replay *r, const char *path)
 {
+	struct trace_opts in = r->o.in;
 	struct trace *t;
 
+	if (r->o.share_count > 1) {
+		in.keep_thread = keep_share;
+		in.keep_ctx = r;
+	}
 	if (r->ntraces == r->traces_cap) {
 		size_t cap = r->traces_cap ? 2 * r->traces_cap : 4;
 		struct trace **n = realloc(r->traces, cap * sizeof(*n));
@@ -360,7 +478,7 @@ int replay_file(struct replay *r, const char *path)
 		r->traces = n;
 		r->traces_cap = cap;
 	}
-	t = trace_open(path, &r->o.in);
+	t = trace_open(path, &in);
 	if (!t) {
 		r->stopped = true;
 		return EXIT_USAGE;

@@ -74,6 +74,10 @@ struct replay_opts {
 	/* --min-duration: only calls that last this long (calls.h's
 	 * calls_min_duration(), in each input's ticks); 0: every call */
 	uint64_t min_ns;
+	/* share_count > 1: one of that many drivers reading one FDR log
+	 * together, this one the threads whose id modulo share_count is
+	 * share_index (replay_rank_shared()) */
+	unsigned int share_index, share_count;
 };
 
 /* What the driver knows of the input being read. */
@@ -123,6 +127,17 @@ uint64_t replay_thread_rank(const struct replay *r, uint32_t thread_index);
 /* Exits that matched nothing, so far. */
 uint64_t replay_unmatched(const struct replay *r);
 
+/* The warnings and errors of the inputs read, said or not. */
+uint64_t replay_problems(const struct replay *r);
+
+/*
+ * After @n drivers that shared one log's threads out (share_count @n)
+ * have read it: give each one's threads their ranks among all the
+ * threads of the log (replay_thread_rank()), as one driver reading the
+ * whole log would.  0 or -ENOMEM.
+ */
+int replay_rank_shared(struct replay *const *w, unsigned int n);
+
 /*
  * Say on stderr, in one line, what the call matcher made of a trace that
  * is not a whole run: exits of calls entered before the trace began (a
@@ -131,6 +146,10 @@ uint64_t replay_unmatched(const struct replay *r);
  * them).  Neither is an error; nothing is said if there was none.
  */
 void replay_note_window(const struct replay *r);
+
+/* The same with the counts given (of drivers that shared @path out). */
+void replay_note_counts(const char *cmd, const char *path, uint64_t before,
+			uint64_t unwound);
 
 /* --min-duration's @min_ns in ticks of a @hz clock, for
  * calls_min_duration(); a clock of unknown frequency (0) counts

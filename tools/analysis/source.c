@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,22 @@ int trace_format_parse(const char *name, enum trace_format *out)
 	return 0;
 }
 
+/* tool_error(), unless the trace is to be silent */
+static void say(const struct trace *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void say(const struct trace *t, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (t->opts.silent)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tool_error(t->cmd, "%s", msg);
+}
+
 static void on_diag(void *ctx, const struct xrayfdr_diag *d)
 {
 	struct trace *t = ctx;
@@ -71,18 +88,18 @@ static void on_diag(void *ctx, const struct xrayfdr_diag *d)
 	if (d->severity == XRAYFDR_SEV_WARNING) {
 		if (t->warnings_shown++ >= MAX_WARNINGS_SHOWN)
 			return;
-		tool_error(t->cmd, "warning: %s [%s]", d->message, d->rule);
+		say(t, "warning: %s [%s]", d->message, d->rule);
 		return;
 	}
 	/* an error skipped in keep-going mode */
-	tool_error(t->cmd, "%s [%s] (skipped)", d->message, d->rule);
+	say(t, "%s [%s] (skipped)", d->message, d->rule);
 }
 
 static void on_text_skip(void *ctx, const char *message)
 {
 	struct trace *t = ctx;
 
-	tool_error(t->cmd, "%s (line skipped)", message);
+	say(t, "%s (line skipped)", message);
 }
 
 /* What the first bytes say the file is. */
@@ -130,7 +147,9 @@ struct trace *trace_open(const char *path, const struct trace_opts *opts)
 				      (opts->keep_going ?
 					       XRAYFDR_READ_KEEP_GOING :
 					       0),
-			     .on_diag = on_diag, .diag_ctx = t);
+			     .on_diag = on_diag, .diag_ctx = t,
+			     .keep_thread = opts->keep_thread,
+			     .keep_ctx = opts->keep_ctx);
 		t->xr = xrayfdr_reader_open(path, &ro);
 		if (!t->xr)
 			goto fail_errno;
@@ -160,7 +179,7 @@ struct trace *trace_open(const char *path, const struct trace_opts *opts)
 
 fail_errno:
 	err = errno;
-	tool_error(t->cmd, "%s: %s", path, strerror(err));
+	say(t, "%s: %s", path, strerror(err));
 	trace_close(t);
 	errno = err;
 	return NULL;
@@ -172,9 +191,9 @@ static void report_error(struct trace *t)
 		const struct xrayfdr_diag *d = xrayfdr_reader_error(t->xr);
 
 		if (d)
-			tool_error(t->cmd, "%s [%s]", d->message, d->rule);
+			say(t, "%s [%s]", d->message, d->rule);
 	} else {
-		tool_error(t->cmd, "%s", text_reader_error(t->tr));
+		say(t, "%s", text_reader_error(t->tr));
 	}
 }
 
@@ -193,6 +212,7 @@ int trace_header(struct trace *t, const struct trace_header **hdr)
 			t->hdr.constant_tsc = h->constant_tsc;
 			t->hdr.nonstop_tsc = h->nonstop_tsc;
 			t->hdr.cycle_frequency = h->cycle_frequency;
+			t->hdr.buffer_size = h->buffer_size;
 		}
 	} else {
 		t->header_ret = text_reader_header(t->tr, &t->hdr);
@@ -329,19 +349,18 @@ int trace_status(struct trace *t, int last_ret)
 		t->drawn = false;
 	}
 	if (t->warnings_shown > MAX_WARNINGS_SHOWN)
-		tool_error(t->cmd, "%s: %" PRIu64 " more warnings not shown",
-			   t->path, t->warnings_shown - MAX_WARNINGS_SHOWN);
+		say(t, "%s: %" PRIu64 " more warnings not shown", t->path,
+		    t->warnings_shown - MAX_WARNINGS_SHOWN);
 	if (last_ret == -EIO || last_ret == -ENOMEM || last_ret == -EISDIR)
 		return EXIT_USAGE;
 	if (last_ret < 0 || t->stats.errors) {
 		if (t->opts.keep_going && t->stats.errors)
-			tool_error(t->cmd,
-				   "%s: %" PRIu64 " errors; skipped %" PRIu64
-				   " bytes in %" PRIu64 " %s",
-				   t->path, t->stats.errors,
-				   t->stats.skipped_bytes,
-				   t->stats.skipped_buffers,
-				   t->xr ? "buffers" : "lines");
+			say(t,
+			    "%s: %" PRIu64 " errors; skipped %" PRIu64
+			    " bytes in %" PRIu64 " %s",
+			    t->path, t->stats.errors, t->stats.skipped_bytes,
+			    t->stats.skipped_buffers,
+			    t->xr ? "buffers" : "lines");
 		return EXIT_INVALID;
 	}
 	return EXIT_OK;

@@ -36,13 +36,19 @@ struct trace_header {
 	bool constant_tsc;
 	bool nonstop_tsc;
 	uint64_t cycle_frequency; /* Hz; 0 if unknown */
+	uint64_t buffer_size; /* XRay FDR: bytes a buffer (0: unknown) */
 };
 
 struct trace_opts {
 	const char *cmd; /* "convert": messages start "xrayfdr convert: " */
 	bool keep_going;
 	bool quiet; /* no progress line */
+	bool silent; /* say nothing on stderr (warnings still count) */
 	enum trace_format format; /* TRACE_AUTO: recognise it */
+	/* XRay FDR logs: only the buffers of the threads it keeps
+	 * (xrayfdr_reader_opts.keep_thread) */
+	int (*keep_thread)(void *ctx, uint32_t tid);
+	void *keep_ctx;
 };
 
 struct trace_stats {
