@@ -22,7 +22,6 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <string.h>
 
@@ -847,14 +846,6 @@ static const struct replay_hooks account_hooks = {
 /*
  * --jobs.
  */
-struct worker {
-	struct account a;
-	const char *path;
-	pthread_t thread;
-	bool started;
-	int status;
-};
-
 /* What the output needs of the readers besides the rows. */
 struct read_facts {
 	double freq;
@@ -862,45 +853,25 @@ struct read_facts {
 	uint64_t before, unwound; /* replay_note_counts() */
 };
 
-static void *work(void *p)
+/* In a worker's thread, once it has read its share. */
+static int flush_rest(void *ctx)
 {
-	struct worker *w = p;
+	struct account *a = ctx;
 
-	w->status = replay_file(w->a.replay, w->path);
-	if (w->a.chunk->n && flush_shared(&w->a))
-		w->status = EXIT_USAGE;
-	return NULL;
+	return a->chunk->n ? flush_shared(a) : 0;
 }
 
 /* Whether workers can share @path's threads out with these options. */
 static bool shareable(const struct analysis_opts *o, const struct account *a,
 		      const char *path)
 {
-	struct trace_opts in = o->in;
-	const struct trace_header *hdr;
-	struct trace *t;
-	struct stat st;
-	bool ok;
-
-	if (a->strict || a->per_thread || a->recursive_only ||
-	    o->in.keep_going || o->filter || o->ntids || o->range.set ||
-	    !strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
-		return false;
-	in.silent = true;
-	in.quiet = true;
-	t = trace_open(path, &in);
-	if (!t)
-		return false;
-	/* a version 1 log without buffer_size cannot be cut into buffers */
-	ok = !trace_header(t, &hdr) && hdr->format == TRACE_XRAY &&
-	     hdr->type == 1 && (hdr->version >= 2 || hdr->buffer_size) &&
-	     (!o->min_ns || hdr->cycle_frequency);
-	trace_close(t);
-	return ok;
+	return !a->strict && !a->per_thread && !a->recursive_only &&
+	       !o->in.keep_going && !o->filter && !o->ntids && !o->range.set &&
+	       replay_can_share(&o->in, path, o->min_ns);
 }
 
 /* The workers' rows into @m's, in the order of the store's sets. */
-static int merge_workers(struct account *m, struct worker *w, unsigned int n,
+static int merge_workers(struct account *m, struct account *w, unsigned int n,
 			 struct shared_durations *sh)
 {
 	for (uint32_t set = 0; set < sh->sets.n; set++) {
@@ -921,7 +892,7 @@ static int merge_workers(struct account *m, struct worker *w, unsigned int n,
 	m->funcs = (struct fstat **)m->functions.items;
 	m->nfuncs = m->functions.n;
 	for (unsigned int k = 0; k < n; k++) {
-		struct account *a = &w[k].a;
+		struct account *a = &w[k];
 
 		for (uint32_t i = 0; i < a->nfuncs; i++) {
 			const struct fstat *s = a->funcs[i];
@@ -971,55 +942,45 @@ static int account_shared(struct account *m, const struct analysis_opts *o,
 			  struct read_facts *facts)
 {
 	struct shared_durations sh = { .lock = PTHREAD_MUTEX_INITIALIZER };
-	struct worker *w = calloc(n, sizeof(*w));
+	struct account *w = calloc(n, sizeof(*w));
 	struct replay **rs = calloc(n, sizeof(*rs));
+	void **ctx = calloc(n, sizeof(*ctx));
 	int ret = -ENOMEM;
 
 	table_init(&sh.sets, sizeof(int32_t), MAX_FUNCTIONS);
 	sh.stats = order_stats_new(o->sort_memory);
-	if (!w || !rs || !sh.stats)
+	if (!w || !rs || !ctx || !sh.stats)
 		goto out;
 	for (unsigned int k = 0; k < n; k++) {
 		struct trace_opts in = o->in;
-		struct account *a = &w[k].a;
 
 		/* the first shows the progress: it walks the whole log */
 		in.silent = true;
 		in.quiet = o->in.quiet || k;
-		w[k].path = path;
-		table_init(&a->functions, sizeof(struct fstat), MAX_FUNCTIONS);
-		a->shared = &sh;
-		a->chunk = calloc(1, sizeof(*a->chunk));
-		a->replay = replay_new(&(struct replay_opts){
+		table_init(&w[k].functions, sizeof(struct fstat),
+			   MAX_FUNCTIONS);
+		w[k].shared = &sh;
+		w[k].chunk = calloc(1, sizeof(*w[k].chunk));
+		w[k].replay = replay_new(&(struct replay_opts){
 			.size = sizeof(struct replay_opts),
 			.cmd = "account",
 			.mode = CALLS_UNWIND,
 			.by_tid = true,
 			.in = in,
 			.hooks = &account_hooks,
-			.ctx = a,
+			.ctx = &w[k],
 			.min_ns = o->min_ns,
 			.share_index = k,
 			.share_count = n,
 		});
-		if (!a->chunk || !a->replay)
+		if (!w[k].chunk || !w[k].replay)
 			goto out;
-		rs[k] = a->replay;
+		rs[k] = w[k].replay;
+		ctx[k] = &w[k];
 	}
-	ret = 1;
-	for (unsigned int k = 0; k < n; k++)
-		w[k].started = !pthread_create(&w[k].thread, NULL, work, &w[k]);
-	for (unsigned int k = 0; k < n; k++)
-		if (w[k].started)
-			pthread_join(w[k].thread, NULL);
-	for (unsigned int k = 0; k < n; k++) {
-		if (!w[k].started || w[k].status != EXIT_OK ||
-		    replay_stopped(rs[k]) || replay_problems(rs[k]))
-			goto out;
-	}
-	if (sh.failed)
-		goto out;
-	ret = replay_rank_shared(rs, n);
+	ret = replay_run_shared(rs, n, path, flush_rest, ctx);
+	if (!ret && sh.failed)
+		ret = 1;
 	if (!ret)
 		ret = merge_workers(m, w, n, &sh);
 	if (ret)
@@ -1036,9 +997,10 @@ static int account_shared(struct account *m, const struct analysis_opts *o,
 	}
 out:
 	for (unsigned int k = 0; w && k < n; k++)
-		account_free(&w[k].a);
+		account_free(&w[k]);
 	free(w);
 	free(rs);
+	free(ctx);
 	table_free(&sh.sets);
 	order_stats_free(sh.stats);
 	pthread_mutex_destroy(&sh.lock);

@@ -2,9 +2,11 @@
 /* The replay driver; see replay.h. */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../lib/util/u64map.h"
 #include "../xrayfdr.h"
@@ -485,4 +487,75 @@ int replay_file(struct replay *r, const char *path)
 	}
 	r->traces[r->ntraces++] = t;
 	return replay_trace(r, t, path);
+}
+
+bool replay_can_share(const struct trace_opts *in, const char *path,
+		      uint64_t min_ns)
+{
+	struct trace_opts quiet = *in;
+	const struct trace_header *hdr;
+	struct trace *t;
+	struct stat st;
+	bool ok;
+
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	quiet.silent = true;
+	quiet.quiet = true;
+	t = trace_open(path, &quiet);
+	if (!t)
+		return false;
+	/* a version 1 log without buffer_size cannot be cut into buffers */
+	ok = !trace_header(t, &hdr) && hdr->format == TRACE_XRAY &&
+	     hdr->type == 1 && (hdr->version >= 2 || hdr->buffer_size) &&
+	     (!min_ns || hdr->cycle_frequency);
+	trace_close(t);
+	return ok;
+}
+
+struct shared_worker {
+	struct replay *r;
+	const char *path;
+	int (*after)(void *ctx);
+	void *ctx;
+	pthread_t thread;
+	bool started;
+	int status;
+};
+
+static void *shared_work(void *p)
+{
+	struct shared_worker *w = p;
+
+	w->status = replay_file(w->r, w->path);
+	if (w->after && w->after(w->ctx))
+		w->status = EXIT_USAGE;
+	return NULL;
+}
+
+int replay_run_shared(struct replay *const *w, unsigned int n, const char *path,
+		      int (*after)(void *ctx), void *const *ctx)
+{
+	struct shared_worker *sw = calloc(n, sizeof(*sw));
+	int ret = 0;
+
+	if (!sw)
+		return -ENOMEM;
+	for (unsigned int k = 0; k < n; k++) {
+		sw[k] = (struct shared_worker){ .r = w[k],
+						.path = path,
+						.after = after,
+						.ctx = ctx ? ctx[k] : NULL };
+		sw[k].started = !pthread_create(&sw[k].thread, NULL,
+						shared_work, &sw[k]);
+	}
+	for (unsigned int k = 0; k < n; k++)
+		if (sw[k].started)
+			pthread_join(sw[k].thread, NULL);
+	for (unsigned int k = 0; k < n && !ret; k++)
+		if (!sw[k].started || sw[k].status != EXIT_OK ||
+		    w[k]->stopped || replay_problems(w[k]))
+			ret = 1;
+	free(sw);
+	return ret ? ret : replay_rank_shared(w, n);
 }

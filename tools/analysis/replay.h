@@ -139,6 +139,26 @@ uint64_t replay_problems(const struct replay *r);
 int replay_rank_shared(struct replay *const *w, unsigned int n);
 
 /*
+ * Whether drivers can share @path's threads out (replay_opts.share_*):
+ * an XRay FDR log in a file that can be cut into buffers (and, for
+ * @min_ns, gives its TSC frequency).  Nothing is said.
+ */
+bool replay_can_share(const struct trace_opts *in, const char *path,
+		      uint64_t min_ns);
+
+/*
+ * Read @path with the @n drivers @w (share_index 0 to @n - 1, their
+ * inputs silent), each in a thread of its own, calling @after(@ctx[k])
+ * in driver k's thread when it is done (0 or negative errno), then rank
+ * their threads (replay_rank_shared()).  Return 0 when every one read its
+ * share with nothing to say; 1 when one driver is to read the log again
+ * and say what there is to say (a damaged log, a warning, a thread that
+ * could not start); or -ENOMEM.
+ */
+int replay_run_shared(struct replay *const *w, unsigned int n, const char *path,
+		      int (*after)(void *ctx), void *const *ctx);
+
+/*
  * Say on stderr, in one line, what the call matcher made of a trace that
  * is not a whole run: exits of calls entered before the trace began (a
  * flight recorder's window starts inside calls; they are not counted)
