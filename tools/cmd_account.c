@@ -22,7 +22,6 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <string.h>
 
 #include "../lib/util/u64map.h"
@@ -1039,11 +1038,10 @@ static int account_run(int argc, char **argv)
 	struct account a = { 0 };
 	enum sort_field field = SORT_FUNCID;
 	bool dsc = false, deduce = false;
-	uint64_t top = 0, n;
+	uint64_t top = 0;
 	struct row_order ro = { 0 };
 	struct read_facts facts = { 0 };
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned int jobs = cpus >= 2 ? 2 : 1;
+	unsigned int jobs = analysis_default_jobs();
 	const char *path, *debug = getenv("XRAYFDR_DEBUG");
 	char err[512];
 	int opt, ret, alone = 1, status = EXIT_USAGE;
@@ -1119,14 +1117,8 @@ static int account_run(int argc, char **argv)
 			a.recursive_only = true;
 			break;
 		case 'j':
-			if (parse_uint(optarg, 1, 64, &n)) {
-				tool_error(
-					"account",
-					"--jobs wants a number from 1 to 64, not '%s'",
-					optarg);
+			if (analysis_jobs("account", optarg, &jobs))
 				return EXIT_USAGE;
-			}
-			jobs = (unsigned int)n;
 			break;
 		case 'h':
 			account_usage(stdout);

@@ -83,6 +83,9 @@ static void stack_usage(FILE *out)
 		"                           entry, count them, exit 0 (as llvm-xray)\n"
 		"  -o, --output=FILE        write to FILE instead of standard output\n"
 		"      --input-format=F     xray, yaml or tracelog instead of recognising it\n"
+		"  -j, --jobs=N             read with N threads (default: one per CPU,\n"
+		"                           up to 2; 1: one), each the calls of a share\n"
+		"                           of the log's threads; the output is the same\n"
 		"  -q, --quiet              no progress line on a terminal\n"
 		"  -h, --help               show this help\n"
 		"\n"
@@ -340,13 +343,12 @@ static int report(struct stacks *s, FILE *out, const struct stack_opts *o)
 					 .self = svg_self,
 					 .name = svg_name,
 					 .ctx = &st };
-		struct flame_opts fo = {
-			.title = o->title ? o->title :
-					    replay_input(s->replay)->path,
-			.subtitle = o->aggregate ? "all threads merged" :
-						   "by thread",
-			.ticks_per_second = o->freq
-		};
+		struct flame_opts fo = { .title = o->title,
+					 .subtitle =
+						 o->aggregate ?
+							 "all threads merged" :
+							 "by thread",
+					 .ticks_per_second = o->freq };
 
 		ret = flamegraph_write(out, &ft, &fo);
 		break;
@@ -368,6 +370,7 @@ static int stack_run(int argc, char **argv)
 		{ "stack-format", required_argument, NULL, 0x300 },
 		{ "aggregation-type", required_argument, NULL, 'T' },
 		{ "title", required_argument, NULL, 't' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "strict", no_argument, NULL, 'S' },
 		REPLAY_LONGOPTS,
 		ANALYSIS_LONGOPTS,
@@ -379,13 +382,15 @@ static int stack_run(int argc, char **argv)
 	bool all = false;
 	FILE *out;
 	char err[512];
-	int opt, status = EXIT_OK, ret;
+	int opt, status = EXIT_OK, ret, alone = 1;
+	unsigned int jobs = analysis_default_jobs();
+	const char *debug = getenv("XRAYFDR_DEBUG");
 
 	analysis_opts_init(&o, "stack");
 	if (llvm_style_options("stack", argc, argv, longopts))
 		return EXIT_USAGE;
 	while ((opt = getopt_long(argc, argv,
-				  "f:" REPLAY_SHORTOPTS ANALYSIS_SHORTOPTS,
+				  "f:j:" REPLAY_SHORTOPTS ANALYSIS_SHORTOPTS,
 				  longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
@@ -435,6 +440,10 @@ static int stack_run(int argc, char **argv)
 		case 't':
 			so.title = optarg;
 			break;
+		case 'j':
+			if (analysis_jobs("stack", optarg, &jobs))
+				return EXIT_USAGE;
+			break;
 		case 'h':
 			stack_usage(stdout);
 			return EXIT_OK;
@@ -470,6 +479,29 @@ static int stack_run(int argc, char **argv)
 	}
 	/* llvm-xray's matching is llvm-xray's outputs' only */
 	s.strict = s.strict && so.format != FMT_FOLDED && so.format != FMT_SVG;
+	/* the SVG's title: the last input */
+	if (!so.title)
+		so.title = argv[argc - 1];
+	/* one log whose threads can be shared out, with options that do not
+	 * follow it whole in order */
+	if (jobs > 1 && argc - optind == 1 && !s.strict && !o.in.keep_going &&
+	    !o.filter && !o.ntids && !o.range.set &&
+	    replay_can_share(&o.in, argv[optind], o.min_ns)) {
+		alone = stacks_read_shared(
+			&s, CALLS_UNWIND, &o.in, &o, argv[optind], jobs,
+			so.format == FMT_FOLDED || so.format == FMT_SVG);
+		if (alone < 0) {
+			tool_error("stack", "out of memory");
+			status = EXIT_USAGE;
+			goto out;
+		}
+		if (debug && strstr(debug, "jobs"))
+			tool_error("stack", "%s: %s", argv[optind],
+				   alone ? "read again by one reader" :
+					   "read by workers");
+	}
+	if (!alone)
+		goto read;
 	if (!stacks_replay(&s, s.strict ? CALLS_CLEAR : CALLS_UNWIND, &o.in,
 			   &o)) {
 		tool_error("stack", "out of memory");
@@ -483,10 +515,11 @@ static int stack_run(int argc, char **argv)
 			status = st;
 		if (replay_stopped(s.replay) || (st && !o.in.keep_going))
 			goto out;
-		so.freq = replay_input(s.replay)->freq;
 	}
 	if (so.format == FMT_FOLDED || so.format == FMT_SVG)
 		calls_close_all(replay_calls(s.replay));
+read:
+	so.freq = stacks_freq(&s);
 	if (!s.trie.n) {
 		tool_error("stack", "no instrumented calls in the input");
 		status = EXIT_INVALID;
@@ -506,7 +539,7 @@ static int stack_run(int argc, char **argv)
 	}
 	status = analysis_close_output(&o, out, status);
 	if (!s.strict) {
-		replay_note_window(s.replay);
+		stacks_note_window(&s, argv[argc - 1]);
 	} else if (replay_unmatched(s.replay)) {
 		tool_error("stack",
 			   "%" PRIu64

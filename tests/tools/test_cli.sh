@@ -110,6 +110,8 @@ check "convert -f yaml refuses --min-duration: a log has no calls" 2 \
 check "account --help tells of --min-duration" 0 "--min-duration=TIME" -- $X account --help
 check "account names a bad --jobs" 2 "jobs wants a number from 1 to 64, not '0'" -- \
 	$X account -j0 "$tmp/s.xray"
+check "stack names a bad --jobs" 2 "jobs wants a number from 1 to 64, not 'x'" -- \
+	$X stack -j x "$tmp/s.xray"
 check "account of a missing file exits 2 and names it" 2 "nope.xray: No such file" -- \
 	$X account "$tmp/nope.xray"
 check "convert of a cut log: offset and rule" 1 "offset [0-9]+ \(0x[0-9a-f]+\): .*\[truncated\]" -- \

@@ -211,35 +211,62 @@ def check_filters(path, label):
 
 
 def check_jobs(path, label, tmp):
-    """account --jobs: workers that share the log's threads out write what
-    one reader writes, and where they cannot (a damaged log, options that
-    follow the whole log), one reader does, saying the same."""
+    """account and stack --jobs: workers that share the log's threads out
+    write what one reader writes, and where they cannot (a damaged log,
+    options that follow the whole log), one reader does, saying the same."""
     env = dict(os.environ, XRAYFDR_DEBUG="jobs")
     cut = os.path.join(tmp, label + ".cut.xray")
     with open(path, "rb") as f:
         data = f.read()
     with open(cut, "wb") as f:
         f.write(data[:len(data) * 2 // 3 + 5])
-    for log, args, way in ((path, [], "read by workers"),
-                           (path, ["-s", "sum", "-r", "dsc", "-f", "csv"], "read by workers"),
-                           (path, ["-f", "json", "--min-duration", "300ns"], "read by workers"),
-                           # the durations through the temporary file
-                           (path, ["--sort-memory", "64K"], "read by workers"),
-                           (cut, [], "read again by one reader"),
-                           (path, ["--per-thread"], None),
-                           (path, ["--strict", "-k"], None)):
-        one = run([XRAYFDR, "account", "-j1"] + args + [log])
-        many = [run([XRAYFDR, "account", f"-j{j}"] + args + [log], env=env) for j in (2, 3)]
-        said = [re.findall(r"account: .*: (read by workers|read again by one reader)\n",
-                           m.stderr) for m in many]
+    workers, again = "read by workers", "read again by one reader"
+    for cmd, log, args, way in (
+            ("account", path, [], workers),
+            ("account", path, ["-s", "sum", "-r", "dsc", "-f", "csv"], workers),
+            ("account", path, ["-f", "json", "--min-duration", "300ns"], workers),
+            # the durations through the temporary file
+            ("account", path, ["--sort-memory", "64K"], workers),
+            ("account", cut, [], again),
+            ("account", path, ["--per-thread"], None),
+            ("account", path, ["--strict", "-k"], None),
+            ("stack", path, [], workers),
+            ("stack", path, ["-f", "folded"], workers),
+            ("stack", path, ["--all-stacks", "--aggregation-type", "count"], workers),
+            ("stack", path, ["--aggregate-threads"], workers),
+            ("stack", path, ["--per-thread-stacks", "--min-duration", "300ns"], workers),
+            ("stack", cut, ["-f", "folded"], again),
+            ("stack", path, ["--strict"], None),
+            ("stack", path, ["-N", "#1"], None)):
+        one = run([XRAYFDR, cmd, "-j1"] + args + [log])
+        many = [run([XRAYFDR, cmd, f"-j{j}"] + args + [log], env=env) for j in (2, 3)]
+        said = [re.findall(rf"{cmd}: .*: ({workers}|{again})\n", m.stderr) for m in many]
         same = all(m.returncode == one.returncode and m.stdout == one.stdout and
-                   re.sub(r"xrayfdr account: .*: read (by workers|again by one reader)\n",
-                          "", m.stderr) == one.stderr for m in many)
+                   re.sub(rf"xrayfdr {cmd}: .*: ({workers}|{again})\n", "", m.stderr) ==
+                   one.stderr for m in many)
         tap(same and (one.stdout or log == cut) and said == [[way] if way else []] * 2,
-            f"account {' '.join(args)} {label}{' (cut)' if log == cut else ''}: -j2 and -j3 "
+            f"{cmd} {' '.join(args)} {label}{' (cut)' if log == cut else ''}: -j2 and -j3 "
             f"write what -j1 does ({way or 'one reader: the options follow the whole log'})",
             f"said {said}; exit {one.returncode} {[m.returncode for m in many]}\n"
             f"{one.stderr}{many[0].stderr}")
+
+
+def check_jobs_large(tmp):
+    """stack -j2 on a log of a few hundred thousand distinct stacks, whose
+    workers' tries are copied together in pieces, their pages given back
+    as they go."""
+    path = os.path.join(tmp, "large.xray")
+    p = run([XRAYFDR, "synth", "-o", path, "--size", "16M", "--threads", "4", "--seed", "5"])
+    if p.returncode:
+        return tap(False, "synth a 16M log", p.stderr)
+    one = run([XRAYFDR, "stack", "-q", "-j1", "-f", "folded", path])
+    two = run([XRAYFDR, "stack", "-q", "-j2", "-f", "folded", path],
+              env=dict(os.environ, XRAYFDR_DEBUG="jobs"))
+    lines = one.stdout.count("\n")
+    tap(one.returncode == 0 and two.stdout == one.stdout and lines > 100000 and
+        "read by workers" in two.stderr,
+        f"stack -j2 -f folded, 16M log: {lines} stacks, as -j1 writes them",
+        one.stderr + two.stderr)
 
 
 def check_min_duration(path, label):
@@ -532,6 +559,7 @@ def main():
                     tap(False, f"{check.__name__} {name}", str(e))
         check_fdr(logs["sched"], "sched", tmp, llvm_xray)
         check_svg(logs["sched"], tmp)
+        check_jobs_large(tmp)
         check_memory(tmp)
     return finish()
 

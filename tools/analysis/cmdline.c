@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../xrayfdr.h"
 #include "cmdline.h"
@@ -161,6 +162,24 @@ int analysis_option(struct analysis_opts *o, int opt, const char *arg,
 		usage(stderr);
 		return -1;
 	}
+}
+
+unsigned int analysis_default_jobs(void)
+{
+	return sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+}
+
+int analysis_jobs(const char *cmd, const char *arg, unsigned int *jobs)
+{
+	uint64_t n;
+
+	if (parse_uint(arg, 1, 64, &n)) {
+		tool_error(cmd, "--jobs wants a number from 1 to 64, not '%s'",
+			   arg);
+		return -1;
+	}
+	*jobs = (unsigned int)n;
+	return 0;
 }
 
 FILE *analysis_open_output(const struct analysis_opts *o)

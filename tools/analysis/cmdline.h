@@ -60,6 +60,11 @@ void analysis_opts_free(struct analysis_opts *o);
 int analysis_option(struct analysis_opts *o, int opt, const char *arg,
 		    void (*usage)(FILE *out));
 
+/* --jobs: one thread per CPU, up to 2. */
+unsigned int analysis_default_jobs(void);
+/* --jobs's value into *@jobs: 0, or -1 after saying what is wrong. */
+int analysis_jobs(const char *cmd, const char *arg, unsigned int *jobs);
+
 /* Standard output for NULL or "-", else @path created; NULL after
  * reporting why. */
 FILE *analysis_open_output(const struct analysis_opts *o);

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../xrayfdr.h"
 #include "cmdline.h"
@@ -96,42 +97,47 @@ static const struct replay_hooks stacks_hooks = {
 	},
 };
 
-static const struct stacks *sort_ctx;
-
 static int cmp_first_root(const void *x, const void *y)
 {
-	const struct call_thread *a = *(struct call_thread *const *)x;
-	const struct call_thread *b = *(struct call_thread *const *)y;
-	uint64_t ra = replay_thread_rank(sort_ctx->replay, a->index);
-	uint64_t rb = replay_thread_rank(sort_ctx->replay, b->index);
+	const struct stacks_thread *a =
+		stacks_thread_of(*(struct call_thread *const *)x);
+	const struct stacks_thread *b =
+		stacks_thread_of(*(struct call_thread *const *)y);
 
-	if (ra != rb)
-		return ra < rb ? -1 : 1;
-	return stacks_thread_of((struct call_thread *)a)->root_seq <
-			       stacks_thread_of((struct call_thread *)b)
-				       ->root_seq ?
-		       -1 :
-		       1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return a->root_seq < b->root_seq ? -1 : 1;
 }
 
 int stacks_order_threads(struct stacks *s, struct stacks_order *ro)
 {
-	struct calls *calls = replay_calls(s->replay);
-	uint32_t n = calls_nthreads(calls), k = 0;
-	struct call_thread **th = malloc((n + 1) * sizeof(*th));
-	uint32_t *hashes = malloc((n + 1) * sizeof(*hashes));
-	uint32_t *order = malloc((n + 1) * sizeof(*order));
+	struct replay *const *rs = s->shares ? s->shares : &s->replay;
+	unsigned int nr = s->shares ? s->nshares : 1;
+	uint32_t n = 0, k = 0;
+	struct call_thread **th;
+	uint32_t *hashes, *order;
 	int ret = -ENOMEM;
 
+	for (unsigned int r = 0; r < nr; r++)
+		n += calls_nthreads(replay_calls(rs[r]));
+	th = malloc((n + 1) * sizeof(*th));
+	hashes = malloc((n + 1) * sizeof(*hashes));
+	order = malloc((n + 1) * sizeof(*order));
 	if (!th || !hashes || !order)
 		goto out;
-	for (uint32_t i = 0; i < n; i++) {
-		struct call_thread *t = calls_thread(calls, i);
+	for (unsigned int r = 0; r < nr; r++) {
+		struct calls *calls = replay_calls(rs[r]);
 
-		if (stacks_thread_of(t) && stacks_thread_of(t)->rooted)
+		for (uint32_t i = 0; i < calls_nthreads(calls); i++) {
+			struct call_thread *t = calls_thread(calls, i);
+			struct stacks_thread *d = stacks_thread_of(t);
+
+			if (!d || !d->rooted)
+				continue;
+			d->rank = replay_thread_rank(rs[r], t->index);
 			th[k++] = t;
+		}
 	}
-	sort_ctx = s;
 	qsort(th, k, sizeof(*th), cmp_first_root);
 	for (uint32_t i = 0; i < k; i++)
 		hashes[i] = llvm_hash_u32(th[i]->tid);
@@ -394,9 +400,10 @@ void stacks_thread_prefix(const struct call_thread *t, bool llvm, char *buf,
 			*p = ':';
 }
 
-void stacks_free(struct stacks *s)
+/* A driver's threads' roots, and the driver. */
+static void free_replay(struct replay *r)
 {
-	struct calls *calls = s->replay ? replay_calls(s->replay) : NULL;
+	struct calls *calls = r ? replay_calls(r) : NULL;
 
 	for (uint32_t i = 0; calls && i < calls_nthreads(calls); i++) {
 		struct stacks_thread *d =
@@ -407,13 +414,23 @@ void stacks_free(struct stacks *s)
 			free(d);
 		}
 	}
-	replay_free(s->replay);
+	replay_free(r);
+}
+
+void stacks_free(struct stacks *s)
+{
+	free_replay(s->replay);
+	for (unsigned int i = 0; i < s->nshares; i++)
+		free_replay(s->shares[i]);
+	free(s->shares);
 	trie_free(&s->trie);
 }
 
-struct replay *stacks_replay(struct stacks *s, enum calls_mode mode,
-			     const struct trace_opts *in,
-			     const struct analysis_opts *o)
+static struct replay *share_replay(struct stacks *s, enum calls_mode mode,
+				   const struct trace_opts *in,
+				   const struct analysis_opts *o,
+				   unsigned int share_index,
+				   unsigned int share_count)
 {
 	s->cmd = in->cmd;
 	s->replay = replay_new(&(struct replay_opts){
@@ -431,8 +448,155 @@ struct replay *stacks_replay(struct stacks *s, enum calls_mode mode,
 		.filter = o ? o->filter : NULL,
 		.map_path = o ? o->instr_map : NULL,
 		.min_ns = o ? o->min_ns : 0,
+		.share_index = share_index,
+		.share_count = share_count,
 	});
 	return s->replay;
+}
+
+struct replay *stacks_replay(struct stacks *s, enum calls_mode mode,
+			     const struct trace_opts *in,
+			     const struct analysis_opts *o)
+{
+	return share_replay(s, mode, in, o, 0, 0);
+}
+
+static int close_share(void *ctx)
+{
+	calls_close_all(replay_calls(((struct stacks *)ctx)->replay));
+	return 0;
+}
+
+#define GIVE_BACK_NODES (1u << 16)
+
+/* The whole pages of [@from, @to), which will not be read again. */
+static void give_back(const void *from, const void *to)
+{
+	uintptr_t a = ((uintptr_t)from + 4095) & ~(uintptr_t)4095;
+	uintptr_t b = (uintptr_t)to & ~(uintptr_t)4095;
+
+	if (a < b)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+/* @from's trie after @s's, its nodes renumbered, its threads' roots too. */
+static int append_trie(struct stacks *s, struct stacks *from)
+{
+	struct trie *t = &s->trie, *f = &from->trie;
+	struct calls *calls = replay_calls(from->replay);
+	uint32_t base = t->n;
+
+	/* the first moves as it is; the others' are copied after it, their
+	 * pages given back as they are (a large realloc() remaps, with no
+	 * copy), so that the nodes are not held twice */
+	if (!t->nodes) {
+		*t = *f;
+		memset(f, 0, sizeof(*f));
+		return 0;
+	}
+	if (f->n > TRIE_NONE / 2 - base)
+		return -ENOMEM;
+	if (base + f->n > t->cap) {
+		struct trie_node *nodes =
+			realloc(t->nodes, (base + f->n) * sizeof(*nodes));
+
+		if (!nodes)
+			return -ENOMEM;
+		t->nodes = nodes;
+		t->cap = base + f->n;
+	}
+	for (uint32_t i = 0; i < f->n; i++) {
+		struct trie_node *n = &t->nodes[base + i];
+
+		*n = f->nodes[i];
+		if (n->parent != TRIE_NONE)
+			n->parent += base;
+		for (uint32_t c = 0; c < n->nchildren; c++)
+			n->children[c] += base;
+		if ((i + 1) % GIVE_BACK_NODES == 0)
+			give_back(&f->nodes[i + 1 - GIVE_BACK_NODES],
+				  &f->nodes[i + 1]);
+	}
+	t->n += f->n;
+	/* the children lists are the new nodes' now */
+	free(f->nodes);
+	memset(f, 0, sizeof(*f));
+	for (uint32_t i = 0; i < calls_nthreads(calls); i++) {
+		struct stacks_thread *d =
+			stacks_thread_of(calls_thread(calls, i));
+
+		for (uint32_t r = 0; d && r < d->roots.nroots; r++)
+			d->roots.roots[r] += base;
+	}
+	return 0;
+}
+
+int stacks_read_shared(struct stacks *s, enum calls_mode mode,
+		       const struct trace_opts *in,
+		       const struct analysis_opts *o, const char *path,
+		       unsigned int n, bool close_all)
+{
+	struct stacks *w = calloc(n, sizeof(*w));
+	struct replay **rs = calloc(n, sizeof(*rs));
+	void **ctx = calloc(n, sizeof(*ctx));
+	int ret = -ENOMEM;
+
+	if (!w || !rs || !ctx)
+		goto out;
+	for (unsigned int k = 0; k < n; k++) {
+		struct trace_opts win = *in;
+
+		/* the first shows the progress: it walks the whole log */
+		win.silent = true;
+		win.quiet = in->quiet || k;
+		w[k].strict = s->strict;
+		w[k].keep_going = s->keep_going;
+		rs[k] = share_replay(&w[k], mode, &win, o, k, n);
+		if (!rs[k])
+			goto out;
+		ctx[k] = &w[k];
+	}
+	ret = replay_run_shared(rs, n, path, close_all ? close_share : NULL,
+				ctx);
+	for (unsigned int k = 0; !ret && k < n; k++)
+		ret = append_trie(s, &w[k]);
+	if (ret)
+		goto out;
+	s->shares = rs;
+	s->nshares = n;
+	rs = NULL;
+	s->cmd = in->cmd;
+out:
+	for (unsigned int k = 0; w && k < n; k++) {
+		/* the shares' drivers are s's now */
+		if (!rs)
+			w[k].replay = NULL;
+		stacks_free(&w[k]);
+	}
+	free(w);
+	free(rs);
+	free(ctx);
+	return ret;
+}
+
+double stacks_freq(const struct stacks *s)
+{
+	return replay_input(s->shares ? s->shares[0] : s->replay)->freq;
+}
+
+void stacks_note_window(const struct stacks *s, const char *path)
+{
+	uint64_t before = 0, unwound = 0;
+
+	if (!s->shares) {
+		replay_note_window(s->replay);
+		return;
+	}
+	for (unsigned int i = 0; i < s->nshares; i++) {
+		before += calls_unmatched(replay_calls(s->shares[i]));
+		unwound += calls_unwound(replay_calls(s->shares[i]));
+	}
+	replay_note_counts(s->cmd, path, before, unwound);
 }
 
 /* The folded lines of every thread, in llvm-xray's thread order. */

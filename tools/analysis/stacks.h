@@ -27,11 +27,16 @@ struct stacks_thread {
 	struct trie_thread roots;
 	bool rooted;
 	uint64_t root_seq; /* where its first root call was */
+	uint64_t rank; /* stacks_order_threads()'s */
 };
 
 struct stacks {
 	struct trie trie;
 	struct replay *replay;
+	/* stacks_read_shared(): the drivers whose threads the trie holds
+	 * (replay is NULL then) */
+	struct replay **shares;
+	unsigned int nshares;
 	struct symbols *syms;
 	const char *cmd; /* for messages */
 	bool keep_going;
@@ -61,6 +66,23 @@ struct replay *stacks_replay(struct stacks *s, enum calls_mode mode,
 			     const struct trace_opts *in,
 			     const struct analysis_opts *o);
 void stacks_free(struct stacks *s);
+
+/*
+ * Read @path with @n drivers that share its threads out, each building
+ * a trie of its own, in a thread of its own (replay_run_shared()); their
+ * tries then become @s's, which has the drivers as its shares.  @s is as
+ * stacks_replay() would make it of one driver reading the log, and
+ * calls_close_all() has run if @close_all.  0 done; 1 if one driver is to
+ * read the log (nothing was said); or -ENOMEM.
+ */
+int stacks_read_shared(struct stacks *s, enum calls_mode mode,
+		       const struct trace_opts *in,
+		       const struct analysis_opts *o, const char *path,
+		       unsigned int n, bool close_all);
+
+/* The frequency of the log read, and the note of replay_note_window(). */
+double stacks_freq(const struct stacks *s);
+void stacks_note_window(const struct stacks *s, const char *path);
 
 /* The threads that made a root call, in llvm-xray's order; free
  * ro->threads.  0 or -ENOMEM. */
