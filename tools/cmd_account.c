@@ -20,7 +20,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +29,7 @@
 #include "analysis/llvm_compat.h"
 #include "analysis/order_stats.h"
 #include "analysis/replay.h"
+#include "analysis/shared_stats.h"
 #include "analysis/source.h"
 #include "analysis/symbols.h"
 #include "analysis/table.h"
@@ -173,24 +173,6 @@ struct first_seen {
 	uint64_t seq;
 };
 
-/* --jobs: the durations of every worker, in one store */
-struct shared_durations {
-	pthread_mutex_t lock;
-	struct order_stats *stats;
-	/* function id -> its set in stats (its index); its items are the ids */
-	struct table sets;
-	bool failed;
-};
-
-#define DURATION_CHUNK 4096
-
-/* A worker's durations on their way to the store. */
-struct duration_chunk {
-	uint32_t index[DURATION_CHUNK]; /* the worker's function index */
-	uint64_t dur[DURATION_CHUNK];
-	size_t n;
-};
-
 struct account {
 	struct replay *replay;
 	bool keep_going, recursive_only, strict, per_thread;
@@ -202,11 +184,8 @@ struct account {
 	bool firsts_ranked; /* funcs' first_rank and first_seq are set */
 	uint64_t seq;
 	struct order_stats *durations;
-	/* a worker's: the store, the chunk and each function's set */
-	struct shared_durations *shared;
-	struct duration_chunk *chunk;
-	uint32_t *set_of;
-	uint32_t sets_cap;
+	/* a worker's way to the durations' store (--jobs) */
+	struct stats_feed *feed;
 };
 
 static uint64_t func_key(const struct account *a, const struct call_thread *t,
@@ -334,67 +313,10 @@ static int note_first(struct account *a, struct call_thread *t, struct fstat *f)
 	return 0;
 }
 
-/* A worker's function @index: its set in the store (locked). */
-static int shared_set(struct account *a, uint32_t index, uint32_t *set)
+/* --jobs: the key of a worker's function in the durations' store */
+static uint64_t func_id_key(void *ctx, uint32_t index)
 {
-	struct shared_durations *sh = a->shared;
-	int32_t *id;
-	bool created;
-
-	if (index >= a->sets_cap) {
-		uint32_t cap = index + 1 > 2 * a->sets_cap ? index + 64 :
-							     2 * a->sets_cap;
-		uint32_t *p = realloc(a->set_of, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		memset(p + a->sets_cap, 0xff, (cap - a->sets_cap) * sizeof(*p));
-		a->set_of = p;
-		a->sets_cap = cap;
-	}
-	if (a->set_of[index] == UINT32_MAX) {
-		id = table_get(&sh->sets, (uint32_t)a->funcs[index]->id,
-			       &a->set_of[index], &created);
-		if (!id)
-			return -ENOMEM;
-		*id = a->funcs[index]->id;
-	}
-	*set = a->set_of[index];
-	return 0;
-}
-
-/* The worker's chunk into the store.  0, or -EIO (the store's failure:
- * one reader reads the log again and says it). */
-static int flush_shared(struct account *a)
-{
-	struct shared_durations *sh = a->shared;
-	struct duration_chunk *c = a->chunk;
-	int ret = 0;
-
-	pthread_mutex_lock(&sh->lock);
-	for (size_t i = 0; i < c->n && !ret && !sh->failed; i++) {
-		uint32_t set;
-
-		ret = shared_set(a, c->index[i], &set);
-		if (!ret)
-			ret = order_stats_add(sh->stats, set, c->dur[i]);
-	}
-	if (ret || sh->failed) {
-		sh->failed = true;
-		ret = -EIO;
-	}
-	pthread_mutex_unlock(&sh->lock);
-	c->n = 0;
-	return ret;
-}
-
-static int add_shared(struct account *a, uint32_t index, uint64_t dur)
-{
-	struct duration_chunk *c = a->chunk;
-
-	c->index[c->n] = index;
-	c->dur[c->n++] = dur;
-	return c->n == DURATION_CHUNK ? flush_shared(a) : 0;
+	return (uint32_t)((struct account *)ctx)->funcs[index]->id;
 }
 
 static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
@@ -432,8 +354,8 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 		f->min = d->dur;
 	if (d->dur > f->max)
 		f->max = d->dur;
-	if (a->shared) {
-		ret = add_shared(a, f->index, d->dur);
+	if (a->feed) {
+		ret = stats_feed_add(a->feed, f->index, d->dur);
 	} else {
 		ret = order_stats_add(a->durations, f->index, d->dur);
 		if (ret && ret != -ENOMEM) {
@@ -830,8 +752,7 @@ static void account_free(struct account *a)
 	table_free(&a->functions);
 	free(a->firsts);
 	order_stats_free(a->durations);
-	free(a->chunk);
-	free(a->set_of);
+	stats_feed_free(a->feed);
 }
 
 static const struct replay_hooks account_hooks = {
@@ -857,7 +778,7 @@ static int flush_rest(void *ctx)
 {
 	struct account *a = ctx;
 
-	return a->chunk->n ? flush_shared(a) : 0;
+	return a->feed->n ? stats_feed_flush(a->feed) : 0;
 }
 
 /* Whether workers can share @path's threads out with these options. */
@@ -871,10 +792,10 @@ static bool shareable(const struct analysis_opts *o, const struct account *a,
 
 /* The workers' rows into @m's, in the order of the store's sets. */
 static int merge_workers(struct account *m, struct account *w, unsigned int n,
-			 struct shared_durations *sh)
+			 const struct shared_stats *sh)
 {
-	for (uint32_t set = 0; set < sh->sets.n; set++) {
-		int32_t id = *(int32_t *)table_at(&sh->sets, set);
+	for (uint32_t set = 0; set < shared_stats_nsets(sh); set++) {
+		int32_t id = (int32_t)shared_stats_key(sh, set);
 		uint32_t index;
 		bool created;
 		struct fstat *f = table_get(&m->functions, (uint32_t)id, &index,
@@ -895,12 +816,13 @@ static int merge_workers(struct account *m, struct account *w, unsigned int n,
 
 		for (uint32_t i = 0; i < a->nfuncs; i++) {
 			const struct fstat *s = a->funcs[i];
+			uint32_t set = stats_feed_set(a->feed, i);
 			struct fstat *f;
 
 			/* each has a duration in the store, so a set */
-			if (i >= a->sets_cap || a->set_of[i] >= m->nfuncs)
+			if (set >= m->nfuncs)
 				return -EIO;
-			f = m->funcs[a->set_of[i]];
+			f = m->funcs[set];
 			f->count += s->count;
 			f->sum += s->sum;
 			f->self += s->self;
@@ -914,8 +836,8 @@ static int merge_workers(struct account *m, struct account *w, unsigned int n,
 		/* a function's first latency: of the first thread in
 		 * llvm-xray's order, whichever worker read it */
 		for (size_t i = 0; i < a->nfirsts; i++) {
-			struct fstat *f =
-				m->funcs[a->set_of[a->firsts[i].func]];
+			struct fstat *f = m->funcs[stats_feed_set(
+				a->feed, a->firsts[i].func)];
 			uint64_t rank = replay_thread_rank(a->replay,
 							   a->firsts[i].thread);
 
@@ -940,15 +862,13 @@ static int account_shared(struct account *m, const struct analysis_opts *o,
 			  const char *path, unsigned int n,
 			  struct read_facts *facts)
 {
-	struct shared_durations sh = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct shared_stats sh;
 	struct account *w = calloc(n, sizeof(*w));
 	struct replay **rs = calloc(n, sizeof(*rs));
 	void **ctx = calloc(n, sizeof(*ctx));
 	int ret = -ENOMEM;
 
-	table_init(&sh.sets, sizeof(int32_t), MAX_FUNCTIONS);
-	sh.stats = order_stats_new(o->sort_memory);
-	if (!w || !rs || !ctx || !sh.stats)
+	if (shared_stats_init(&sh, o->sort_memory) || !w || !rs || !ctx)
 		goto out;
 	for (unsigned int k = 0; k < n; k++) {
 		struct trace_opts in = o->in;
@@ -958,8 +878,7 @@ static int account_shared(struct account *m, const struct analysis_opts *o,
 		in.quiet = o->in.quiet || k;
 		table_init(&w[k].functions, sizeof(struct fstat),
 			   MAX_FUNCTIONS);
-		w[k].shared = &sh;
-		w[k].chunk = calloc(1, sizeof(*w[k].chunk));
+		w[k].feed = stats_feed_new(&sh, func_id_key, &w[k]);
 		w[k].replay = replay_new(&(struct replay_opts){
 			.size = sizeof(struct replay_opts),
 			.cmd = "account",
@@ -972,7 +891,7 @@ static int account_shared(struct account *m, const struct analysis_opts *o,
 			.share_index = k,
 			.share_count = n,
 		});
-		if (!w[k].chunk || !w[k].replay)
+		if (!w[k].feed || !w[k].replay)
 			goto out;
 		rs[k] = w[k].replay;
 		ctx[k] = &w[k];
@@ -984,8 +903,7 @@ static int account_shared(struct account *m, const struct analysis_opts *o,
 		ret = merge_workers(m, w, n, &sh);
 	if (ret)
 		goto out;
-	m->durations = sh.stats;
-	sh.stats = NULL;
+	m->durations = shared_stats_take(&sh);
 	facts->freq = replay_input(rs[0])->freq;
 	for (unsigned int k = 0; k < n; k++) {
 		struct calls *c = replay_calls(rs[k]);
@@ -1000,9 +918,7 @@ out:
 	free(w);
 	free(rs);
 	free(ctx);
-	table_free(&sh.sets);
-	order_stats_free(sh.stats);
-	pthread_mutex_destroy(&sh.lock);
+	shared_stats_free(&sh);
 	return ret;
 }
 
