@@ -783,11 +783,10 @@ static int flush_rest(void *ctx)
 
 /* Whether workers can share @path's threads out with these options. */
 static bool shareable(const struct analysis_opts *o, const struct account *a,
-		      const char *path)
+		      const char *path, unsigned int jobs)
 {
 	return !a->strict && !a->per_thread && !a->recursive_only &&
-	       !o->in.keep_going && !o->filter && !o->ntids && !o->range.set &&
-	       replay_can_share(&o->in, path, o->min_ns);
+	       analysis_shareable(o, path, jobs);
 }
 
 /* The workers' rows into @m's, in the order of the store's sets. */
@@ -871,26 +870,12 @@ static int account_shared(struct account *m, const struct analysis_opts *o,
 	if (shared_stats_init(&sh, o->sort_memory) || !w || !rs || !ctx)
 		goto out;
 	for (unsigned int k = 0; k < n; k++) {
-		struct trace_opts in = o->in;
-
-		/* the first shows the progress: it walks the whole log */
-		in.silent = true;
-		in.quiet = o->in.quiet || k;
 		table_init(&w[k].functions, sizeof(struct fstat),
 			   MAX_FUNCTIONS);
 		w[k].feed = stats_feed_new(&sh, func_id_key, &w[k]);
-		w[k].replay = replay_new(&(struct replay_opts){
-			.size = sizeof(struct replay_opts),
-			.cmd = "account",
-			.mode = CALLS_UNWIND,
-			.by_tid = true,
-			.in = in,
-			.hooks = &account_hooks,
-			.ctx = &w[k],
-			.min_ns = o->min_ns,
-			.share_index = k,
-			.share_count = n,
-		});
+		w[k].replay = replay_new_share("account", &o->in,
+					       &account_hooks, &w[k], o->min_ns,
+					       k, n);
 		if (!w[k].feed || !w[k].replay)
 			goto out;
 		rs[k] = w[k].replay;
@@ -905,13 +890,9 @@ static int account_shared(struct account *m, const struct analysis_opts *o,
 		goto out;
 	m->durations = shared_stats_take(&sh);
 	facts->freq = replay_input(rs[0])->freq;
-	for (unsigned int k = 0; k < n; k++) {
-		struct calls *c = replay_calls(rs[k]);
-
-		facts->sched |= calls_saw_sched(c);
-		facts->before += calls_unmatched(c);
-		facts->unwound += calls_unwound(c);
-	}
+	replay_shared_counts(rs, n, &facts->before, &facts->unwound);
+	for (unsigned int k = 0; k < n; k++)
+		facts->sched |= calls_saw_sched(replay_calls(rs[k]));
 out:
 	for (unsigned int k = 0; w && k < n; k++)
 		account_free(&w[k]);
@@ -958,7 +939,7 @@ static int account_run(int argc, char **argv)
 	struct row_order ro = { 0 };
 	struct read_facts facts = { 0 };
 	unsigned int jobs = analysis_default_jobs();
-	const char *path, *debug = getenv("XRAYFDR_DEBUG");
+	const char *path;
 	char err[512];
 	int opt, ret, alone = 1, status = EXIT_USAGE;
 	size_t i;
@@ -1063,22 +1044,15 @@ static int account_run(int argc, char **argv)
 		tool_error("account", "%s", err);
 		return EXIT_USAGE;
 	}
-	if (jobs > 1 && shareable(&o, &a, path)) {
-		alone = account_shared(&a, &o, path, jobs, &facts);
-		if (alone < 0) {
-			tool_error("account", "out of memory");
-			goto out;
-		}
-		/* for the tests: which way it went */
-		if (debug && strstr(debug, "jobs"))
-			tool_error("account", "%s: %s", path,
-				   alone ? "read again by one reader" :
-					   "read by workers");
-	}
-	if (!alone) {
-		status = EXIT_OK;
+	if (shareable(&o, &a, path, jobs))
+		alone = analysis_shared_done("account", path,
+					     account_shared(&a, &o, path, jobs,
+							    &facts));
+	if (alone < 0)
+		goto out;
+	status = EXIT_OK;
+	if (!alone)
 		goto rows;
-	}
 	a.durations = order_stats_new(o.sort_memory);
 	a.replay = replay_new(&(struct replay_opts){
 		.size = sizeof(struct replay_opts),

@@ -8,6 +8,13 @@
  * sort, keyed by edge or vertex and duration.  Edges and vertices come out
  * in the order of llvm-xray's DenseMaps, which depends on when each was
  * first seen in the trace sorted by time; we note that moment for each.
+ *
+ * With --jobs, workers each read the calls of a share of an FDR log's
+ * threads, as account's do (see there): their edges and vertices are
+ * added up, each first seen where the earliest of them was (by time, then
+ * by place in the log, as one reader meets them).  llvm-xray's minimum
+ * forgets what came before a call of no time; a worker that meets one
+ * leaves the log to one reader.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +29,7 @@
 #include "analysis/llvm_compat.h"
 #include "analysis/order_stats.h"
 #include "analysis/replay.h"
+#include "analysis/shared_stats.h"
 #include "analysis/source.h"
 #include "analysis/symbols.h"
 #include "analysis/table.h"
@@ -88,6 +96,9 @@ static void graph_usage(FILE *out)
 		"                            count them, exit 0 (as llvm-xray)\n"
 		"  -o, --output=FILE         write to FILE instead of standard output\n"
 		"      --sort-memory=SIZE    RAM for durations (default 256M)\n"
+		"  -j, --jobs=N              read with N threads (default: one per CPU,\n"
+		"                            up to 2; 1: one), each the calls of a share\n"
+		"                            of the log's threads; the output is the same\n"
 		"      --input-format=F      xray, yaml or tracelog instead of recognising it\n"
 		"  -q, --quiet               no progress line on a terminal\n"
 		"  -h, --help                show this help\n"
@@ -108,6 +119,8 @@ struct stat {
 	/* first seen in the time-sorted trace: (tsc, thread rank, seq) */
 	uint64_t first_tsc, first_seq;
 	uint32_t first_thread, first_sub;
+	uint64_t first_off; /* where in the log (--jobs) */
+	uint64_t first_rank; /* --jobs: its thread's, once ranked */
 };
 
 struct edge {
@@ -134,10 +147,18 @@ struct graph {
 	uint32_t sub;
 	uint64_t sub_seq; /* the event whose notes sub counts */
 	uint32_t thread_index;
+	/* --jobs: a worker's way to the durations' store, and whether it
+	 * met a call of no time; the merged graph's stats by set, and
+	 * whether its items' first_rank are set */
+	struct stats_feed *feed;
+	bool zero;
+	struct stat **by_set;
+	bool ranked;
 };
 
-/* @tsc: of the event being matched */
-static void note_first(struct graph *g, struct stat *s, uint64_t tsc)
+/* @tsc, @off: of the event being matched */
+static void note_first(struct graph *g, struct stat *s, uint64_t tsc,
+		       uint64_t off)
 {
 	uint64_t seq;
 
@@ -152,6 +173,7 @@ static void note_first(struct graph *g, struct stat *s, uint64_t tsc)
 		g->sub = 0;
 	}
 	s->first_tsc = tsc;
+	s->first_off = off;
 	s->first_thread = g->thread_index;
 	s->first_seq = seq;
 	s->first_sub = g->sub++;
@@ -223,7 +245,7 @@ static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
 		replay_fail(g->replay, -ENOMEM);
 		return;
 	}
-	note_first(g, &v->s, ev->tsc);
+	note_first(g, &v->s, ev->tsc, ev->offset);
 }
 
 static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
@@ -239,18 +261,28 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 	 * edge is made */
 	vf = vertex(g, from);
 	if (vf)
-		note_first(g, &vf->s, d->exit_tsc);
+		note_first(g, &vf->s, d->exit_tsc, d->offset);
 	vt = vertex(g, d->func_id);
 	if (vt)
-		note_first(g, &vt->s, d->exit_tsc);
+		note_first(g, &vt->s, d->exit_tsc, d->offset);
 	e = edge(g, from, d->func_id);
 	if (!vf || !vt || !e) {
 		replay_fail(g->replay, -ENOMEM);
 		return;
 	}
-	note_first(g, &e->s, d->exit_tsc);
+	note_first(g, &e->s, d->exit_tsc, d->offset);
 	update(&e->s, d->dur);
 	update(&vt->s, d->dur);
+	if (g->feed) {
+		g->zero |= !d->dur;
+		ret = stats_feed_add(g->feed, 2 * e->index, d->dur);
+		if (!ret)
+			ret = stats_feed_add(g->feed, 2 * vt->index + 1,
+					     d->dur);
+		if (ret)
+			replay_fail(g->replay, ret);
+		return;
+	}
 	ret = order_stats_add(g->durations, 2 * e->index, d->dur);
 	if (!ret)
 		ret = order_stats_add(g->durations, 2 * vt->index + 1, d->dur);
@@ -291,6 +323,174 @@ static const struct replay_hooks graph_hooks = {
 	},
 };
 
+/*
+ * --jobs.
+ */
+
+/* A worker's item's key in the store: edge i (item 2i) by its ends,
+ * vertex j (item 2j + 1) by its function (FDR ids have 28 bits) */
+#define EDGE_KEY (1ull << 62)
+#define ID_MASK ((1u << 28) - 1)
+
+static uint64_t item_key(void *ctx, uint32_t item)
+{
+	const struct graph *g = ctx;
+	const struct edge *e = g->edges[item / 2];
+
+	if (item % 2)
+		return (uint32_t)g->vertices[item / 2]->id & ID_MASK;
+	return EDGE_KEY | (uint64_t)((uint32_t)e->from & ID_MASK) << 28 |
+	       ((uint32_t)e->to & ID_MASK);
+}
+
+/* In a worker's thread, once it has read its share. */
+static int flush_rest(void *ctx)
+{
+	struct graph *g = ctx;
+
+	return g->feed->n ? stats_feed_flush(g->feed) : 0;
+}
+
+/* A worker's @s into @to: its thread's rank is @rank. */
+static void merge_stat(struct stat *to, const struct stat *s, uint64_t rank)
+{
+	to->count += s->count;
+	to->sum += s->sum;
+	if (s->max > to->max)
+		to->max = s->max;
+	if (s->min && (!to->min || s->min < to->min))
+		to->min = s->min;
+	/* first seen: the earliest, then the first in the log, as one
+	 * reader would have seen it first */
+	if (s->first_seq &&
+	    (!to->first_seq || s->first_tsc < to->first_tsc ||
+	     (s->first_tsc == to->first_tsc && s->first_off < to->first_off))) {
+		to->first_tsc = s->first_tsc;
+		to->first_off = s->first_off;
+		to->first_seq = s->first_seq;
+		to->first_sub = s->first_sub;
+		to->first_thread = s->first_thread;
+		to->first_rank = rank;
+	}
+}
+
+/* The workers' edges and vertices into @m's; the store's sets as @m's
+ * stats. */
+static int merge_graphs(struct graph *m, struct graph *w, unsigned int n,
+			const struct shared_stats *sh)
+{
+	uint32_t nsets = shared_stats_nsets(sh);
+
+	m->by_set = calloc(nsets + 1, sizeof(*m->by_set));
+	if (!m->by_set)
+		return -ENOMEM;
+	for (uint32_t set = 0; set < nsets; set++) {
+		uint64_t key = shared_stats_key(sh, set);
+		struct edge *e = NULL;
+		struct vertex *v = NULL;
+
+		if (key & EDGE_KEY)
+			e = edge(m, (int32_t)(key >> 28 & ID_MASK),
+				 (int32_t)(key & ID_MASK));
+		else
+			v = vertex(m, (int32_t)key);
+		if (!e && !v)
+			return -ENOMEM;
+		m->by_set[set] = e ? &e->s : &v->s;
+	}
+	for (unsigned int k = 0; k < n; k++) {
+		struct graph *g = &w[k];
+
+		for (uint32_t i = 0; i < g->nvertices; i++) {
+			const struct vertex *s = g->vertices[i];
+			struct vertex *v = vertex(m, s->id);
+
+			if (!v)
+				return -ENOMEM;
+			merge_stat(&v->s, &s->s,
+				   replay_thread_rank(g->replay,
+						      s->s.first_thread));
+		}
+		for (uint32_t i = 0; i < g->nedges; i++) {
+			const struct edge *s = g->edges[i];
+			struct edge *e = edge(m, s->from, s->to);
+
+			if (!e)
+				return -ENOMEM;
+			merge_stat(&e->s, &s->s,
+				   replay_thread_rank(g->replay,
+						      s->s.first_thread));
+		}
+	}
+	m->ranked = true;
+	return 0;
+}
+
+static void graph_free(struct graph *g)
+{
+	replay_free(g->replay);
+	order_stats_free(g->durations);
+	stats_feed_free(g->feed);
+	free(g->by_set);
+	table_free(&g->edge_tab);
+	table_free(&g->vertex_tab);
+}
+
+/* What the output needs of the readers besides the graph. */
+struct read_facts {
+	double freq;
+	uint64_t before, unwound; /* replay_note_counts() */
+};
+
+/*
+ * Read @path with @n workers into @m.  0 done; 1 if one reader is to read
+ * it instead (a worker met something to say, or a call of no time); or
+ * -ENOMEM.
+ */
+static int graph_shared(struct graph *m, const struct analysis_opts *o,
+			const char *path, unsigned int n,
+			struct read_facts *facts)
+{
+	struct graph *w = calloc(n, sizeof(*w));
+	struct replay **rs = calloc(n, sizeof(*rs));
+	void **ctx = calloc(n, sizeof(*ctx));
+	struct shared_stats sh;
+	int ret = -ENOMEM;
+
+	if (shared_stats_init(&sh, o->sort_memory) || !w || !rs || !ctx)
+		goto out;
+	for (unsigned int k = 0; k < n; k++) {
+		table_init(&w[k].edge_tab, sizeof(struct edge), MAX_ITEMS);
+		table_init(&w[k].vertex_tab, sizeof(struct vertex), MAX_ITEMS);
+		w[k].feed = stats_feed_new(&sh, item_key, &w[k]);
+		w[k].replay = replay_new_share("graph", &o->in, &graph_hooks,
+					       &w[k], 0, k, n);
+		if (!w[k].feed || !w[k].replay)
+			goto out;
+		rs[k] = w[k].replay;
+		ctx[k] = &w[k];
+	}
+	ret = replay_run_shared(rs, n, path, flush_rest, ctx);
+	for (unsigned int k = 0; !ret && k < n; k++)
+		if (sh.failed || w[k].zero)
+			ret = 1;
+	if (!ret)
+		ret = merge_graphs(m, w, n, &sh);
+	if (ret)
+		goto out;
+	m->durations = shared_stats_take(&sh);
+	facts->freq = replay_input(rs[0])->freq;
+	replay_shared_counts(rs, n, &facts->before, &facts->unwound);
+out:
+	for (unsigned int k = 0; w && k < n; k++)
+		graph_free(&w[k]);
+	free(w);
+	free(rs);
+	free(ctx);
+	shared_stats_free(&sh);
+	return ret;
+}
+
 /* llvm-xray graph picks with integer arithmetic. */
 /* llvm-xray graph's picks. */
 static unsigned int ranks(void *ctx, uint32_t set, uint64_t count,
@@ -307,8 +507,9 @@ static unsigned int ranks(void *ctx, uint32_t set, uint64_t count,
 static void pick(void *ctx, uint32_t set, uint64_t rank, uint64_t value)
 {
 	struct graph *g = ctx;
-	struct stat *s = set % 2 ? &g->vertices[set / 2]->s :
-				   &g->edges[set / 2]->s;
+	struct stat *s = g->by_set ? g->by_set[set] :
+			 set % 2   ? &g->vertices[set / 2]->s :
+				     &g->edges[set / 2]->s;
 
 	if (rank == (uint64_t)s->count / 2)
 		s->med = value;
@@ -358,7 +559,9 @@ static int item_order(struct graph *g, bool vertices, uint32_t *out)
 		items[i] = (struct item_order){
 			.s = s,
 			.index = i,
-			.rank = replay_thread_rank(g->replay, s->first_thread)
+			.rank = g->ranked ? s->first_rank :
+					    replay_thread_rank(g->replay,
+							       s->first_thread)
 		};
 	}
 	qsort(items, n, sizeof(*items), cmp_item);
@@ -648,6 +851,7 @@ static int graph_run(int argc, char **argv)
 		{ "color-vertices", required_argument, NULL, 'b' },
 		{ "deduce-sibling-calls", no_argument, NULL, 'd' },
 		{ "strict", no_argument, NULL, 'S' },
+		{ "jobs", required_argument, NULL, 'j' },
 		REPLAY_LONGOPTS,
 		ANALYSIS_LONGOPTS,
 		{ 0 },
@@ -656,18 +860,20 @@ static int graph_run(int argc, char **argv)
 	struct dot_opts dot = { 0 };
 	struct graph g = { 0 };
 	struct symbols *syms = NULL;
+	struct read_facts facts = { 0 };
+	unsigned int jobs = analysis_default_jobs();
 	const char *path;
 	bool deduce = false;
 	FILE *out;
 	char err[512];
-	int opt, ret, status = EXIT_USAGE;
+	int opt, ret, alone = 1, status = EXIT_USAGE;
 
 	analysis_opts_init(&o, "graph");
 	if (llvm_style_options("graph", argc, argv, longopts))
 		return EXIT_USAGE;
 	while ((opt = getopt_long(
 			argc, argv,
-			"e:v:c:b:d" REPLAY_SHORTOPTS ANALYSIS_SHORTOPTS,
+			"e:v:c:b:dj:" REPLAY_SHORTOPTS ANALYSIS_SHORTOPTS,
 			longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
@@ -694,6 +900,10 @@ static int graph_run(int argc, char **argv)
 		case 'S':
 			g.strict = true;
 			break;
+		case 'j':
+			if (analysis_jobs("graph", optarg, &jobs))
+				return EXIT_USAGE;
+			break;
 		case 'h':
 			graph_usage(stdout);
 			return EXIT_OK;
@@ -715,6 +925,18 @@ static int graph_run(int argc, char **argv)
 		tool_error("graph", "%s", err);
 		return EXIT_USAGE;
 	}
+	/* one log whose threads can be shared out, with options that do not
+	 * follow it whole in order (a call left out by --min-duration is
+	 * entered where it ends, not in the log's order) */
+	if (!g.strict && !o.min_ns && analysis_shareable(&o, path, jobs))
+		alone = analysis_shared_done("graph", path,
+					     graph_shared(&g, &o, path, jobs,
+							  &facts));
+	if (alone < 0)
+		goto out;
+	status = EXIT_OK;
+	if (!alone)
+		goto select;
 	g.durations = order_stats_new(o.sort_memory);
 	g.replay = replay_new(&(struct replay_opts){
 		.size = sizeof(struct replay_opts),
@@ -741,7 +963,11 @@ static int graph_run(int argc, char **argv)
 	status = replay_file(g.replay, path);
 	if (replay_stopped(g.replay))
 		goto out;
-	dot.freq = replay_input(g.replay)->freq;
+	facts.freq = replay_input(g.replay)->freq;
+	facts.before = calls_unmatched(replay_calls(g.replay));
+	facts.unwound = calls_unwound(replay_calls(g.replay));
+select:
+	dot.freq = facts.freq;
 	ret = order_stats_select(g.durations, ranks, pick, &g);
 	if (ret) {
 		tool_error("graph", "%s", order_stats_why(g.durations, ret));
@@ -759,7 +985,7 @@ static int graph_run(int argc, char **argv)
 	}
 	status = analysis_close_output(&o, out, status);
 	if (!g.strict) {
-		replay_note_window(g.replay);
+		replay_note_counts("graph", path, facts.before, facts.unwound);
 	} else if (replay_unmatched(g.replay)) {
 		tool_error(
 			"graph",
@@ -771,11 +997,8 @@ static int graph_run(int argc, char **argv)
 			status = EXIT_INVALID;
 	}
 out:
-	replay_free(g.replay);
+	graph_free(&g);
 	analysis_opts_free(&o);
-	order_stats_free(g.durations);
-	table_free(&g.edge_tab);
-	table_free(&g.vertex_tab);
 	symbols_free(syms);
 	return status;
 }

@@ -384,7 +384,6 @@ static int stack_run(int argc, char **argv)
 	char err[512];
 	int opt, status = EXIT_OK, ret, alone = 1;
 	unsigned int jobs = analysis_default_jobs();
-	const char *debug = getenv("XRAYFDR_DEBUG");
 
 	analysis_opts_init(&o, "stack");
 	if (llvm_style_options("stack", argc, argv, longopts))
@@ -484,21 +483,17 @@ static int stack_run(int argc, char **argv)
 		so.title = argv[argc - 1];
 	/* one log whose threads can be shared out, with options that do not
 	 * follow it whole in order */
-	if (jobs > 1 && argc - optind == 1 && !s.strict && !o.in.keep_going &&
-	    !o.filter && !o.ntids && !o.range.set &&
-	    replay_can_share(&o.in, argv[optind], o.min_ns)) {
-		alone = stacks_read_shared(
-			&s, CALLS_UNWIND, &o.in, &o, argv[optind], jobs,
-			so.format == FMT_FOLDED || so.format == FMT_SVG);
-		if (alone < 0) {
-			tool_error("stack", "out of memory");
-			status = EXIT_USAGE;
-			goto out;
-		}
-		if (debug && strstr(debug, "jobs"))
-			tool_error("stack", "%s: %s", argv[optind],
-				   alone ? "read again by one reader" :
-					   "read by workers");
+	if (argc - optind == 1 && !s.strict &&
+	    analysis_shareable(&o, argv[optind], jobs))
+		alone = analysis_shared_done(
+			"stack", argv[optind],
+			stacks_read_shared(&s, CALLS_UNWIND, &o.in, &o,
+					   argv[optind], jobs,
+					   so.format == FMT_FOLDED ||
+						   so.format == FMT_SVG));
+	if (alone < 0) {
+		status = EXIT_USAGE;
+		goto out;
 	}
 	if (!alone)
 		goto read;

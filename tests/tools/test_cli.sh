@@ -112,6 +112,8 @@ check "account names a bad --jobs" 2 "jobs wants a number from 1 to 64, not '0'"
 	$X account -j0 "$tmp/s.xray"
 check "stack names a bad --jobs" 2 "jobs wants a number from 1 to 64, not 'x'" -- \
 	$X stack -j x "$tmp/s.xray"
+check "graph names a bad --jobs" 2 "jobs wants a number from 1 to 64, not '65'" -- \
+	$X graph --jobs 65 "$tmp/s.xray"
 check "account of a missing file exits 2 and names it" 2 "nope.xray: No such file" -- \
 	$X account "$tmp/nope.xray"
 check "convert of a cut log: offset and rule" 1 "offset [0-9]+ \(0x[0-9a-f]+\): .*\[truncated\]" -- \

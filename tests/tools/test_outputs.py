@@ -211,7 +211,7 @@ def check_filters(path, label):
 
 
 def check_jobs(path, label, tmp):
-    """account and stack --jobs: workers that share the log's threads out
+    """account, stack and graph --jobs: workers that share the log's threads out
     write what one reader writes, and where they cannot (a damaged log,
     options that follow the whole log), one reader does, saying the same."""
     env = dict(os.environ, XRAYFDR_DEBUG="jobs")
@@ -237,7 +237,13 @@ def check_jobs(path, label, tmp):
             ("stack", path, ["--per-thread-stacks", "--min-duration", "300ns"], workers),
             ("stack", cut, ["-f", "folded"], again),
             ("stack", path, ["--strict"], None),
-            ("stack", path, ["-N", "#1"], None)):
+            ("stack", path, ["-N", "#1"], None),
+            ("graph", path, [], workers),
+            ("graph", path, ["-e", "count", "-v", "med", "-b", "99p"], workers),
+            ("graph", path, ["--sort-memory", "64K", "-e", "90p"], workers),
+            ("graph", cut, [], again),
+            ("graph", path, ["--min-duration", "300ns"], None),
+            ("graph", path, ["--tid", "1"], None)):
         one = run([XRAYFDR, cmd, "-j1"] + args + [log])
         many = [run([XRAYFDR, cmd, f"-j{j}"] + args + [log], env=env) for j in (2, 3)]
         said = [re.findall(rf"{cmd}: .*: ({workers}|{again})\n", m.stderr) for m in many]
@@ -249,6 +255,49 @@ def check_jobs(path, label, tmp):
             f"write what -j1 does ({way or 'one reader: the options follow the whole log'})",
             f"said {said}; exit {one.returncode} {[m.returncode for m in many]}\n"
             f"{one.stderr}{many[0].stderr}")
+
+
+def check_jobs_ties(tmp):
+    """--jobs on a log whose threads make the same calls at the same
+    times: which thread saw a function first is decided as one reader
+    decides it (the first in the log), not by the workers' order."""
+    head = ("---\nheader:\n  version: 5\n  type: 1\n  constant-tsc: true\n"
+            "  nonstop-tsc: true\n  cycle-frequency: 1000000000\nrecords:\n")
+
+    def rec(fid, kind, tsc, tid):
+        return (f"  - {{ type: 0, func-id: {fid}, function: '{fid}', cpu: 0, thread: {tid}, "
+                f"process: 6, kind: {kind}, tsc: {tsc}, data: '' }}\n")
+    recs = []
+    for i, tid in enumerate((5, 2, 7, 4, 3)):
+        recs += [rec(9, "function-enter", 100, tid), rec(10, "function-enter", 110, tid),
+                 rec(10, "function-exit", 120, tid), rec(20 + i, "function-enter", 120, tid),
+                 rec(20 + i, "function-exit", 125, tid), rec(9, "function-exit", 130, tid)]
+    yaml, log = os.path.join(tmp, "ties.yaml"), os.path.join(tmp, "ties.xray")
+    with open(yaml, "w") as f:
+        f.write(head + "".join(recs) + "...\n")
+    p = run([XRAYFDR, "convert", "-q", "-f", "fdr", "--no-sort", "-o", log, yaml])
+    if p.returncode:
+        return tap(False, "a log of equal times on five threads", p.stderr)
+    for cmd in (["account"], ["stack", "-f", "folded"], ["graph", "-e", "count"]):
+        outs = [run([XRAYFDR, cmd[0], f"-j{j}"] + cmd[1:] + [log]) for j in (1, 2, 3)]
+        tap(outs[0].stdout and all(o.stdout == outs[0].stdout and o.returncode == 0
+                                   for o in outs),
+            f"{' '.join(cmd)} -j2, -j3 of five threads' equal times: as -j1",
+            "".join(o.stderr for o in outs))
+    # a call of no time: llvm-xray's minimum forgets what came before it,
+    # so its order counts, and graph's workers leave the log to one reader
+    with open(yaml, "w") as f:
+        f.write(head + "".join(recs) + rec(31, "function-enter", 140, 3) +
+                rec(31, "function-exit", 140, 3) + rec(31, "function-enter", 150, 4) +
+                rec(31, "function-exit", 155, 4) + "...\n")
+    p = run([XRAYFDR, "convert", "-q", "-f", "fdr", "--no-sort", "-o", log, yaml])
+    one = run([XRAYFDR, "graph", "-j1", "-e", "min", log])
+    two = run([XRAYFDR, "graph", "-j2", "-e", "min", log],
+              env=dict(os.environ, XRAYFDR_DEBUG="jobs"))
+    tap(p.returncode == 0 and one.returncode == 0 and two.stdout == one.stdout and
+        "read again by one reader" in two.stderr,
+        "graph -j2 with a call of no time: read again by one reader, as -j1",
+        p.stderr + one.stderr + two.stderr)
 
 
 def check_jobs_large(tmp):
@@ -560,6 +609,7 @@ def main():
         check_fdr(logs["sched"], "sched", tmp, llvm_xray)
         check_svg(logs["sched"], tmp)
         check_jobs_large(tmp)
+        check_jobs_ties(tmp)
         check_memory(tmp)
     return finish()
 

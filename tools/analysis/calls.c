@@ -157,8 +157,8 @@ show_frames(struct calls *c, struct call_thread *t, uint32_t upto)
 
 /* Pop the top frame at @tsc and report it. */
 static inline __attribute__((always_inline)) void
-pop(struct calls *c, struct call_thread *t, uint64_t tsc, bool by_exit,
-    bool deepest, bool at_end)
+pop(struct calls *c, struct call_thread *t, uint64_t tsc, uint64_t offset,
+    bool by_exit, bool deepest, bool at_end)
 {
 	struct call_frame *f = &t->stack[t->depth - 1];
 	uint64_t dur = span(tsc, f->entry_tsc);
@@ -168,6 +168,7 @@ pop(struct calls *c, struct call_thread *t, uint64_t tsc, bool by_exit,
 		.depth = t->depth - 1,
 		.entry_tsc = f->entry_tsc,
 		.exit_tsc = tsc,
+		.offset = offset,
 		.dur = dur,
 		.self = dur > f->child_time ? dur - f->child_time : 0,
 		.off_cpu = off,
@@ -242,14 +243,14 @@ static __attribute__((noinline)) void exit_below(struct calls *c,
 	if (!match) {
 		for (bool first = true; c->mode == CALLS_CLEAR && t->depth;
 		     first = false)
-			pop(c, t, ev->tsc, false, first, false);
+			pop(c, t, ev->tsc, ev->offset, false, first, false);
 		c->unmatched++;
 		if (c->ops->unmatched)
 			c->ops->unmatched(c->ctx, t, ev);
 		return;
 	}
 	for (bool first = true; t->depth >= match; first = false)
-		pop(c, t, ev->tsc, t->depth == match, first, false);
+		pop(c, t, ev->tsc, ev->offset, t->depth == match, first, false);
 }
 
 static inline __attribute__((always_inline)) void
@@ -257,7 +258,7 @@ exit_event(struct calls *c, struct call_thread *t,
 	   const struct xrayfdr_event *ev)
 {
 	if (t->depth && t->stack[t->depth - 1].func_id == ev->func_id)
-		pop(c, t, ev->tsc, true, true, false);
+		pop(c, t, ev->tsc, ev->offset, true, true, false);
 	else
 		exit_below(c, t, ev);
 }
@@ -371,6 +372,6 @@ void calls_close_all(struct calls *c)
 		struct call_thread *t = calls_thread(c, i);
 
 		while (t->depth)
-			pop(c, t, t->last_tsc, false, false, true);
+			pop(c, t, t->last_tsc, UINT64_MAX, false, false, true);
 	}
 }

@@ -67,6 +67,7 @@ struct call_done {
 	int32_t func_id;
 	uint32_t depth; /* 0: a root */
 	uint64_t entry_tsc, exit_tsc;
+	uint64_t offset; /* of the exit that ended it; UINT64_MAX at the end */
 	uint64_t dur; /* inclusive ticks, |exit_tsc - entry_tsc| */
 	uint64_t self; /* exclusive ticks */
 	uint64_t off_cpu; /* ticks its thread was off CPU, callees included */

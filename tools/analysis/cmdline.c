@@ -182,6 +182,26 @@ int analysis_jobs(const char *cmd, const char *arg, unsigned int *jobs)
 	return 0;
 }
 
+bool analysis_shareable(const struct analysis_opts *o, const char *path,
+			unsigned int jobs)
+{
+	return jobs > 1 && !o->in.keep_going && !o->filter && !o->ntids &&
+	       !o->range.set && replay_can_share(&o->in, path, o->min_ns);
+}
+
+int analysis_shared_done(const char *cmd, const char *path, int alone)
+{
+	const char *debug = getenv("XRAYFDR_DEBUG");
+
+	if (alone < 0)
+		tool_error(cmd, "out of memory");
+	else if (debug && strstr(debug, "jobs"))
+		tool_error(cmd, "%s: %s", path,
+			   alone ? "read again by one reader" :
+				   "read by workers");
+	return alone;
+}
+
 FILE *analysis_open_output(const struct analysis_opts *o)
 {
 	FILE *out;

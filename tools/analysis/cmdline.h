@@ -64,6 +64,14 @@ int analysis_option(struct analysis_opts *o, int opt, const char *arg,
 unsigned int analysis_default_jobs(void);
 /* --jobs's value into *@jobs: 0, or -1 after saying what is wrong. */
 int analysis_jobs(const char *cmd, const char *arg, unsigned int *jobs);
+/* Whether @jobs workers may share @path out under the shared options
+ * (none that follows the log whole in order: filters, --keep-going). */
+bool analysis_shareable(const struct analysis_opts *o, const char *path,
+			unsigned int jobs);
+/* After a try at sharing @path out, @alone: 0 done, 1 one reader is to
+ * read it, -ENOMEM (said here).  With XRAYFDR_DEBUG=jobs, say which way
+ * it went, for the tests.  Return @alone. */
+int analysis_shared_done(const char *cmd, const char *path, int alone);
 
 /* Standard output for NULL or "-", else @path created; NULL after
  * reporting why. */

@@ -559,3 +559,39 @@ int replay_run_shared(struct replay *const *w, unsigned int n, const char *path,
 	free(sw);
 	return ret ? ret : replay_rank_shared(w, n);
 }
+
+struct trace_opts replay_share_in(const struct trace_opts *in, unsigned int k)
+{
+	struct trace_opts o = *in;
+
+	o.silent = true;
+	o.quiet = in->quiet || k;
+	return o;
+}
+
+void replay_shared_counts(struct replay *const *w, unsigned int n,
+			  uint64_t *before, uint64_t *unwound)
+{
+	for (unsigned int k = 0; k < n; k++) {
+		*before += calls_unmatched(w[k]->calls);
+		*unwound += calls_unwound(w[k]->calls);
+	}
+}
+
+struct replay *replay_new_share(const char *cmd, const struct trace_opts *in,
+				const struct replay_hooks *hooks, void *ctx,
+				uint64_t min_ns, unsigned int k, unsigned int n)
+{
+	return replay_new(&(struct replay_opts){
+		.size = sizeof(struct replay_opts),
+		.cmd = cmd,
+		.mode = CALLS_UNWIND,
+		.by_tid = true,
+		.in = replay_share_in(in, k),
+		.hooks = hooks,
+		.ctx = ctx,
+		.min_ns = min_ns,
+		.share_index = k,
+		.share_count = n,
+	});
+}

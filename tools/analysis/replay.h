@@ -155,6 +155,22 @@ bool replay_can_share(const struct trace_opts *in, const char *path,
  * and say what there is to say (a damaged log, a warning, a thread that
  * could not start); or -ENOMEM.
  */
+/* The input options of shared driver @k of @in: silent, and quiet but
+ * for the first, which walks the whole log and so shows the progress. */
+struct trace_opts replay_share_in(const struct trace_opts *in, unsigned int k);
+
+/* Shared driver @k of @n, for @cmd's @hooks: calls matched as
+ * CALLS_UNWIND, threads keyed by id, input options as replay_share_in()
+ * makes them of @in.  NULL if out of memory. */
+struct replay *replay_new_share(const char *cmd, const struct trace_opts *in,
+				const struct replay_hooks *hooks, void *ctx,
+				uint64_t min_ns, unsigned int k,
+				unsigned int n);
+
+/* The sums of replay_note_counts()'s counts of @n shared drivers. */
+void replay_shared_counts(struct replay *const *w, unsigned int n,
+			  uint64_t *before, uint64_t *unwound);
+
 int replay_run_shared(struct replay *const *w, unsigned int n, const char *path,
 		      int (*after)(void *ctx), void *const *ctx);
 

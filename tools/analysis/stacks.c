@@ -544,11 +544,8 @@ int stacks_read_shared(struct stacks *s, enum calls_mode mode,
 	if (!w || !rs || !ctx)
 		goto out;
 	for (unsigned int k = 0; k < n; k++) {
-		struct trace_opts win = *in;
+		struct trace_opts win = replay_share_in(in, k);
 
-		/* the first shows the progress: it walks the whole log */
-		win.silent = true;
-		win.quiet = in->quiet || k;
 		w[k].strict = s->strict;
 		w[k].keep_going = s->keep_going;
 		rs[k] = share_replay(&w[k], mode, &win, o, k, n);
@@ -592,10 +589,7 @@ void stacks_note_window(const struct stacks *s, const char *path)
 		replay_note_window(s->replay);
 		return;
 	}
-	for (unsigned int i = 0; i < s->nshares; i++) {
-		before += calls_unmatched(replay_calls(s->shares[i]));
-		unwound += calls_unwound(replay_calls(s->shares[i]));
-	}
+	replay_shared_counts(s->shares, s->nshares, &before, &unwound);
 	replay_note_counts(s->cmd, path, before, unwound);
 }
 
