@@ -205,6 +205,17 @@ static int note_key(struct replay *r, const struct xrayfdr_event *ev)
 	return u64map_put(&r->keys, key, (void *)(uintptr_t)r->nkeys);
 }
 
+/* Call thread @i's place among the input's keys, from 1; 0 if none. */
+static uintptr_t key_pos(const struct replay *r, uint32_t i)
+{
+	const struct call_thread *t = calls_thread(r->calls, i);
+
+	return (uintptr_t)u64map_get(
+		&r->keys,
+		thread_key((uint32_t)llvm_block_pid(r->in.version, t->pid),
+			   t->tid));
+}
+
 /* At the end of an input: the rank of the threads first seen in it. */
 static int rank_threads(struct replay *r)
 {
@@ -228,11 +239,7 @@ static int rank_threads(struct replay *r)
 		}
 	}
 	for (uint32_t i = r->first_thread; !ret && i < n; i++) {
-		struct call_thread *t = calls_thread(r->calls, i);
-		uint64_t key = thread_key(
-			(uint32_t)llvm_block_pid(r->in.version, t->pid),
-			t->tid);
-		uintptr_t pos = (uintptr_t)u64map_get(&r->keys, key);
+		uintptr_t pos = key_pos(r, i);
 
 		r->rank[i] = r->in.index << 32 | (pos ? ranks[pos - 1] : 0);
 	}
@@ -314,12 +321,7 @@ int replay_rank_shared(struct replay *const *w, unsigned int n)
 
 		for (uint32_t t = 0;
 		     t < calls_nthreads(r->calls) && t < r->rank_cap; t++) {
-			struct call_thread *ct = calls_thread(r->calls, t);
-			uint64_t key =
-				thread_key((uint32_t)llvm_block_pid(
-						   r->in.version, ct->pid),
-					   ct->tid);
-			uintptr_t pos = (uintptr_t)u64map_get(&r->keys, key);
+			uintptr_t pos = key_pos(r, t);
 
 			r->rank[t] = pos ? local[i][pos - 1] : 0;
 		}
