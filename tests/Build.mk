@@ -4,7 +4,7 @@
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
-UNIT_TESTS := u64map codec writer reader instr_map order_stats calls
+UNIT_TESTS := u64map codec writer reader instr_map order_stats calls trie
 UNIT_SUPPORT := tests/unit/testutil.c
 
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/unit/test_%)
@@ -30,6 +30,7 @@ $(BUILD)/tests/unit/test_order_stats: \
 	$(BUILD)/san/tools/analysis/order_stats.o $(BUILD)/san/tools/analysis/sorter.o
 $(BUILD)/tests/unit/test_calls: \
 	$(BUILD)/san/tools/analysis/calls.o $(BUILD)/san/tools/analysis/table.o
+$(BUILD)/tests/unit/test_trie: $(BUILD)/san/tools/analysis/trie.o
 
 # Fuzz targets: one per parser, seeded with logs from `xrayfdr synth`.
 FUZZ_TARGETS := fuzz_reader fuzz_instr_map fuzz_yaml fuzz_tracelog

@@ -161,13 +161,63 @@ static void print_stack(struct stacks *s, FILE *out, uint32_t leaf)
 		nodes[leaf].term_sum);
 }
 
+/*
+ * The nodes that could be in a top ten, and the nodes above them (bits of
+ * @seen), from two passes over the trie in memory order, which are much
+ * faster than a walk of a large trie; and how many nodes are leaves of
+ * some call.  Only when the walk of print_report() covers every node.
+ */
+static int find_candidates(const struct trie *t, uint64_t **seen,
+			   uint64_t *unique)
+{
+	struct top_entry by_sum[11], by_count[11];
+	uint32_t nsum = 0, ncount = 0;
+	uint64_t min_sum = 0, min_count = 0;
+
+	*unique = 0;
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct trie_node *n = &t->nodes[i];
+
+		if (n->term_count) {
+			++*unique;
+			top_insert(by_sum, &nsum, i, (uint64_t)n->term_sum);
+			top_insert(by_count, &ncount, i, n->term_count);
+		}
+	}
+	if (nsum == 10)
+		min_sum = by_sum[9].value;
+	if (ncount == 10)
+		min_count = by_count[9].value;
+	*seen = calloc(t->n / 64 + 1, sizeof(**seen));
+	if (!*seen)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct trie_node *n = &t->nodes[i];
+
+		if (!n->term_count || ((uint64_t)n->term_sum < min_sum &&
+				       n->term_count < min_count))
+			continue;
+		for (uint32_t x = i;
+		     x != TRIE_NONE && !((*seen)[x / 64] >> (x % 64) & 1);
+		     x = t->nodes[x].parent)
+			(*seen)[x / 64] |= 1ull << (x % 64);
+	}
+	return 0;
+}
+
+/* llvm-xray's report of the stacks under @roots; @all: they are every
+ * root of the trie. */
 static int print_report(struct stacks *s, FILE *out, const uint32_t *roots,
-			uint32_t nroots)
+			uint32_t nroots, bool all)
 {
 	struct top_entry by_sum[11], by_count[11];
 	uint32_t nsum = 0, ncount = 0, *work = NULL, nwork = 0, cap = 0;
-	uint64_t unique = 0;
+	uint64_t unique = 0, *seen = NULL;
 
+	/* a walk of only the nodes that matter meets them in the same
+	 * order, which decides between equal values */
+	if (all && find_candidates(&s->trie, &seen, &unique))
+		goto oom;
 	for (uint32_t r = 0; r < nroots; r++) {
 		nwork = 0;
 		if (stacks_push_children(&work, &nwork, &cap, &roots[r], 1))
@@ -176,8 +226,10 @@ static int print_report(struct stacks *s, FILE *out, const uint32_t *roots,
 			uint32_t top = work[--nwork];
 			const struct trie_node *n = &s->trie.nodes[top];
 
+			if (seen && !(seen[top / 64] >> (top % 64) & 1))
+				continue;
 			if (n->term_count) {
-				unique++;
+				unique += !seen;
 				top_insert(by_sum, &nsum, top,
 					   (uint64_t)n->term_sum);
 				top_insert(by_count, &ncount, top,
@@ -202,9 +254,11 @@ static int print_report(struct stacks *s, FILE *out, const uint32_t *roots,
 	}
 	fputc('\n', out);
 	free(work);
+	free(seen);
 	return 0;
 oom:
 	free(work);
+	free(seen);
 	return -ENOMEM;
 }
 
@@ -294,14 +348,16 @@ static int report(struct stacks *s, FILE *out, const struct stack_opts *o)
 	switch (o->format) {
 	case FMT_TEXT:
 		if (o->aggregate) {
-			ret = print_report(s, out, merged.roots, merged.nroots);
+			ret = print_report(s, out, merged.roots, merged.nroots,
+					   false);
 		} else if (o->per_thread) {
 			for (uint32_t i = 0; i < ro.n && !ret; i++) {
 				const struct trie_thread *r =
 					&stacks_thread_of(ro.threads[i])->roots;
 
 				fprintf(out, "Thread %" PRIu32 ":\n", r->tid);
-				ret = print_report(s, out, r->roots, r->nroots);
+				ret = print_report(s, out, r->roots, r->nroots,
+						   false);
 				fputc('\n', out);
 			}
 		} else {
@@ -316,7 +372,7 @@ static int report(struct stacks *s, FILE *out, const struct stack_opts *o)
 			}
 			if (!ret)
 				ret = print_report(s, out, all.roots,
-						   all.nroots);
+						   all.nroots, true);
 			trie_thread_free(&all);
 		}
 		break;
@@ -518,6 +574,12 @@ read:
 	if (!s.trie.n) {
 		tool_error("stack", "no instrumented calls in the input");
 		status = EXIT_INVALID;
+		goto out;
+	}
+	ret = trie_finish(&s.trie);
+	if (ret) {
+		tool_error("stack", "out of memory");
+		status = EXIT_USAGE;
 		goto out;
 	}
 	out = analysis_open_output(&o);

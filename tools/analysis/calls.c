@@ -338,6 +338,8 @@ int calls_batch(struct calls *c, const struct xrayfdr_event *last,
 	if (!t)
 		return -ENOMEM;
 	c->stop = false;
+	if (c->ops->ahead)
+		c->ops->ahead(c->ctx, t, calls, n);
 	/* the first one's; each record is 8 bytes */
 	ev.offset = last->offset - (n - 1) * XRAYFDR_FUNCTION_RECORD_SIZE;
 	for (size_t i = 0; i < n && !c->stop;

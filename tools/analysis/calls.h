@@ -92,6 +92,11 @@ struct calls_ops {
 	void (*sched)(void *ctx, struct call_thread *t, bool off, uint64_t tsc);
 	/* a new thread */
 	void (*thread)(void *ctx, struct call_thread *t);
+	/* @n entries and exits of @t are about to come, one by one, through
+	 * enter and done (calls_batch()): a hint, for a consumer that can
+	 * start its cache misses early */
+	void (*ahead)(void *ctx, struct call_thread *t,
+		      const struct xrayfdr_call_event *calls, size_t n);
 	/* a custom or typed event (scheduler and thread-name events too,
 	 * after their effect on the thread) */
 	void (*other)(void *ctx, struct call_thread *t,

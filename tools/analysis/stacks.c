@@ -25,36 +25,101 @@ static void on_thread(void *ctx, struct call_thread *t)
 	t->user = d;
 }
 
+/* A frame's user word: its node, and its path's hash above */
+#define FRAME_NODE(user) ((uint32_t)(user))
+#define FRAME_PATH(user) ((uint32_t)((user) >> 32))
+
+/* How many entries ahead of the one being matched its slot is read */
+#define PREFETCH_AHEAD 8
+
+/* The path hashes of a run's entries, worked out from the thread's stack
+ * as it is and the run's own entries and exits (a hint: an exit that
+ * does not match is taken as the top's) */
+static void on_ahead(void *ctx, struct call_thread *t,
+		     const struct xrayfdr_call_event *calls, size_t n)
+{
+	struct stacks *s = ctx;
+	struct stacks_thread *d = stacks_thread_of(t);
+	uint32_t *up, sd = t->depth, base = t->depth;
+
+	if (!d)
+		return;
+	d->nahead = d->next_ahead = 0;
+	if (n > UINT32_MAX / 2)
+		return;
+	if (2 * n > d->ahead_cap) {
+		uint32_t *a = realloc(d->ahead, 2 * n * sizeof(*a));
+
+		if (!a)
+			return;
+		d->ahead = a;
+		d->ahead_cap = 2 * n;
+	}
+	up = d->ahead + n;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t parent = 0, h;
+
+		if (calls[i].kind != XRAYFDR_EV_ENTRY) {
+			sd -= sd > 0;
+			/* below the stack the run began on: up[] starts here */
+			if (sd < base)
+				base = sd;
+			continue;
+		}
+		if (sd > base)
+			parent = up[sd - 1 - base];
+		else if (sd)
+			parent = FRAME_PATH(t->stack[sd - 1].user);
+		h = trie_path_hash(parent, calls[i].func_id);
+		up[sd - base] = h;
+		sd++;
+		d->ahead[d->nahead++] = h;
+		if (d->nahead <= PREFETCH_AHEAD)
+			trie_prefetch(&s->trie, h);
+	}
+}
+
 static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
 		     uint32_t depth, const struct xrayfdr_event *ev)
 {
 	struct stacks *s = ctx;
 	struct stacks_thread *d = stacks_thread_of(t);
-	uint32_t parent = depth ? (uint32_t)t->stack[depth - 1].user :
-				  TRIE_NONE;
+	uint64_t up = depth ? t->stack[depth - 1].user : TRIE_NONE;
+	uint32_t path = trie_path_hash(FRAME_PATH(up), f->func_id);
 	uint32_t node;
 
 	(void)ev;
 	if (!d)
 		return;
+	if (d->next_ahead + PREFETCH_AHEAD < d->nahead)
+		trie_prefetch(&s->trie,
+			      d->ahead[d->next_ahead + PREFETCH_AHEAD]);
+	if (d->next_ahead + PREFETCH_AHEAD / 2 < d->nahead)
+		trie_prefetch_node(
+			&s->trie, d->ahead[d->next_ahead + PREFETCH_AHEAD / 2]);
+	d->next_ahead++;
 	if (!depth && !d->rooted) {
 		d->rooted = true;
 		d->root_seq = replay_input(s->replay)->seq;
 	}
-	node = trie_child(&s->trie, &d->roots, parent, f->func_id);
+	node = trie_child(&s->trie, &d->roots, FRAME_NODE(up), path,
+			  f->func_id);
 	if (node == TRIE_NONE)
 		replay_fail(s->replay, -ENOMEM);
-	f->user = node;
+	else /* on_done() adds to it: start the cache miss now */
+		__builtin_prefetch(&s->trie.nodes[node], 1);
+	f->user = (uint64_t)path << 32 | node;
 }
 
 static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 {
 	struct stacks *s = ctx;
+	uint32_t node = FRAME_NODE(d->frame->user);
 	struct trie_node *n;
 
-	if (d->frame->user == TRIE_NONE)
+	if (node == TRIE_NONE)
 		return;
-	n = &s->trie.nodes[d->frame->user];
+	n = &s->trie.nodes[node];
 	/* llvm-xray: the deepest frame an exit pops is a leaf ("terminal")
 	 * unless the record before was an exit too */
 	if (d->deepest && !t->last_was_exit) {
@@ -94,6 +159,7 @@ static const struct replay_hooks stacks_hooks = {
 		.done = on_done,
 		.unmatched = on_unmatched,
 		.thread = on_thread,
+		.ahead = on_ahead,
 	},
 };
 
@@ -411,6 +477,7 @@ static void free_replay(struct replay *r)
 
 		if (d) {
 			trie_thread_free(&d->roots);
+			free(d->ahead);
 			free(d);
 		}
 	}
@@ -479,48 +546,39 @@ static void give_back(const void *from, const void *to)
 		madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
-/* @from's trie after @s's, its nodes renumbered, its threads' roots too. */
+/* @from's trie after @s's, its nodes renumbered, its threads' roots too;
+ * neither trie is finished (trie_finish()), so no node has children
+ * lists yet. */
 static int append_trie(struct stacks *s, struct stacks *from)
 {
 	struct trie *t = &s->trie, *f = &from->trie;
 	struct calls *calls = replay_calls(from->replay);
 	uint32_t base = t->n;
 
+	trie_drop_index(f);
 	/* the first moves as it is; the others' are copied after it, their
-	 * pages given back as they are (a large realloc() remaps, with no
+	 * pages given back as they are (the trie grows by mremap(), with no
 	 * copy), so that the nodes are not held twice */
 	if (!t->nodes) {
 		*t = *f;
 		memset(f, 0, sizeof(*f));
 		return 0;
 	}
-	if (f->n > TRIE_NONE / 2 - base)
+	if (f->n > TRIE_NONE / 2 - base || trie_reserve(t, base + f->n))
 		return -ENOMEM;
-	if (base + f->n > t->cap) {
-		struct trie_node *nodes =
-			realloc(t->nodes, (base + f->n) * sizeof(*nodes));
-
-		if (!nodes)
-			return -ENOMEM;
-		t->nodes = nodes;
-		t->cap = base + f->n;
-	}
 	for (uint32_t i = 0; i < f->n; i++) {
 		struct trie_node *n = &t->nodes[base + i];
 
 		*n = f->nodes[i];
 		if (n->parent != TRIE_NONE)
 			n->parent += base;
-		for (uint32_t c = 0; c < n->nchildren; c++)
-			n->children[c] += base;
 		if ((i + 1) % GIVE_BACK_NODES == 0)
 			give_back(&f->nodes[i + 1 - GIVE_BACK_NODES],
 				  &f->nodes[i + 1]);
 	}
 	t->n += f->n;
-	/* the children lists are the new nodes' now */
-	free(f->nodes);
-	memset(f, 0, sizeof(*f));
+	f->n = 0; /* what the nodes hold is t's now */
+	trie_free(f);
 	for (uint32_t i = 0; i < calls_nthreads(calls); i++) {
 		struct stacks_thread *d =
 			stacks_thread_of(calls_thread(calls, i));
@@ -629,7 +687,9 @@ int stacks_write_folded(struct trace *t, const char *path, struct symbols *syms,
 	status = replay_trace(s.replay, t, path);
 	if (!replay_stopped(s.replay)) {
 		calls_close_all(replay_calls(s.replay));
-		ret = stacks_write_folded_lines(&s, out, false, false);
+		ret = trie_finish(&s.trie);
+		if (!ret)
+			ret = stacks_write_folded_lines(&s, out, false, false);
 		if (ret) {
 			tool_error("convert", "%s", strerror(-ret));
 			status = EXIT_USAGE;

@@ -28,6 +28,9 @@ struct stacks_thread {
 	bool rooted;
 	uint64_t root_seq; /* where its first root call was */
 	uint64_t rank; /* stacks_order_threads()'s */
+	/* the path hashes of the entries of the run being fed (the calls'
+	 * ahead hook), and a stack of them to work them out */
+	uint32_t *ahead, nahead, next_ahead, ahead_cap;
 };
 
 struct stacks {

@@ -13,6 +13,13 @@
  *
  * Children are kept in creation order, as llvm-xray keeps them, so that
  * outputs that walk the trie come out in the same order.
+ *
+ * While the trie is built, a child is found in a hash table at its path's
+ * hash, which a caller keeps beside each frame and extends from the
+ * parent's with trie_path_hash(): no step needs the one before it in
+ * memory, so the cache misses of a thread's calls overlap, where a walk
+ * of the parent's list costs two in a row (the list, then its nodes).
+ * The lists are made once, by trie_finish(), from the nodes' parents.
  */
 #ifndef XRAYFDR_TOOLS_TRIE_H
 #define XRAYFDR_TOOLS_TRIE_H
@@ -26,7 +33,8 @@ struct trie_node {
 	int32_t func_id;
 	uint32_t parent; /* TRIE_NONE for a root */
 	uint32_t *children;
-	uint32_t nchildren, cap;
+	uint32_t nchildren;
+	uint32_t cap; /* 0: children is in trie_finish()'s block */
 	uint64_t term_count, inter_count;
 	int64_t term_sum, inter_sum;
 	uint64_t self;
@@ -38,15 +46,45 @@ struct trie_thread {
 	uint32_t nroots, cap;
 };
 
+struct trie_slot;
+
 struct trie {
 	struct trie_node *nodes;
 	uint32_t n, cap;
+	/* until trie_finish(): (parent, function) -> child */
+	struct trie_slot *index;
+	uint32_t index_bits, indexed;
+	bool finished;
+	uint32_t *block; /* the children lists trie_finish() made */
 };
 
+/* The hash of a path: @parent_path's (anything for a root) and then
+ * @func_id. */
+uint32_t trie_path_hash(uint32_t parent_path, int32_t func_id);
+
+/* Start reading where trie_child() will look for @path. */
+void trie_prefetch(const struct trie *t, uint32_t path);
+
+/* And, once that is read, start reading the node it leads to (the
+ * first of that hash; a hint). */
+void trie_prefetch_node(const struct trie *t, uint32_t path);
+
 /* The child of @parent (TRIE_NONE: among @roots) for @func_id, created
- * at the end if absent.  Return its index, or TRIE_NONE if out of memory. */
+ * at the end if absent; @path is trie_path_hash() of the child's path.
+ * Return its index, or TRIE_NONE if out of memory. */
 uint32_t trie_child(struct trie *t, struct trie_thread *th, uint32_t parent,
-		    int32_t func_id);
+		    uint32_t path, int32_t func_id);
+
+/* Make every node's list of children (in the order the children were
+ * made); trie_child() walks them from then on.  0 or -ENOMEM. */
+int trie_finish(struct trie *t);
+
+/* Forget the hash of a trie that trie_child() will not add to again (its
+ * nodes are to be copied into another's). */
+void trie_drop_index(struct trie *t);
+
+/* Room for @n nodes in all.  0 or -ENOMEM. */
+int trie_reserve(struct trie *t, uint32_t n);
 
 /* A new node (for merging), with @parent, no children.  TRIE_NONE on
  * failure. */
