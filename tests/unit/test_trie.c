@@ -107,11 +107,61 @@ static void test_growth(void **state)
 	check_trie(5, 160, good_hash);
 }
 
+/* Two finished tries end to end: the second's nodes, parents and children
+ * renumbered, its lists still its nodes' */
+static void test_append(void **state)
+{
+	struct trie t = { 0 }, f = { 0 };
+	struct trie_thread tt = { 0 }, ft = { 0 };
+	uint32_t base, n;
+
+	(void)state;
+	build(&t, &tt, 2, 3, good_hash);
+	build(&f, &ft, 3, 4, good_hash);
+	n = t.n;
+	assert_int_equal(trie_finish(&t), 0);
+	assert_int_equal(trie_finish(&f), 0);
+	assert_int_equal(trie_append(&t, &f, &base), 0);
+	assert_int_equal(base, n);
+	assert_int_equal(f.n, 0);
+	assert_int_equal(t.n, n + 3 * (1 + 4 + 16));
+	for (uint32_t r = 0; r < ft.nroots; r++) {
+		uint32_t root = ft.roots[r] + base;
+
+		assert_int_equal(t.nodes[root].func_id, r);
+		assert_int_equal(t.nodes[root].parent, TRIE_NONE);
+		assert_int_equal(t.nodes[root].nchildren, 4);
+		for (uint32_t a = 0; a < 4; a++) {
+			uint32_t m = t.nodes[root].children[a];
+
+			assert_true(m > root && m < t.n);
+			assert_int_equal(t.nodes[m].parent, root);
+			assert_int_equal(t.nodes[m].func_id, a);
+			for (uint32_t b = 0; b < 4; b++) {
+				uint32_t l = t.nodes[m].children[b];
+
+				assert_int_equal(t.nodes[l].parent, m);
+				assert_int_equal(t.nodes[l].func_id,
+						 1000 * a + b);
+			}
+		}
+	}
+	/* the first trie's nodes are as they were */
+	assert_int_equal(t.nodes[tt.roots[1]].nchildren, 3);
+	assert_int_equal(t.nodes[t.nodes[tt.roots[1]].children[2]].parent,
+			 tt.roots[1]);
+	trie_free(&t);
+	trie_free(&f);
+	trie_thread_free(&tt);
+	trie_thread_free(&ft);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_colliding_hashes),
 		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_append),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -528,65 +528,31 @@ struct replay *stacks_replay(struct stacks *s, enum calls_mode mode,
 	return share_replay(s, mode, in, o, 0, 0);
 }
 
-static int close_share(void *ctx)
+/* In the worker's thread, when its share is read: its trie is whole. */
+static int after_share(void *ctx)
 {
-	calls_close_all(replay_calls(((struct stacks *)ctx)->replay));
-	return 0;
+	struct stacks *s = ctx;
+
+	if (s->close_all)
+		calls_close_all(replay_calls(s->replay));
+	return trie_finish(&s->trie);
 }
 
-#define GIVE_BACK_NODES (1u << 16)
-
-/* The whole pages of [@from, @to), which will not be read again. */
-static void give_back(const void *from, const void *to)
-{
-	uintptr_t a = ((uintptr_t)from + 4095) & ~(uintptr_t)4095;
-	uintptr_t b = (uintptr_t)to & ~(uintptr_t)4095;
-
-	if (a < b)
-		madvise((void *)a, b - a, MADV_DONTNEED);
-}
-
-/* @from's trie after @s's, its nodes renumbered, its threads' roots too;
- * neither trie is finished (trie_finish()), so no node has children
- * lists yet. */
+/* @from's trie after @s's, its threads' roots renumbered too. */
 static int append_trie(struct stacks *s, struct stacks *from)
 {
-	struct trie *t = &s->trie, *f = &from->trie;
 	struct calls *calls = replay_calls(from->replay);
-	uint32_t base = t->n;
+	uint32_t base;
+	int ret = trie_append(&s->trie, &from->trie, &base);
 
-	trie_drop_index(f);
-	/* the first moves as it is; the others' are copied after it, their
-	 * pages given back as they are (the trie grows by mremap(), with no
-	 * copy), so that the nodes are not held twice */
-	if (!t->nodes) {
-		*t = *f;
-		memset(f, 0, sizeof(*f));
-		return 0;
-	}
-	if (f->n > TRIE_NONE / 2 - base || trie_reserve(t, base + f->n))
-		return -ENOMEM;
-	for (uint32_t i = 0; i < f->n; i++) {
-		struct trie_node *n = &t->nodes[base + i];
-
-		*n = f->nodes[i];
-		if (n->parent != TRIE_NONE)
-			n->parent += base;
-		if ((i + 1) % GIVE_BACK_NODES == 0)
-			give_back(&f->nodes[i + 1 - GIVE_BACK_NODES],
-				  &f->nodes[i + 1]);
-	}
-	t->n += f->n;
-	f->n = 0; /* what the nodes hold is t's now */
-	trie_free(f);
-	for (uint32_t i = 0; i < calls_nthreads(calls); i++) {
+	for (uint32_t i = 0; !ret && i < calls_nthreads(calls); i++) {
 		struct stacks_thread *d =
 			stacks_thread_of(calls_thread(calls, i));
 
 		for (uint32_t r = 0; d && r < d->roots.nroots; r++)
 			d->roots.roots[r] += base;
 	}
-	return 0;
+	return ret;
 }
 
 int stacks_read_shared(struct stacks *s, enum calls_mode mode,
@@ -606,13 +572,13 @@ int stacks_read_shared(struct stacks *s, enum calls_mode mode,
 
 		w[k].strict = s->strict;
 		w[k].keep_going = s->keep_going;
+		w[k].close_all = close_all;
 		rs[k] = share_replay(&w[k], mode, &win, o, k, n);
 		if (!rs[k])
 			goto out;
 		ctx[k] = &w[k];
 	}
-	ret = replay_run_shared(rs, n, path, close_all ? close_share : NULL,
-				ctx);
+	ret = replay_run_shared(rs, n, path, after_share, ctx);
 	for (unsigned int k = 0; !ret && k < n; k++)
 		ret = append_trie(s, &w[k]);
 	if (ret)

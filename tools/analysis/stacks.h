@@ -44,6 +44,7 @@ struct stacks {
 	const char *cmd; /* for messages */
 	bool keep_going;
 	bool strict; /* llvm-xray's matching: an unmatched exit is an error */
+	bool close_all; /* a worker of stacks_read_shared(): close its calls */
 };
 
 static inline struct stacks_thread *stacks_thread_of(struct call_thread *t)

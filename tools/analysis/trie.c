@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The call-stack trie; see trie.h. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -226,6 +227,17 @@ void trie_drop_index(struct trie *t)
 	t->indexed = 0;
 }
 
+static int add_block(struct trie *t, uint32_t *block)
+{
+	uint32_t **b = realloc(t->blocks, (t->nblocks + 1) * sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	t->blocks = b;
+	t->blocks[t->nblocks++] = block;
+	return 0;
+}
+
 int trie_finish(struct trie *t)
 {
 	uint32_t *block, at = 0;
@@ -235,8 +247,10 @@ int trie_finish(struct trie *t)
 	trie_drop_index(t);
 	/* every node but a root is a child; its parent came before it */
 	block = malloc(((size_t)t->n + 1) * sizeof(*block));
-	if (!block)
+	if (!block || add_block(t, block)) {
+		free(block);
 		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < t->n; i++)
 		if (t->nodes[i].parent != TRIE_NONE)
 			t->nodes[t->nodes[i].parent].nchildren++;
@@ -251,8 +265,60 @@ int trie_finish(struct trie *t)
 
 			p->children[p->nchildren++] = i;
 		}
-	t->block = block;
 	t->finished = true;
+	return 0;
+}
+
+#define GIVE_BACK_NODES (1u << 16)
+
+/* The whole pages of [@from, @to), which will not be read again. */
+static void give_back(const void *from, const void *to)
+{
+	uintptr_t a = ((uintptr_t)from + 4095) & ~(uintptr_t)4095;
+	uintptr_t b = (uintptr_t)to & ~(uintptr_t)4095;
+
+	if (a < b)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+int trie_append(struct trie *t, struct trie *from, uint32_t *base)
+{
+	struct trie *f = from;
+	uint32_t at = t->n;
+
+	*base = at;
+	trie_drop_index(f);
+	if (!t->nodes) {
+		trie_free(t);
+		*t = *f;
+		memset(f, 0, sizeof(*f));
+		return 0;
+	}
+	if (f->n > TRIE_NONE / 2 - at || trie_reserve(t, at + f->n))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < f->nblocks; i++)
+		if (add_block(t, f->blocks[i])) {
+			t->nblocks -= i;
+			return -ENOMEM;
+		}
+	for (uint32_t i = 0; i < f->n; i++) {
+		struct trie_node *n = &t->nodes[at + i];
+
+		*n = f->nodes[i];
+		if (n->parent != TRIE_NONE)
+			n->parent += at;
+		/* each list is one node's, renumbered once */
+		for (uint32_t c = 0; c < n->nchildren; c++)
+			n->children[c] += at;
+		if ((i + 1) % GIVE_BACK_NODES == 0)
+			give_back(&f->nodes[i + 1 - GIVE_BACK_NODES],
+				  &f->nodes[i + 1]);
+	}
+	t->n += f->n;
+	/* what the nodes and blocks hold is t's now */
+	f->n = 0;
+	f->nblocks = 0;
+	trie_free(f);
 	return 0;
 }
 
@@ -263,7 +329,9 @@ void trie_free(struct trie *t)
 			free(t->nodes[i].children);
 	map_free(t->nodes, (size_t)t->cap * sizeof(*t->nodes));
 	trie_drop_index(t);
-	free(t->block);
+	for (uint32_t i = 0; i < t->nblocks; i++)
+		free(t->blocks[i]);
+	free(t->blocks);
 	memset(t, 0, sizeof(*t));
 }
 

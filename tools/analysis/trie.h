@@ -55,7 +55,10 @@ struct trie {
 	struct trie_slot *index;
 	uint32_t index_bits, indexed;
 	bool finished;
-	uint32_t *block; /* the children lists trie_finish() made */
+	/* the children lists trie_finish() made (more than one after
+	 * trie_append()) */
+	uint32_t **blocks;
+	uint32_t nblocks;
 };
 
 /* The hash of a path: @parent_path's (anything for a root) and then
@@ -82,6 +85,15 @@ int trie_finish(struct trie *t);
 /* Forget the hash of a trie that trie_child() will not add to again (its
  * nodes are to be copied into another's). */
 void trie_drop_index(struct trie *t);
+
+/*
+ * Put @from's nodes after @t's, renumbered (its children lists too, which
+ * become @t's); @from is left empty, its memory given back as its nodes
+ * are copied, so that they are not held twice.  Both tries are finished,
+ * or neither is.  @from's node i is @t's node *@base + i.  0 or -ENOMEM
+ * (@from is then as it was).
+ */
+int trie_append(struct trie *t, struct trie *from, uint32_t *base);
 
 /* Room for @n nodes in all.  0 or -ENOMEM. */
 int trie_reserve(struct trie *t, uint32_t n);
