@@ -18,9 +18,10 @@ side, wall time and peak memory (RSS), with their ratios.
      input per second of CPU time (user + system, which other tenants
      disturb less than wall time), its peak memory, and its time over
      sha1sum's on the same file, a ratio that survives a busy machine
-     better than MB/s, and the wall time beside it (account reads with
-     two threads, and 'account -j1' with one: what two cores save shows
-     in wall time, at some cost in CPU time).  The median of
+     better than MB/s, and the wall time beside it, with the MB/s and the
+     ratio to sha1sum's wall time it makes (account, stack and graph read
+     with two threads, and their '-j1' rows with one: what two cores save
+     shows in wall time, at some cost in CPU time).  The median of
      BENCH_TOOLS_ROUNDS (default 3)
      interleaved rounds, with min and max; with BENCH_TOOLS_BASELINE set
      to another xrayfdr binary (an earlier build), that one too, round by
@@ -82,7 +83,7 @@ def measure(cmd, cap=None, stdout=subprocess.DEVNULL, stdin=None):
             p.kill()
             pid, status, usage = os.wait4(p.pid, 0)
             return time.monotonic() - start, usage.ru_maxrss * 1024, None, "timeout"
-        time.sleep(0.05)
+        time.sleep(0.01)
     secs = time.monotonic() - start
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     rc = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
@@ -145,9 +146,11 @@ def throughput(path):
     mb = os.path.getsize(path) / 1e6
     cmds = [("sha1sum", ["sha1sum", path])]
     labels = []
+    baseline_jobs = BASELINE and "--jobs" in subprocess.run(
+        [BASELINE, "account", "--help"], capture_output=True, text=True).stdout
     for label, args in (("account", ["account"]), ("account -j1", ["account", "-j1"]),
-                        ("stack", ["stack"]),
-                        ("graph", ["graph"]),
+                        ("stack", ["stack"]), ("stack -j1", ["stack", "-j1"]),
+                        ("graph", ["graph"]), ("graph -j1", ["graph", "-j1"]),
                         ("replay", ["replay", "--no-pager"]),
                         ("convert -f trace_event", ["convert", "-f", "trace_event"]),
                         ("convert -f perfetto", ["convert", "-f", "perfetto"]),
@@ -155,8 +158,9 @@ def throughput(path):
         labels.append(label)
         cmds.append((label, [XRAYFDR] + args[:1] + ["-q"] + args[1:] + [path]))
         if BASELINE:
-            # an earlier build reads with one thread, and may not know -j
-            plain = [a for a in args if a != "-j1"]
+            # a build older than --jobs reads with one thread, and
+            # refuses -j
+            plain = args if baseline_jobs else [a for a in args if a != "-j1"]
             cmds.append(("baseline " + label,
                          [BASELINE] + plain[:1] + ["-q"] + plain[1:] + [path]))
     times = {label: [] for label, _ in cmds}
@@ -176,12 +180,18 @@ def throughput(path):
         t = sorted(times[label])
         return t[len(t) // 2]
 
+    def med_wall(label):
+        w = sorted(walls[label])
+        return w[len(w) // 2]
+
     sha = med("sha1sum")
+    sha_wall = med_wall("sha1sum")
     print(f"\nthroughput on the {mb:.0f} MB trace, CPU time (user + system), "
           f"median of {ROUNDS} interleaved rounds [min, max]"
           + (f"; 'before': {BASELINE}" if BASELINE else ""))
     print(f"  {'':<28} {'CPU s':>7} {'[min, max]':>16} {'MB/s':>8} "
-          f"{'x sha1sum':>10} {'peak RSS':>10} {'wall s':>7}"
+          f"{'x sha1sum':>10} {'peak RSS':>10} {'wall s':>7} {'MB/s':>6} "
+          f"{'x sha1sum':>9}"
           + ("   before   speedup" if BASELINE else ""))
     for label in ["sha1sum"] + labels:
         t = sorted(times[label])
@@ -190,10 +200,11 @@ def throughput(path):
         if BASELINE and label != "sha1sum":
             b = med("baseline " + label)
             extra = f" {b:7.2f} s {b / max(m, 1e-9):7.2f}x"
-        w = sorted(walls[label])[len(walls[label]) // 2]
+        w = med_wall(label)
         print(f"  {label:<28} {m:7.2f} [{t[0]:6.2f}, {t[-1]:6.2f}] "
               f"{mb / max(m, 1e-9):8.0f} {m / max(sha, 1e-9):9.1f}x "
-              f"{human(rss[label]):>10} {w:7.2f}{extra}   (load {load()})")
+              f"{human(rss[label]):>10} {w:7.2f} {mb / max(w, 1e-9):6.0f} "
+              f"{w / max(sha_wall, 1e-9):8.1f}x{extra}   (load {load()})")
         sys.stdout.flush()
     return True
 
