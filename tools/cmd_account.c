@@ -1085,6 +1085,7 @@ static int account_run(int argc, char **argv)
 	facts.unwound = calls_unwound(replay_calls(a.replay));
 rows:
 	p.freq = facts.freq;
+	order_stats_jobs(a.durations, jobs);
 	ret = order_stats_select(a.durations, ranks, pick, &a);
 	if (!ret)
 		ret = order_rows(&a, field, dsc, &ro);

@@ -968,6 +968,7 @@ static int graph_run(int argc, char **argv)
 	facts.unwound = calls_unwound(replay_calls(g.replay));
 select:
 	dot.freq = facts.freq;
+	order_stats_jobs(g.durations, jobs);
 	ret = order_stats_select(g.durations, ranks, pick, &g);
 	if (ret) {
 		tool_error("graph", "%s", order_stats_why(g.durations, ret));

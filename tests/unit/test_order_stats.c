@@ -92,7 +92,7 @@ static uint64_t value_of(uint32_t set, size_t i, size_t n, uint64_t *rnd)
 	}
 }
 
-static void check(size_t memory, uint32_t stride)
+static void check_jobs(size_t memory, uint32_t stride, unsigned int jobs)
 {
 	struct order_stats *s = order_stats_new(memory);
 	struct model m = { .stride = stride };
@@ -100,6 +100,7 @@ static void check(size_t memory, uint32_t stride)
 	unsigned int want_visits = 0;
 
 	assert_non_null(s);
+	order_stats_jobs(s, jobs);
 	for (uint32_t set = 0; set < NSETS; set++) {
 		/* set 13 stays empty: it is skipped */
 		m.n[set] = set == 13 ? 0 : 1 + next_random(&rnd) % MAX_VALUES;
@@ -137,6 +138,11 @@ static void check(size_t memory, uint32_t stride)
 	order_stats_free(s);
 }
 
+static void check(size_t memory, uint32_t stride)
+{
+	check_jobs(memory, stride, 1);
+}
+
 static void test_in_memory(void **state)
 {
 	(void)state;
@@ -163,6 +169,19 @@ static void test_bucketed(void **state)
 	check(4u << 20, 9);
 }
 
+/* The file read back by two threads, cut at a spill's end (several
+ * spills at these sizes); at the smallest, a half's buckets outgrow its
+ * half of the memory and one thread reads it all again. */
+static void test_bucketed_two_threads(void **state)
+{
+	(void)state;
+	check_jobs(2u << 20, 1, 2);
+	check_jobs(1u << 20, 1, 2);
+	check_jobs(512u << 10, 1, 2);
+	check_jobs(2u << 20, 9, 2);
+	check_jobs(1u << 20, 9, 3);
+}
+
 static void test_bad_set(void **state)
 {
 	struct order_stats *s = order_stats_new(1u << 20);
@@ -178,6 +197,7 @@ int main(void)
 		cmocka_unit_test(test_in_memory),
 		cmocka_unit_test(test_spilled),
 		cmocka_unit_test(test_bucketed),
+		cmocka_unit_test(test_bucketed_two_threads),
 		cmocka_unit_test(test_bad_set),
 	};
 

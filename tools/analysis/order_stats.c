@@ -31,11 +31,13 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "order_stats.h"
 #include "sorter.h"
@@ -64,7 +66,11 @@ struct order_stats {
 	FILE *file;
 	uint64_t *hist;
 	uint32_t hist_sets;
+	/* where each spill to the file ended: a key begins there */
+	off_t *spill_ends;
+	size_t nspills;
 	bool no_file; /* a selection's own values: the external sort */
+	unsigned int jobs; /* threads the file may be read back with */
 	char err[128];
 };
 
@@ -106,7 +112,13 @@ struct order_stats *order_stats_new(size_t memory)
 	if (!s)
 		return NULL;
 	s->memory = memory;
+	s->jobs = 1;
 	return s;
+}
+
+void order_stats_jobs(struct order_stats *s, unsigned int jobs)
+{
+	s->jobs = jobs ? jobs : 1;
 }
 
 void order_stats_free(struct order_stats *s)
@@ -119,6 +131,7 @@ void order_stats_free(struct order_stats *s)
 	free(s->bigs);
 	free(s->counts);
 	free(s->hist);
+	free(s->spill_ends);
 	if (s->file)
 		fclose(s->file);
 	free(s);
@@ -306,6 +319,20 @@ static int file_error(struct order_stats *s, const char *what)
 	return -err;
 }
 
+static int note_spill_end(struct order_stats *s)
+{
+	off_t *e = realloc(s->spill_ends, (s->nspills + 1) * sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	s->spill_ends = e;
+	e[s->nspills] = ftello(s->file);
+	if (e[s->nspills] < 0)
+		return file_error(s, "cannot tell the position in");
+	s->nspills++;
+	return 0;
+}
+
 /*
  * Memory is full: the keys go to the file as they are, counted in the
  * histogram, and the array is empty again.  -EAGAIN if the histograms of
@@ -345,7 +372,7 @@ static int file_keys(struct order_stats *s)
 			return file_error(s, "cannot write");
 	}
 	s->n = 0;
-	return 0;
+	return note_spill_end(s);
 }
 
 static __attribute__((noinline)) int add_slow(struct order_stats *s,
@@ -775,6 +802,159 @@ static int plan_targets(struct order_stats *s, struct bucketed *b,
 	return 0;
 }
 
+/* Bytes [@from, @to) of the file: each key of a target's bucket to @sub
+ * (as its target's value).  0 or -errno: *@read_err is the errno of a
+ * failed read (EIO: the file's bytes are not keys), or 0 where @sub
+ * failed.  Nothing is said (two threads may be reading). */
+static int read_targets(const struct order_stats *s, off_t from, off_t to,
+			struct order_stats *sub, int *read_err)
+{
+	uint8_t buf[PACK_CHUNK + PACK_SLACK];
+	size_t have = 0;
+	ssize_t got;
+	int ret = 0;
+
+	memset(buf, 0, sizeof(buf));
+	do {
+		const uint8_t *p = buf, *end;
+		size_t want = PACK_CHUNK - have;
+
+		if ((off_t)want > to - from)
+			want = (size_t)(to - from);
+		got = want ? pread(fileno(s->file), buf + have, want, from) : 0;
+		if (got < 0) {
+			*read_err = errno ? errno : EIO;
+			return -*read_err;
+		}
+		from += got;
+		end = buf + have + got;
+		/* a key may end past the bytes read but the last */
+		while (!ret && p < end && (end - p >= PACK_MAX || !got)) {
+			unsigned int sl = p[0] & 3, vl = p[0] >> 2;
+			uint64_t set = get_le64(p + 1, sl);
+			uint64_t v = get_le64(p + 1 + sl, vl), t;
+
+			if (vl > 5 || 1 + sl + vl > end - p) {
+				*read_err = EIO;
+				return -EIO;
+			}
+			p += 1 + sl + vl;
+			if (set >= s->hist_sets)
+				continue;
+			t = s->hist[set * HIST_BUCKETS + bucket_of(v)];
+			if (t)
+				ret = order_stats_add(sub, (uint32_t)t - 1, v);
+		}
+		have = (size_t)(end - p);
+		memmove(buf, p, have);
+	} while (!ret && got);
+	return ret;
+}
+
+static struct order_stats *new_sub(size_t memory)
+{
+	struct order_stats *sub = order_stats_new(memory);
+
+	if (sub)
+		sub->no_file = true;
+	return sub;
+}
+
+struct read_part {
+	const struct order_stats *s;
+	struct order_stats *sub;
+	off_t from, to;
+	int ret, read_err;
+};
+
+static void *read_part(void *p)
+{
+	struct read_part *h = p;
+
+	h->ret = read_targets(h->s, h->from, h->to, h->sub, &h->read_err);
+	return NULL;
+}
+
+static off_t distance(off_t a, off_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/*
+ * Two threads read the file where it has two spills or more: each reads
+ * about half (cut at a spill's end, where a key begins) into a
+ * sub-selection of half the memory, then the second's values go into the
+ * first's.  0 with *@sub made, 1 if one thread is to read the file
+ * instead (a part ran out of memory: it went to the external sort), or
+ * -errno.
+ */
+static int read_in_two(struct order_stats *s, struct order_stats **sub,
+		       int *read_err)
+{
+	off_t end = s->spill_ends[s->nspills - 1], mid = 0;
+	struct read_part h[2] = { { .s = s }, { .s = s } };
+	pthread_t thread;
+	int ret = 1;
+
+	for (size_t i = 0; i + 1 < s->nspills; i++)
+		if (!mid || distance(s->spill_ends[i], end / 2) <
+				    distance(mid, end / 2))
+			mid = s->spill_ends[i];
+	h[0].sub = new_sub(s->memory / 2);
+	h[1].sub = new_sub(s->memory / 2);
+	h[0].to = h[1].from = mid;
+	h[1].to = end;
+	if (!h[0].sub || !h[1].sub ||
+	    pthread_create(&thread, NULL, read_part, &h[1]))
+		goto out;
+	read_part(&h[0]);
+	pthread_join(thread, NULL);
+	ret = h[0].ret ? h[0].ret : h[1].ret;
+	*read_err = h[0].read_err ? h[0].read_err : h[1].read_err;
+	if (*read_err)
+		goto out;
+	if (ret == -ENOMEM || (!ret && h[1].sub->sorter))
+		ret = 1;
+	for (size_t i = 0; !ret && i < h[1].sub->n; i++) {
+		uint64_t key = h[1].sub->keys[i];
+
+		ret = order_stats_add(h[0].sub, (uint32_t)(key >> VALUE_BITS),
+				      key & VALUE_SAT);
+	}
+	if (!ret) {
+		*sub = h[0].sub;
+		h[0].sub = NULL;
+	} else if (ret < 0) {
+		/* the sub-selections' temporary files are ours to name */
+		for (int k = 0; k < 2 && !s->err[0]; k++)
+			snprintf(s->err, sizeof(s->err), "%s",
+				 order_stats_error(h[k].sub));
+	}
+out:
+	order_stats_free(h[0].sub);
+	order_stats_free(h[1].sub);
+	return ret;
+}
+
+/* The targets' values, in a sub-selection of their own (*@sub). */
+static int read_all_targets(struct order_stats *s, struct order_stats **sub)
+{
+	off_t end = s->nspills ? s->spill_ends[s->nspills - 1] : 0;
+	int ret = 1, read_err = 0;
+
+	if (s->jobs >= 2 && s->nspills >= 2)
+		ret = read_in_two(s, sub, &read_err);
+	if (ret == 1) {
+		*sub = new_sub(s->memory);
+		ret = *sub ? read_targets(s, 0, end, *sub, &read_err) : -ENOMEM;
+	}
+	if (read_err) {
+		errno = read_err;
+		ret = file_error(s, "cannot read");
+	}
+	return ret;
+}
+
 /*
  * After file_keys(): every key is in the file and counted.  Plan the
  * targets, read the file once keeping the values of the targets' buckets
@@ -791,8 +971,6 @@ static int select_bucketed(struct order_stats *s,
 	struct bucketed b = { 0 };
 	struct order_stats *sub = NULL;
 	uint32_t ntargets = 0;
-	uint8_t buf[PACK_CHUNK + PACK_SLACK];
-	size_t have = 0, got;
 	int ret = file_keys(s);
 
 	if (s->keys) {
@@ -802,47 +980,10 @@ static int select_bucketed(struct order_stats *s,
 	}
 	if (!ret)
 		ret = plan_targets(s, &b, ranks, ctx, &ntargets);
-	if (!ret && ntargets) {
-		sub = order_stats_new(s->memory);
-		ret = sub ? 0 : -ENOMEM;
-		if (sub)
-			sub->no_file = true;
-	}
-	if (!ret && ntargets) {
-		rewind(s->file);
-		memset(buf, 0, sizeof(buf));
-		do {
-			const uint8_t *p = buf, *end;
-
-			got = fread_unlocked(buf + have, 1, PACK_CHUNK - have,
-					     s->file);
-			end = buf + have + got;
-			/* a key may end past the bytes read but the last */
-			while (!ret && p < end &&
-			       (end - p >= PACK_MAX || !got)) {
-				unsigned int sl = p[0] & 3, vl = p[0] >> 2;
-				uint64_t set = get_le64(p + 1, sl);
-				uint64_t v = get_le64(p + 1 + sl, vl), t;
-
-				if (vl > 5 || 1 + sl + vl > end - p) {
-					errno = EIO;
-					ret = file_error(s, "cannot read");
-					break;
-				}
-				p += 1 + sl + vl;
-				if (set >= s->hist_sets)
-					continue;
-				t = s->hist[set * HIST_BUCKETS + bucket_of(v)];
-				if (t)
-					ret = order_stats_add(
-						sub, (uint32_t)t - 1, v);
-			}
-			have = (size_t)(end - p);
-			memmove(buf, p, have);
-		} while (!ret && got);
-		if (!ret && ferror(s->file))
-			ret = file_error(s, "cannot read");
-	}
+	if (!ret && ntargets && fflush(s->file))
+		ret = file_error(s, "cannot write");
+	if (!ret && ntargets)
+		ret = read_all_targets(s, &sub);
 	if (!ret && ntargets)
 		ret = order_stats_select(sub, target_ranks, target_visit, &b);
 	/* the sub-selection's temporary files are ours to name */

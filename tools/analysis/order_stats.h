@@ -22,6 +22,10 @@ struct order_stats;
 struct order_stats *order_stats_new(size_t memory);
 void order_stats_free(struct order_stats *s);
 
+/* Let order_stats_select() read a temporary file back with up to @jobs
+ * threads (1 by default). */
+void order_stats_jobs(struct order_stats *s, unsigned int jobs);
+
 /* Add @value to set @set (< ORDER_STATS_MAX_SETS).  0 or -errno. */
 int order_stats_add(struct order_stats *s, uint32_t set, uint64_t value);
 

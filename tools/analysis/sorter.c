@@ -116,7 +116,7 @@ uint64_t sorter_spilled_bytes(const struct sorter *s)
 
 static void sort_index(struct sorter *s)
 {
-	static uint32_t count[RADIX];
+	uint32_t count[RADIX]; /* 8 KiB: workers may sort at once */
 	struct entry *src = s->index, *dst = s->tmp, *t;
 	size_t n = s->nindex;
 	uint64_t all_or = 0, all_and = UINT64_MAX;
