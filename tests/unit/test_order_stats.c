@@ -169,9 +169,9 @@ static void test_bucketed(void **state)
 	check(4u << 20, 9);
 }
 
-/* The file read back by two threads, cut at a spill's end (several
- * spills at these sizes); at the smallest, a half's buckets outgrow its
- * half of the memory and one thread reads it all again. */
+/* The file read back by two threads, cut at a place a key begins
+ * (several spills at these sizes); at the smallest, a half's buckets
+ * outgrow its half of the memory and one thread reads it all again. */
 static void test_bucketed_two_threads(void **state)
 {
 	(void)state;

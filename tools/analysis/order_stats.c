@@ -66,9 +66,10 @@ struct order_stats {
 	FILE *file;
 	uint64_t *hist;
 	uint32_t hist_sets;
-	/* where each spill to the file ended: a key begins there */
-	off_t *spill_ends;
-	size_t nspills;
+	/* places in the file where a key begins, every CUT_BYTES or so, and
+	 * its end, last: where threads can share the reading out */
+	off_t *cuts;
+	size_t ncuts;
 	bool no_file; /* a selection's own values: the external sort */
 	unsigned int jobs; /* threads the file may be read back with */
 	char err[128];
@@ -131,7 +132,7 @@ void order_stats_free(struct order_stats *s)
 	free(s->bigs);
 	free(s->counts);
 	free(s->hist);
-	free(s->spill_ends);
+	free(s->cuts);
 	if (s->file)
 		fclose(s->file);
 	free(s);
@@ -319,17 +320,23 @@ static int file_error(struct order_stats *s, const char *what)
 	return -err;
 }
 
-static int note_spill_end(struct order_stats *s)
-{
-	off_t *e = realloc(s->spill_ends, (s->nspills + 1) * sizeof(*e));
+#define CUT_BYTES (4 << 20)
 
-	if (!e)
-		return -ENOMEM;
-	s->spill_ends = e;
-	e[s->nspills] = ftello(s->file);
-	if (e[s->nspills] < 0)
+/* The file's end is a place a key begins: noted if @always or if the
+ * last is CUT_BYTES behind. */
+static int note_cut(struct order_stats *s, bool always)
+{
+	off_t at = ftello(s->file), *c;
+
+	if (at < 0)
 		return file_error(s, "cannot tell the position in");
-	s->nspills++;
+	if (!always && s->ncuts && at - s->cuts[s->ncuts - 1] < CUT_BYTES)
+		return 0;
+	c = realloc(s->cuts, (s->ncuts + 1) * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	s->cuts = c;
+	c[s->ncuts++] = at;
 	return 0;
 }
 
@@ -370,9 +377,12 @@ static int file_keys(struct order_stats *s)
 		if (fwrite_unlocked(buf, 1, (size_t)(p - buf), s->file) !=
 		    (size_t)(p - buf))
 			return file_error(s, "cannot write");
+		ret = note_cut(s, i == s->n);
+		if (ret)
+			return ret;
 	}
 	s->n = 0;
-	return note_spill_end(s);
+	return 0;
 }
 
 static __attribute__((noinline)) int add_slow(struct order_stats *s,
@@ -881,8 +891,8 @@ static off_t distance(off_t a, off_t b)
 }
 
 /*
- * Two threads read the file where it has two spills or more: each reads
- * about half (cut at a spill's end, where a key begins) into a
+ * Two threads read the file where it can be cut (cuts): each reads
+ * about half (cut at the noted place nearest the middle) into a
  * sub-selection of half the memory, then the second's values go into the
  * first's.  0 with *@sub made, 1 if one thread is to read the file
  * instead (a part ran out of memory: it went to the external sort), or
@@ -891,15 +901,15 @@ static off_t distance(off_t a, off_t b)
 static int read_in_two(struct order_stats *s, struct order_stats **sub,
 		       int *read_err)
 {
-	off_t end = s->spill_ends[s->nspills - 1], mid = 0;
+	off_t end = s->cuts[s->ncuts - 1], mid = 0;
 	struct read_part h[2] = { { .s = s }, { .s = s } };
 	pthread_t thread;
 	int ret = 1;
 
-	for (size_t i = 0; i + 1 < s->nspills; i++)
-		if (!mid || distance(s->spill_ends[i], end / 2) <
-				    distance(mid, end / 2))
-			mid = s->spill_ends[i];
+	for (size_t i = 0; i + 1 < s->ncuts; i++)
+		if (!mid ||
+		    distance(s->cuts[i], end / 2) < distance(mid, end / 2))
+			mid = s->cuts[i];
 	h[0].sub = new_sub(s->memory / 2);
 	h[1].sub = new_sub(s->memory / 2);
 	h[0].to = h[1].from = mid;
@@ -939,10 +949,10 @@ out:
 /* The targets' values, in a sub-selection of their own (*@sub). */
 static int read_all_targets(struct order_stats *s, struct order_stats **sub)
 {
-	off_t end = s->nspills ? s->spill_ends[s->nspills - 1] : 0;
+	off_t end = s->ncuts ? s->cuts[s->ncuts - 1] : 0;
 	int ret = 1, read_err = 0;
 
-	if (s->jobs >= 2 && s->nspills >= 2)
+	if (s->jobs >= 2 && s->ncuts >= 2)
 		ret = read_in_two(s, sub, &read_err);
 	if (ret == 1) {
 		*sub = new_sub(s->memory);
