@@ -303,7 +303,7 @@ def check_jobs_ties(tmp):
 def check_jobs_large(tmp):
     """stack -j2 on a log of a few hundred thousand distinct stacks, whose
     workers' tries are copied together in pieces, their pages given back
-    as they go."""
+    as they go; account and graph -j2 with their durations in a file."""
     path = os.path.join(tmp, "large.xray")
     p = run([XRAYFDR, "synth", "-o", path, "--size", "16M", "--threads", "4", "--seed", "5"])
     if p.returncode:
@@ -316,6 +316,16 @@ def check_jobs_large(tmp):
         "read by workers" in two.stderr,
         f"stack -j2 -f folded, 16M log: {lines} stacks, as -j1 writes them",
         one.stderr + two.stderr)
+    # a million durations in 1 MiB: the workers write dozens of arrays to
+    # the file outside the store's lock, and two threads read it back
+    for cmd, args in (("account", []), ("graph", ["-e", "90p", "-v", "99p"])):
+        one = run([XRAYFDR, cmd, "-q", "-j1", "--sort-memory=1M"] + args + [path])
+        two = run([XRAYFDR, cmd, "-q", "-j2", "--sort-memory=1M"] + args + [path],
+                  env=dict(os.environ, XRAYFDR_DEBUG="jobs"))
+        tap(one.returncode == 0 and two.stdout == one.stdout and one.stdout and
+            "read by workers" in two.stderr,
+            f"{cmd} -j2 --sort-memory=1M, 16M log: as -j1 writes it",
+            one.stderr + two.stderr)
 
 
 def check_min_duration(path, label):

@@ -92,15 +92,40 @@ static uint64_t value_of(uint32_t set, size_t i, size_t n, uint64_t *rnd)
 	}
 }
 
-static void check_jobs(size_t memory, uint32_t stride, unsigned int jobs)
+/* As a caller of order_stats_defer_spills() does, with no lock to let go:
+ * the full keys written, their array given back, the value added again */
+static int add_deferred(struct order_stats *s, uint32_t set, uint64_t value,
+			unsigned int *spills)
+{
+	int ret = order_stats_add(s, set, value);
+
+	while (ret == -ENOBUFS) {
+		struct order_stats_keys k;
+
+		order_stats_take_keys(s, &k);
+		assert_true(k.n > 0);
+		ret = order_stats_spill_keys(s, &k);
+		order_stats_return_keys(s, &k);
+		++*spills;
+		if (!ret)
+			ret = order_stats_add(s, set, value);
+	}
+	return ret;
+}
+
+static void check_all(size_t memory, uint32_t stride, unsigned int jobs,
+		      bool defer)
 {
 	struct order_stats *s = order_stats_new(memory);
+	unsigned int spills = 0;
 	struct model m = { .stride = stride };
 	uint64_t rnd = 88172645463325252ull;
 	unsigned int want_visits = 0;
 
 	assert_non_null(s);
 	order_stats_jobs(s, jobs);
+	if (defer)
+		order_stats_defer_spills(s);
 	for (uint32_t set = 0; set < NSETS; set++) {
 		/* set 13 stays empty: it is skipped */
 		m.n[set] = set == 13 ? 0 : 1 + next_random(&rnd) % MAX_VALUES;
@@ -113,10 +138,10 @@ static void check_jobs(size_t memory, uint32_t stride, unsigned int jobs)
 	for (size_t i = 0; i < MAX_VALUES; i++)
 		for (uint32_t set = 0; set < NSETS; set++)
 			if (i < m.n[set])
-				assert_int_equal(
-					order_stats_add(s, set * stride,
-							m.values[set][i]),
-					0);
+				assert_int_equal(add_deferred(s, set * stride,
+							      m.values[set][i],
+							      &spills),
+						 0);
 	for (uint32_t set = 0; set < NSETS; set++) {
 		uint64_t r[ORDER_STATS_MAX_RANKS], n = m.n[set];
 		unsigned int k = 0;
@@ -130,12 +155,20 @@ static void check_jobs(size_t memory, uint32_t stride, unsigned int jobs)
 			k += !i || r[i] != r[i - 1];
 		want_visits += k;
 	}
+	/* deferred, the file takes the keys in several writes */
+	if (defer)
+		assert_true(spills >= 2);
 	assert_int_equal(order_stats_select(s, ranks, visit, &m), 0);
 	assert_int_equal(m.wrong, 0);
 	assert_int_equal(m.visits, want_visits);
 	for (uint32_t set = 0; set < NSETS; set++)
 		free(m.values[set]);
 	order_stats_free(s);
+}
+
+static void check_jobs(size_t memory, uint32_t stride, unsigned int jobs)
+{
+	check_all(memory, stride, jobs, false);
 }
 
 static void check(size_t memory, uint32_t stride)
@@ -182,6 +215,15 @@ static void test_bucketed_two_threads(void **state)
 	check_jobs(1u << 20, 9, 3);
 }
 
+/* Full keys written by the caller (order_stats_defer_spills()), read
+ * back by one thread and by two. */
+static void test_deferred_spills(void **state)
+{
+	(void)state;
+	check_all(2u << 20, 1, 1, true);
+	check_all(4u << 20, 9, 2, true);
+}
+
 static void test_bad_set(void **state)
 {
 	struct order_stats *s = order_stats_new(1u << 20);
@@ -198,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_spilled),
 		cmocka_unit_test(test_bucketed),
 		cmocka_unit_test(test_bucketed_two_threads),
+		cmocka_unit_test(test_deferred_spills),
 		cmocka_unit_test(test_bad_set),
 	};
 

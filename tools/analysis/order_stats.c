@@ -72,6 +72,11 @@ struct order_stats {
 	size_t ncuts;
 	bool no_file; /* a selection's own values: the external sort */
 	unsigned int jobs; /* threads the file may be read back with */
+	/* order_stats_defer_spills(): full keys are the caller's to write,
+	 * and have been once (deferred) */
+	bool defer, deferred;
+	uint64_t *spare; /* an array written out, to fill again */
+	size_t spare_bytes;
 	char err[128];
 };
 
@@ -129,6 +134,8 @@ void order_stats_free(struct order_stats *s)
 	sorter_free(s->sorter);
 	if (s->keys)
 		munmap(s->keys, s->keys_bytes);
+	if (s->spare)
+		munmap(s->spare, s->spare_bytes);
 	free(s->bigs);
 	free(s->counts);
 	free(s->hist);
@@ -294,20 +301,20 @@ static uint8_t *pack_key(uint8_t *p, uint64_t key)
 	return p + 1 + sl + vl;
 }
 
-/* The histogram grows to the sets there are. */
-static int hist_grow(struct order_stats *s)
+/* The histogram grows to @nsets sets. */
+static int hist_grow(struct order_stats *s, uint32_t nsets)
 {
-	if (s->nsets > s->hist_sets) {
-		uint64_t *h = realloc(s->hist, (size_t)s->nsets * HIST_BUCKETS *
+	if (nsets > s->hist_sets) {
+		uint64_t *h = realloc(s->hist, (size_t)nsets * HIST_BUCKETS *
 						       sizeof(*h));
 
 		if (!h)
 			return -ENOMEM;
 		memset(h + (size_t)s->hist_sets * HIST_BUCKETS, 0,
-		       (size_t)(s->nsets - s->hist_sets) * HIST_BUCKETS *
+		       (size_t)(nsets - s->hist_sets) * HIST_BUCKETS *
 			       sizeof(*h));
 		s->hist = h;
-		s->hist_sets = s->nsets;
+		s->hist_sets = nsets;
 	}
 	return 0;
 }
@@ -340,6 +347,43 @@ static int note_cut(struct order_stats *s, bool always)
 	return 0;
 }
 
+/* Whether a histogram of every set takes a quarter of the memory at most */
+static bool hist_fits(const struct order_stats *s)
+{
+	return (size_t)s->nsets * HIST_BUCKETS * sizeof(*s->hist) <=
+	       s->memory / 4;
+}
+
+/* @n keys of sets below @nsets to the file, counted in the histogram. */
+static int write_keys(struct order_stats *s, const uint64_t *keys, size_t n,
+		      uint32_t nsets)
+{
+	int ret = hist_grow(s, nsets);
+
+	if (ret)
+		return ret;
+	/* one pass over the keys: they are larger than the caches */
+	for (size_t i = 0; i < n;) {
+		uint8_t buf[PACK_CHUNK + PACK_SLACK], *p = buf;
+
+		for (; i < n && p - buf <= PACK_CHUNK - PACK_MAX; i++) {
+			uint64_t key = keys[i], v = key & VALUE_SAT;
+
+			s->hist[(key >> VALUE_BITS) * HIST_BUCKETS +
+				bucket_of(v)]++;
+			if (v != VALUE_SAT)
+				p = pack_key(p, key);
+		}
+		if (fwrite_unlocked(buf, 1, (size_t)(p - buf), s->file) !=
+		    (size_t)(p - buf))
+			return file_error(s, "cannot write");
+		ret = note_cut(s, i == n);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
  * Memory is full: the keys go to the file as they are, counted in the
  * histogram, and the array is empty again.  -EAGAIN if the histograms of
@@ -351,38 +395,66 @@ static int file_keys(struct order_stats *s)
 	int ret;
 
 	if (!s->file) {
-		if (s->no_file ||
-		    (size_t)s->nsets * HIST_BUCKETS * sizeof(*s->hist) >
-			    s->memory / 4)
+		if (s->no_file || !hist_fits(s))
 			return -EAGAIN;
 		s->file = sorter_temp_file();
 		if (!s->file)
 			return file_error(s, "cannot create");
 	}
-	ret = hist_grow(s);
-	if (ret)
-		return ret;
-	/* one pass over the keys: they are larger than the caches */
-	for (size_t i = 0; i < s->n;) {
-		uint8_t buf[PACK_CHUNK + PACK_SLACK], *p = buf;
+	ret = write_keys(s, s->keys, s->n, s->nsets);
+	if (!ret)
+		s->n = 0;
+	return ret;
+}
 
-		for (; i < s->n && p - buf <= PACK_CHUNK - PACK_MAX; i++) {
-			uint64_t key = s->keys[i], v = key & VALUE_SAT;
+/* The keys in RAM at most. */
+static size_t most_keys(const struct order_stats *s)
+{
+	size_t most = s->memory / 5 * 3 / sizeof(*s->keys);
 
-			s->hist[(key >> VALUE_BITS) * HIST_BUCKETS +
-				bucket_of(v)]++;
-			if (v != VALUE_SAT)
-				p = pack_key(p, key);
-		}
-		if (fwrite_unlocked(buf, 1, (size_t)(p - buf), s->file) !=
-		    (size_t)(p - buf))
-			return file_error(s, "cannot write");
-		ret = note_cut(s, i == s->n);
-		if (ret)
-			return ret;
+	/* one array filling while the one before is written */
+	return s->defer ? most / 2 : most;
+}
+
+void order_stats_defer_spills(struct order_stats *s)
+{
+	s->defer = true;
+}
+
+void order_stats_take_keys(struct order_stats *s, struct order_stats_keys *k)
+{
+	*k = (struct order_stats_keys){ .keys = s->keys,
+					.n = s->n,
+					.bytes = s->keys_bytes,
+					.nsets = s->nsets };
+	s->keys = NULL;
+	s->n = s->cap = s->keys_bytes = 0;
+}
+
+int order_stats_spill_keys(struct order_stats *s, struct order_stats_keys *k)
+{
+	int ret = 0;
+
+	if (!s->file) {
+		s->file = sorter_temp_file();
+		if (!s->file)
+			ret = file_error(s, "cannot create");
 	}
-	s->n = 0;
-	return 0;
+	if (!ret)
+		ret = write_keys(s, k->keys, k->n, k->nsets);
+	k->n = 0;
+	return ret;
+}
+
+void order_stats_return_keys(struct order_stats *s, struct order_stats_keys *k)
+{
+	if (k->keys && !s->spare) {
+		s->spare = k->keys;
+		s->spare_bytes = k->bytes;
+	} else if (k->keys) {
+		munmap(k->keys, k->bytes);
+	}
+	memset(k, 0, sizeof(*k));
 }
 
 static __attribute__((noinline)) int add_slow(struct order_stats *s,
@@ -392,6 +464,12 @@ static __attribute__((noinline)) int add_slow(struct order_stats *s,
 
 	if (set >= ORDER_STATS_MAX_SETS)
 		return -E2BIG;
+	/* full, and the keys can go to the file: the caller writes them */
+	if (s->defer && !s->sorter && s->n == s->cap && s->n >= most_keys(s) &&
+	    (s->deferred || hist_fits(s))) {
+		s->deferred = true;
+		return -ENOBUFS;
+	}
 	ret = count_value(s, set);
 	if (ret)
 		return ret;
@@ -399,7 +477,7 @@ static __attribute__((noinline)) int add_slow(struct order_stats *s,
 		return sort_add(s, set, value);
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 4096;
-		size_t most = s->memory / 5 * 3 / sizeof(*s->keys);
+		size_t most = most_keys(s);
 
 		if (cap > most) {
 			cap = most;
@@ -413,6 +491,15 @@ static __attribute__((noinline)) int add_slow(struct order_stats *s,
 						     sort_add(s, set, value);
 				}
 			}
+		}
+		/* an array written out (order_stats_return_keys()) */
+		if (!s->keys && s->spare) {
+			s->keys = s->spare;
+			s->keys_bytes = s->spare_bytes;
+			s->cap = s->keys_bytes / sizeof(*s->keys);
+			if (s->cap > most)
+				s->cap = most;
+			s->spare = NULL;
 		}
 		/* after file_keys() the array is empty, with room */
 		if (s->n == s->cap) {
@@ -987,6 +1074,10 @@ static int select_bucketed(struct order_stats *s,
 		munmap(s->keys, s->keys_bytes);
 		s->keys = NULL;
 		s->n = s->cap = s->keys_bytes = 0;
+	}
+	if (s->spare) {
+		munmap(s->spare, s->spare_bytes);
+		s->spare = NULL;
 	}
 	if (!ret)
 		ret = plan_targets(s, &b, ranks, ctx, &ntargets);

@@ -26,6 +26,28 @@ void order_stats_free(struct order_stats *s);
  * threads (1 by default). */
 void order_stats_jobs(struct order_stats *s, unsigned int jobs);
 
+/*
+ * For a caller that adds under a lock of its own, with other threads
+ * waiting on it: where memory is full and the keys would be written to
+ * the temporary file, order_stats_add() adds nothing and returns
+ * -ENOBUFS; the caller takes the keys (order_stats_take_keys()) under its
+ * lock, writes them (order_stats_spill_keys()) outside it, one thread at
+ * a time, and adds again.  The keys in RAM are then at most half as many,
+ * so that two arrays take the memory one took.
+ */
+struct order_stats_keys {
+	uint64_t *keys;
+	size_t n, bytes;
+	uint32_t nsets;
+};
+
+void order_stats_defer_spills(struct order_stats *s);
+void order_stats_take_keys(struct order_stats *s, struct order_stats_keys *k);
+/* 0 or -errno (order_stats_why() says why); the keys are written either
+ * way, and their array is to be given back (under the caller's lock). */
+int order_stats_spill_keys(struct order_stats *s, struct order_stats_keys *k);
+void order_stats_return_keys(struct order_stats *s, struct order_stats_keys *k);
+
 /* Add @value to set @set (< ORDER_STATS_MAX_SETS).  0 or -errno. */
 int order_stats_add(struct order_stats *s, uint32_t set, uint64_t value);
 

@@ -10,9 +10,13 @@ int shared_stats_init(struct shared_stats *s, size_t memory)
 {
 	memset(s, 0, sizeof(*s));
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->spill_lock, NULL);
 	table_init(&s->sets, sizeof(uint64_t), ORDER_STATS_MAX_SETS);
 	s->stats = order_stats_new(memory);
-	return s->stats ? 0 : -ENOMEM;
+	if (!s->stats)
+		return -ENOMEM;
+	order_stats_defer_spills(s->stats);
+	return 0;
 }
 
 void shared_stats_free(struct shared_stats *s)
@@ -20,6 +24,7 @@ void shared_stats_free(struct shared_stats *s)
 	order_stats_free(s->stats);
 	table_free(&s->sets);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->spill_lock);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -89,6 +94,23 @@ static int set_of(struct stats_feed *f, uint32_t item, uint32_t *set)
 	return 0;
 }
 
+/* Under the store's lock: its full keys to the file, with the lock let
+ * go meanwhile, so that the other workers go on adding. */
+static int spill_unlocked(struct shared_stats *s)
+{
+	struct order_stats_keys k;
+	int ret;
+
+	order_stats_take_keys(s->stats, &k);
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_lock(&s->spill_lock);
+	ret = order_stats_spill_keys(s->stats, &k);
+	pthread_mutex_unlock(&s->spill_lock);
+	pthread_mutex_lock(&s->lock);
+	order_stats_return_keys(s->stats, &k);
+	return ret;
+}
+
 int stats_feed_flush(struct stats_feed *f)
 {
 	struct shared_stats *s = f->to;
@@ -96,11 +118,18 @@ int stats_feed_flush(struct stats_feed *f)
 
 	pthread_mutex_lock(&s->lock);
 	for (size_t i = 0; i < f->n && !ret && !s->failed; i++) {
-		uint32_t set;
+		uint32_t set = 0;
 
 		ret = set_of(f, f->item[i], &set);
 		if (!ret)
 			ret = order_stats_add(s->stats, set, f->value[i]);
+		/* another worker may fill the next array meanwhile */
+		while (ret == -ENOBUFS) {
+			ret = spill_unlocked(s);
+			if (!ret)
+				ret = order_stats_add(s->stats, set,
+						      f->value[i]);
+		}
 	}
 	if (ret || s->failed) {
 		s->failed = true;

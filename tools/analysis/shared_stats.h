@@ -22,6 +22,8 @@
 
 struct shared_stats {
 	pthread_mutex_t lock;
+	/* a worker writing full keys to the file, outside the lock */
+	pthread_mutex_t spill_lock;
 	struct order_stats *stats;
 	struct table sets; /* key -> set; the items are the keys */
 	bool failed; /* an add failed: the answers are not to be used */
