@@ -170,7 +170,7 @@ static void print_stack(struct stacks *s, FILE *out, uint32_t leaf)
 static int find_candidates(const struct trie *t, uint64_t **seen,
 			   uint64_t *unique)
 {
-	struct top_entry by_sum[11], by_count[11];
+	struct top_entry by_sum[11] = { 0 }, by_count[11] = { 0 };
 	uint32_t nsum = 0, ncount = 0;
 	uint64_t min_sum = 0, min_count = 0;
 
@@ -210,7 +210,7 @@ static int find_candidates(const struct trie *t, uint64_t **seen,
 static int print_report(struct stacks *s, FILE *out, const uint32_t *roots,
 			uint32_t nroots, bool all)
 {
-	struct top_entry by_sum[11], by_count[11];
+	struct top_entry by_sum[11] = { 0 }, by_count[11] = { 0 };
 	uint32_t nsum = 0, ncount = 0, *work = NULL, nwork = 0, cap = 0;
 	uint64_t unique = 0, *seen = NULL;
 
