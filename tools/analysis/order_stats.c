@@ -10,10 +10,10 @@
  * In RAM: the keys, 8 bytes a value, in a mapping of their own (it grows
  * without a copy, and gives its pages back as the spill empties it),
  * grouped by set at the end (copied into a new mapping by the counts of
- * each set) and the wanted ranks found by quickselect; a saturated key's rank is looked up in its set's large
- * values, sorted.  The keys take at most 3/5 of the memory given, so that
- * with the external sort's own memory beside them, at the spill, the
- * peak stays near the memory given.
+ * each set) and the wanted ranks found by quickselect; a saturated key's
+ * rank is looked up in its set's large values, sorted.  The keys take at
+ * most 3/5 of the memory given, so that with the external sort's own
+ * memory beside them, at the spill, the peak stays near the memory given.
  *
  * Past that, while the sets are few enough for a histogram each (a
  * quarter of the memory): the full array goes to a temporary file as it

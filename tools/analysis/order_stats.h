@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Exact order statistics (medians, percentiles) of many sets of values
- * (durations per function, per edge...) in bounded memory.  Values are
- * kept in RAM while they fit in the memory given, and the asked-for ranks
- * of each set are found by selection, in time linear in the values; past
- * that, they go through the external sort (sorter.h) keyed by set then
- * value, and are read back set by set in ascending order.  Either way the
- * answers are the same exact values.
+ * (durations per function, per edge...) in bounded memory.  Short values
+ * of the first sets are counted in a row of counts per set; the others
+ * are kept in RAM while they fit in the memory given, and the asked-for
+ * ranks of each set are found by selection, in time linear in the values;
+ * past that, they go through the external sort (sorter.h) keyed by set
+ * then value, and are read back set by set in ascending order.  Either
+ * way the answers are the same exact values.
  */
 #ifndef XRAYFDR_TOOLS_ORDER_STATS_H
 #define XRAYFDR_TOOLS_ORDER_STATS_H
