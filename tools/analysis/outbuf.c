@@ -101,6 +101,22 @@ static char *reserve(struct outbuf *o, size_t n)
 	return p;
 }
 
+char *ob_put_u64(char *p, uint64_t v)
+{
+	unsigned int n = decimal_digits(v);
+
+	put_digits(p + n, v);
+	return p + n;
+}
+
+char *ob_put_i64(char *p, int64_t v)
+{
+	if (v >= 0)
+		return ob_put_u64(p, (uint64_t)v);
+	*p = '-';
+	return ob_put_u64(p + 1, (uint64_t)0 - (uint64_t)v);
+}
+
 void ob_u64(struct outbuf *o, uint64_t v)
 {
 	unsigned int n = decimal_digits(v);

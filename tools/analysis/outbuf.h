@@ -70,6 +70,32 @@ static inline void ob_str(struct outbuf *o, const char *s)
 	ob_write(o, s, strlen(s));
 }
 
+/*
+ * A writer of many short fields keeps its place in a local cursor, not in
+ * the buffer's length, which it would otherwise load and store for each
+ * field: ob_begin() makes room for at most @n bytes (<= OUTBUF_SIZE) and
+ * gives where they go, the ob_put_*() write at the cursor and return its
+ * new place, and ob_end() takes the place the writing ended.
+ */
+static inline char *ob_begin(struct outbuf *o, size_t n)
+{
+	if (o->len + n > OUTBUF_SIZE)
+		ob_flush(o);
+	return o->buf + o->len;
+}
+
+static inline void ob_end(struct outbuf *o, char *end)
+{
+	o->len = (size_t)(end - o->buf);
+}
+
+#define OB_PUT_LIT(p, s) \
+	((char *)memcpy((p), (s), sizeof(s) - 1) + sizeof(s) - 1)
+
+/* At most 20 bytes; 20 for ob_put_i64(). */
+char *ob_put_u64(char *p, uint64_t v);
+char *ob_put_i64(char *p, int64_t v);
+
 void ob_u64(struct outbuf *o, uint64_t v);
 /* @v / 1000 with three decimals: 1234 is "1.234", 5 is "0.005" */
 void ob_thousandths(struct outbuf *o, uint64_t v);

@@ -147,46 +147,57 @@ static void write_record(struct xray_yaml *y, const struct rec *r, uint64_t tsc,
 			 const uint64_t *args, const char *data)
 {
 	struct outbuf *o = &y->ob;
+	const char *kind = xrayfdr_event_kind_name(r->kind);
+	size_t kind_len = strlen(kind);
+	/* the fields' names, and 20 bytes a number */
+	char *p = ob_begin(o, 48 + 2 * 20);
 
-	LIT(o, "  - { type: ");
-	ob_u64(o, r->type);
-	LIT(o, ", func-id: ");
-	ob_i64(o, r->func_id);
-	LIT(o, ", function: ");
+	p = OB_PUT_LIT(p, "  - { type: ");
+	p = ob_put_u64(p, r->type);
+	p = OB_PUT_LIT(p, ", func-id: ");
+	p = ob_put_i64(p, r->func_id);
+	p = OB_PUT_LIT(p, ", function: ");
 	if (y->o.syms) {
 		const char *name = symbols_name(y->o.syms, r->func_id);
 
+		ob_end(o, p);
 		yaml_put_scalar(o, name, strlen(name));
+		p = ob_begin(o, 0);
 	} else {
 		/* a number: always single-quoted */
-		ob_char(o, '\'');
-		ob_i64(o, r->func_id);
-		ob_char(o, '\'');
+		*p++ = '\'';
+		p = ob_put_i64(p, r->func_id);
+		*p++ = '\'';
 	}
 	if (r->nargs) {
-		LIT(o, ", args: [ ");
+		p = OB_PUT_LIT(p, ", args: [ ");
 		for (uint16_t i = 0; i < r->nargs; i++) {
+			ob_end(o, p);
+			p = ob_begin(o, 2 + 20);
 			if (i)
-				LIT(o, ", ");
-			ob_u64(o, args[i]);
+				p = OB_PUT_LIT(p, ", ");
+			p = ob_put_u64(p, args[i]);
 		}
-		LIT(o, " ]");
+		p = OB_PUT_LIT(p, " ]");
 	}
-	LIT(o, ", cpu: ");
-	ob_u64(o, r->cpu);
+	ob_end(o, p);
+	p = ob_begin(o, 80 + 4 * 20 + kind_len);
+	p = OB_PUT_LIT(p, ", cpu: ");
+	p = ob_put_u64(p, r->cpu);
 	if (r->tid) {
-		LIT(o, ", thread: ");
-		ob_u64(o, r->tid);
+		p = OB_PUT_LIT(p, ", thread: ");
+		p = ob_put_u64(p, r->tid);
 	}
 	if (r->pid) {
-		LIT(o, ", process: ");
-		ob_u64(o, r->pid);
+		p = OB_PUT_LIT(p, ", process: ");
+		p = ob_put_u64(p, r->pid);
 	}
-	LIT(o, ", kind: ");
-	ob_str(o, xrayfdr_event_kind_name(r->kind));
-	LIT(o, ", tsc: ");
-	ob_u64(o, tsc);
-	LIT(o, ", data: ");
+	p = OB_PUT_LIT(p, ", kind: ");
+	memcpy(p, kind, kind_len);
+	p = OB_PUT_LIT(p + kind_len, ", tsc: ");
+	p = ob_put_u64(p, tsc);
+	p = OB_PUT_LIT(p, ", data: ");
+	ob_end(o, p);
 	yaml_put_scalar(o, data, r->data_size);
 	LIT(o, " }\n");
 }
