@@ -149,8 +149,9 @@ static void write_record(struct xray_yaml *y, const struct rec *r, uint64_t tsc,
 	struct outbuf *o = &y->ob;
 	const char *kind = xrayfdr_event_kind_name(r->kind);
 	size_t kind_len = strlen(kind);
-	/* the fields' names, and 20 bytes a number */
-	char *p = ob_begin(o, 48 + 2 * 20);
+	/* each run of fields makes room for itself: names, and 20 bytes a
+	 * number at most */
+	char *p = ob_begin(o, 64 + 3 * 20);
 
 	p = OB_PUT_LIT(p, "  - { type: ");
 	p = ob_put_u64(p, r->type);
@@ -162,26 +163,22 @@ static void write_record(struct xray_yaml *y, const struct rec *r, uint64_t tsc,
 
 		ob_end(o, p);
 		yaml_put_scalar(o, name, strlen(name));
-		p = ob_begin(o, 0);
 	} else {
 		/* a number: always single-quoted */
 		*p++ = '\'';
 		p = ob_put_i64(p, r->func_id);
 		*p++ = '\'';
+		ob_end(o, p);
 	}
-	if (r->nargs) {
-		p = OB_PUT_LIT(p, ", args: [ ");
-		for (uint16_t i = 0; i < r->nargs; i++) {
-			ob_end(o, p);
-			p = ob_begin(o, 2 + 20);
-			if (i)
-				p = OB_PUT_LIT(p, ", ");
-			p = ob_put_u64(p, args[i]);
-		}
+	for (uint16_t i = 0; i < r->nargs; i++) {
+		p = ob_begin(o, 16 + 20);
+		p = i ? OB_PUT_LIT(p, ", ") : OB_PUT_LIT(p, ", args: [ ");
+		p = ob_put_u64(p, args[i]);
+		ob_end(o, p);
+	}
+	p = ob_begin(o, 64 + 4 * 20 + kind_len);
+	if (r->nargs)
 		p = OB_PUT_LIT(p, " ]");
-	}
-	ob_end(o, p);
-	p = ob_begin(o, 80 + 4 * 20 + kind_len);
 	p = OB_PUT_LIT(p, ", cpu: ");
 	p = ob_put_u64(p, r->cpu);
 	if (r->tid) {
