@@ -21,25 +21,30 @@
 #include <xrayfdr/xray.h>
 
 #include "../log.h"
+#include "../util/opts.h"
 #include "basic.h"
-#include "flush.h"
 #include "init.h"
 #include "objects.h"
 #include "state.h"
+#include "trace.h"
 
 static int opts_from(const struct xrayfdr_trace_opts *in, char *config,
 		     size_t size)
 {
-	struct xrayfdr_trace_opts o = { 0 };
-	size_t sz = in ? in->sz : 0;
+	struct xrayfdr_trace_opts o = {
+		.output = OPTS_GET(in, output, NULL),
+		.logfile_base = OPTS_GET(in, logfile_base, NULL),
+		.buffer_size = OPTS_GET(in, buffer_size, 0),
+		.buffer_max = OPTS_GET(in, buffer_max, 0),
+		.threshold_us = OPTS_GET(in, threshold_us, 0),
+		.version = OPTS_GET(in, version, 0),
+		.max_depth = OPTS_GET(in, max_depth, 0),
+		.stream = OPTS_GET(in, stream, 0),
+	};
 	int n;
 
-	if (in) {
-		for (size_t i = sizeof(o); i < sz; i++)
-			if (((const char *)in)[i])
-				return -E2BIG;
-		memcpy(&o, in, sz < sizeof(o) ? sz : sizeof(o));
-	}
+	if (!OPTS_VALID(in))
+		return -E2BIG;
 	if ((o.output && strpbrk(o.output, "\"")) ||
 	    (o.logfile_base && strpbrk(o.logfile_base, "\"")))
 		return -EINVAL;
@@ -67,21 +72,22 @@ static int start(const char *config)
 {
 	int ret;
 
-	if (rt.status != XRAY_LOG_UNINITIALIZED)
+	if (rt_live.status != XRAY_LOG_UNINITIALIZED)
 		return -EBUSY;
 	if (__xray_log_init_mode("xray-fdr", config ? config : "") !=
 	    XRAY_LOG_INITIALIZED)
-		return rt.status == XRAY_LOG_UNINITIALIZED ? -EINVAL : -EBUSY;
+		return rt_live.status == XRAY_LOG_UNINITIALIZED ? -EINVAL :
+								  -EBUSY;
 	ret = rt_patch_all(true);
 	if (ret) {
 		__xray_log_finalize();
 		rt_api_lock();
-		rt.status = XRAY_LOG_UNINITIALIZED;
+		rt_live.status = XRAY_LOG_UNINITIALIZED;
 		rt_api_unlock();
 		return ret;
 	}
-	if (rt.opts.signals)
-		rt_install_signal_handlers();
+	if (rt_live.opts.signals)
+		rt_trace_install_signal_handlers();
 	return 0;
 }
 
@@ -163,10 +169,10 @@ void __xray_init(void)
 __attribute__((destructor)) static void rt_shutdown(void)
 {
 	rt_basic_shutdown();
-	if (rt.status == XRAY_LOG_INITIALIZED)
+	if (rt_live.status == XRAY_LOG_INITIALIZED)
 		__xray_log_finalize();
-	if (rt.status == XRAY_LOG_FINALIZED &&
-	    rt.flush_status != XRAY_LOG_FLUSHED)
+	if (rt_live.status == XRAY_LOG_FINALIZED &&
+	    rt_live.flush_status != XRAY_LOG_FLUSHED)
 		__xray_log_flushLog();
 }
 
@@ -190,7 +196,7 @@ int xrayfdr_trace_start(const struct xrayfdr_trace_opts *opts)
 
 int xrayfdr_trace_stop(void)
 {
-	if (rt_init() || rt.status != XRAY_LOG_INITIALIZED)
+	if (rt_init() || rt_live.status != XRAY_LOG_INITIALIZED)
 		return fail(-EINVAL);
 	__xray_log_finalize();
 	return 0;
@@ -198,14 +204,14 @@ int xrayfdr_trace_stop(void)
 
 int xrayfdr_trace_flush(char *path, size_t size)
 {
-	if (rt_init() || rt.status == XRAY_LOG_UNINITIALIZED)
+	if (rt_init() || rt_live.status == XRAY_LOG_UNINITIALIZED)
 		return fail(-ENODATA);
-	if (rt.status != XRAY_LOG_FINALIZED)
+	if (rt_live.status != XRAY_LOG_FINALIZED)
 		return fail(-EAGAIN);
 	if (__xray_log_flushLog() != XRAY_LOG_FLUSHED)
 		return fail(-EIO);
 	if (path && size)
-		snprintf(path, size, "%s", rt.last_log);
+		snprintf(path, size, "%s", rt_live.last_log);
 	return 0;
 }
 
@@ -213,24 +219,18 @@ int xrayfdr_trace_stats(struct xrayfdr_trace_stats *stats)
 {
 	struct xrayfdr_trace_stats s = { .sz = sizeof(s) };
 	struct rt_totals tot;
-	struct rt_drain d;
-	size_t sz;
 
-	if (!stats || stats->sz < offsetof(struct xrayfdr_trace_stats, events))
+	if (!OPTS_HAS(stats, sz))
 		return fail(-EINVAL);
-	sz = stats->sz < sizeof(s) ? stats->sz : sizeof(s);
 	rt_api_lock();
-	rt.sink->drain_begin(&d, true);
-	rt_drain_totals(&d, &tot);
-	rt.sink->drain_end(&d);
+	rt_trace_totals(&tot);
 	s.buffers = tot.buffers;
 	s.events = tot.events;
 	s.overwritten = tot.overwritten;
 	s.recycled = tot.recycled;
-	s.dropped = __atomic_load_n(&rt.dropped, __ATOMIC_RELAXED);
+	s.dropped = __atomic_load_n(&rt_live.dropped, __ATOMIC_RELAXED);
 	rt_api_unlock();
-	memcpy(stats, &s, sz);
-	stats->sz = sz;
+	OPTS_PUT(stats, &s);
 	return 0;
 }
 
@@ -262,9 +262,8 @@ int xrayfdr_unpatch_function(int32_t id)
 int xrayfdr_tsc_info(struct xrayfdr_tsc_info *info)
 {
 	struct xrayfdr_tsc_info out = { .sz = sizeof(out) };
-	size_t sz;
 
-	if (!info || info->sz < offsetof(struct xrayfdr_tsc_info, hz))
+	if (!OPTS_HAS(info, sz))
 		return fail(-EINVAL);
 	rt_api_lock();
 	if (!rt.tsc_known) {
@@ -287,19 +286,16 @@ int xrayfdr_tsc_info(struct xrayfdr_tsc_info *info)
 	rt_api_unlock();
 	if (!out.hz)
 		return fail(-ENODATA);
-	sz = info->sz < sizeof(out) ? info->sz : sizeof(out);
-	memcpy(info, &out, sz);
-	info->sz = sz;
+	OPTS_PUT(info, &out);
 	return 0;
 }
 
 int xrayfdr_object_info(unsigned int index, struct xrayfdr_object_info *info)
 {
 	struct xrayfdr_object_info out = { .sz = sizeof(out) };
-	size_t sz;
 	int ret = rt_init();
 
-	if (!info || info->sz < offsetof(struct xrayfdr_object_info, path))
+	if (!OPTS_HAS(info, sz))
 		return fail(-EINVAL);
 	if (ret)
 		return fail(ret);
@@ -308,8 +304,6 @@ int xrayfdr_object_info(unsigned int index, struct xrayfdr_object_info *info)
 	rt_api_unlock();
 	if (ret)
 		return fail(ret);
-	sz = info->sz < sizeof(out) ? info->sz : sizeof(out);
-	memcpy(info, &out, sz);
-	info->sz = sz;
+	OPTS_PUT(info, &out);
 	return 0;
 }

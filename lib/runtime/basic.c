@@ -35,7 +35,9 @@
 #include "../fdr/records.h"
 #include "../log.h"
 #include "basic.h"
-#include "flush.h"
+#include "handlers.h"
+#include "logfile.h"
+#include "modes.h"
 #include "options.h"
 #include "state.h"
 
@@ -321,8 +323,8 @@ static void handle_arg1(int32_t id, XRayEntryType type, uint64_t arg)
 	record(id, type, true, arg);
 }
 
-XRayLogInitStatus rt_basic_init(size_t buffer_size, size_t buffer_max,
-				void *args, size_t args_size)
+static XRayLogInitStatus basic_init(size_t buffer_size, size_t buffer_max,
+				    void *args, size_t args_size)
 {
 	struct rt_options o;
 	char err[512];
@@ -363,14 +365,14 @@ XRayLogInitStatus rt_basic_init(size_t buffer_size, size_t buffer_max,
 	basic.gen++;
 	__atomic_store_n(&basic.status, XRAY_LOG_INITIALIZED, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&lock);
-	__xray_set_handler_arg1(handle_arg1);
-	__xray_set_handler(rt_basic_handle_arg0);
-	__xray_remove_customevent_handler();
-	__xray_remove_typedevent_handler();
+	rt_set_handler_arg1(handle_arg1);
+	rt_set_handler_arg0(rt_basic_handle_arg0);
+	rt_set_handler_custom(NULL);
+	rt_set_handler_typed(NULL);
 	return XRAY_LOG_INITIALIZED;
 }
 
-XRayLogInitStatus rt_basic_finalize(void)
+static XRayLogInitStatus basic_finalize(void)
 {
 	if (basic.status != XRAY_LOG_INITIALIZED)
 		return XRAY_LOG_FINALIZED;
@@ -394,7 +396,7 @@ XRayLogInitStatus rt_basic_finalize(void)
 	return XRAY_LOG_FINALIZED;
 }
 
-XRayLogFlushStatus rt_basic_flush(void)
+static XRayLogFlushStatus basic_flush(void)
 {
 	/* the finalize wrote the log: nothing is left to flush */
 	return XRAY_LOG_FLUSHED;
@@ -403,5 +405,14 @@ XRayLogFlushStatus rt_basic_flush(void)
 void rt_basic_shutdown(void)
 {
 	if (basic.status == XRAY_LOG_INITIALIZED)
-		rt_basic_finalize();
+		basic_finalize();
+}
+
+void rt_basic_register(void)
+{
+	rt_modes_register("xray-basic",
+			  (XRayLogImpl){ .log_init = basic_init,
+					 .log_finalize = basic_finalize,
+					 .handle_arg0 = rt_basic_handle_arg0,
+					 .flush_log = basic_flush });
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* LLVM's basic mode, "xray-basic" (basic.c): its log-mode entry points. */
+/* LLVM's basic mode, "xray-basic" (basic.c). */
 #ifndef XRAYFDR_LIB_RUNTIME_BASIC_H
 #define XRAYFDR_LIB_RUNTIME_BASIC_H
 
@@ -7,10 +7,8 @@
 
 #include <xrayfdr/xray.h>
 
-XRayLogInitStatus rt_basic_init(size_t buffer_size, size_t buffer_max,
-				void *args, size_t args_size);
-XRayLogInitStatus rt_basic_finalize(void);
-XRayLogFlushStatus rt_basic_flush(void);
+/* Register the mode (modes.h). */
+void rt_basic_register(void);
 void rt_basic_handle_arg0(int32_t id, XRayEntryType type);
 /* At exit: write what the threads hold, if the mode is recording. */
 void rt_basic_shutdown(void);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The FDR controller: what an event becomes (fdr.c, the recording path,
- * free of vector registers), and FDR mode's set-up, state changes and the
- * handlers LLVM's API installs (fdr_setup.c).  It writes through the
- * record sink in rt.sink (sink.h).
+ * free of vector registers), and a thread's set-up and the handlers LLVM's
+ * API installs (fdr_setup.c).  It writes through the record sink of the
+ * process's trace, rt_live.sink (sink.h); the trace's life is trace.c's.
  */
 #ifndef XRAYFDR_LIB_RUNTIME_CONTROLLER_H
 #define XRAYFDR_LIB_RUNTIME_CONTROLLER_H
@@ -37,10 +37,16 @@ void rt_fdr_name_check(void);
 extern int rt_warned;
 
 /* fdr_setup.c */
-/* Start a trace with @o (the API lock held).  Return 0, or a negative
- * errno with the reason in @err. */
-int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen);
-int rt_fdr_finalize(void);
+/* Find the threads' rseq area (libc's or ours: rt.own_rseq) and register
+ * for membarrier's restarts, once. */
+void rt_rseq_ensure(void);
+struct rt_thread;
+/* The thread's rseq area: our own registered when libc registered none
+ * (rt.own_rseq).  Return whether it has one (from libc or from us). */
+bool rt_thread_rseq(struct rt_thread *t);
+/* Where the thread's state and its rseq area are, from the thread
+ * pointer (the same in every thread); finds the rseq area first. */
+void rt_tls_offsets(long *self, long *rseq);
 /* The trampolines' way when rt_fdr_light*() asked for more. */
 void rt_fdr_heavy(int op, int32_t id, uint64_t arg);
 void rt_fdr_heavy_event(int typed, uint16_t type, const void *data,
@@ -51,13 +57,5 @@ void rt_fdr_handle_arg0(int32_t id, enum XRayEntryType kind);
 void rt_fdr_handle_arg1(int32_t id, enum XRayEntryType kind, uint64_t arg);
 void rt_fdr_handle_custom(void *data, size_t size);
 void rt_fdr_handle_typed(uint16_t type, const void *data, size_t size);
-/* Recompute rt_fast_key after a handler or the status changed. */
-void rt_fdr_update_fast(void);
-/* Stop every writer (fast path off, wait for those in flight). */
-void rt_fdr_quiesce(void);
-/* fork(): around it, and the child's view of the trace. */
-void rt_fdr_fork_prepare(void);
-void rt_fdr_fork_parent(void);
-void rt_fdr_fork_child(void);
 
 #endif

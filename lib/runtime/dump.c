@@ -3,11 +3,14 @@
  * Dumping a session the kernel module kept after its process died: the
  * crash recorder's other half (xrayfdr_session_dump(), xrayfdr-ctl dump).
  *
- * The dumping process attaches to the session read-only, takes the rings
- * as the CPU sink's current ones, and writes them with the same drain and
- * log writer as the dead process's own flush would have, with what that
- * process left in the session's notes (ring.h): the log's version and
- * buffer size, its TSC facts, its program and instrumented objects.  The
+ * The dumping process attaches to the session read-only, maps its rings
+ * as the CPU sink's view (rt_cpu_view()), describes the session's trace
+ * in a struct rt_trace of its own from what that process left in the
+ * session's notes (ring.h): the log's version and buffer size, its TSC
+ * facts, its program and instrumented objects; and writes it with the
+ * same drain and log writer (logfile.h) as the dead process's own flush
+ * would have.  The process's own trace (rt_live) is not touched, but the
+ * CPU sink's view replaces its rings: no dump while this process traces.  The
  * notes are in memory the process could write, so every value is checked
  * and a missing one falls back to the module's own facts.
  */
@@ -26,7 +29,8 @@
 
 #include "../fdr/frame.h"
 #include "../log.h"
-#include "flush.h"
+#include "../util/opts.h"
+#include "logfile.h"
 #include "options.h"
 #include "ring.h"
 #include "sink.h"
@@ -93,20 +97,37 @@ static enum rt_tsc_source note_source(const char *notes)
 
 /* What the log holds, as far as the caller's struct reaches. */
 static void give_stats(struct xrayfdr_trace_stats *out,
-		       const struct rt_totals *tot)
+		       const struct rt_trace *view, const struct rt_totals *tot)
 {
 	struct xrayfdr_trace_stats s = {
 		.sz = sizeof(s),
 		.events = tot->events,
 		.overwritten = tot->overwritten,
-		.dropped = rt.dropped,
+		.dropped = view->dropped,
 		.buffers = tot->buffers,
 		.recycled = tot->recycled,
 	};
-	size_t sz = out->sz < sizeof(s) ? out->sz : sizeof(s);
 
-	memcpy(out, &s, sz);
-	out->sz = sz;
+	OPTS_PUT(out, &s);
+}
+
+/* Write the log of @view, whose sink is the session's rings, to @path. */
+static int write_view(const struct rt_trace *view, const char *path,
+		      const char *objects, struct rt_totals *tot)
+{
+	const struct rt_log_extra x = { .objects = objects };
+	struct rt_drain d = { .trace = view };
+	int fd, ret;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	view->sink->drain_begin(&d, true);
+	ret = rt_log_write(view, fd, &d, &x, tot);
+	view->sink->drain_end(&d);
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
 }
 
 static int fail(int err)
@@ -118,10 +139,10 @@ static int fail(int err)
 int xrayfdr_session_dump(uint32_t id, const char *path,
 			 const struct xrayfdr_dump_opts *opts)
 {
-	XRAYFDR_OPTS(xrayfdr_dump_opts, o);
 	struct xray_fdr_attach attach = { .size = sizeof(attach),
 					  .session_id = id };
 	static char notes[RT_NOTES_MAX], objects[RT_NOTES_MAX];
+	static struct rt_trace view; /* the session's trace, as its notes say */
 	const struct xray_fdr_header *h;
 	struct rt_totals tot;
 	unsigned int version;
@@ -129,29 +150,26 @@ int xrayfdr_session_dump(uint32_t id, const char *path,
 	char err[256];
 	int fd, ret;
 
-	if (opts) {
-		size_t sz = opts->sz < sizeof(o) ? opts->sz : sizeof(o);
+	const char *device = OPTS_GET(opts, device, NULL);
+	struct xrayfdr_trace_stats *stats = OPTS_GET(opts, stats, NULL);
 
-		for (size_t i = sizeof(o); i < opts->sz; i++)
-			if (((const char *)opts)[i])
-				return fail(-E2BIG);
-		memcpy(&o, opts, sz);
-	}
+	if (!OPTS_VALID(opts))
+		return fail(-E2BIG);
 	if (!path)
 		return fail(-EINVAL);
-	if (!o.device)
-		o.device = "/dev/xrayfdr";
+	if (!device)
+		device = "/dev/xrayfdr";
 	rt_api_lock();
-	if (rt.status != XRAY_LOG_UNINITIALIZED) {
+	if (rt_live.status != XRAY_LOG_UNINITIALIZED) {
 		/* this process's own trace uses the same state */
 		pr_warn("cannot dump a session while this process traces\n");
 		rt_api_unlock();
 		return fail(-EBUSY);
 	}
-	fd = open(o.device, O_RDWR | O_CLOEXEC);
+	fd = open(device, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		ret = errno == ENOENT || errno == ENXIO ? -ENODEV : -errno;
-		pr_warn("%s: %s\n", o.device, strerror(errno));
+		pr_warn("%s: %s\n", device, strerror(errno));
 		goto out_unlock;
 	}
 	if (ioctl(fd, XRAY_FDR_IOC_ATTACH, &attach)) {
@@ -183,33 +201,35 @@ int xrayfdr_session_dump(uint32_t id, const char *path,
 		buffer_size = h->subbuf_size;
 	note_objects(notes, objects, sizeof(objects));
 
-	rt.sink = &rt_cpu_sink;
-	rt.opts.version = version;
-	rt.opts.buffer_size = buffer_size;
-	rt.capacity = version == 1 ? buffer_size - FDR_V1_RESERVE : buffer_size;
-	rt.pid = (pid_t)note_u64(notes, "pid", h->owner_pid);
-	rt.tsc = (struct rt_tsc_facts){
-		.hz = note_u64(notes, "tsc_hz", h->tsc_khz * 1000),
-		.constant_tsc =
-			note_u64(notes, "constant_tsc",
-				 !!(h->tsc_flags & XRAY_FDR_TSC_CONSTANT)),
-		.nonstop_tsc =
-			note_u64(notes, "nonstop_tsc",
-				 !!(h->tsc_flags & XRAY_FDR_TSC_NONSTOP)),
-		.reliable = note_u64(notes, "tsc_reliable",
-				     !!(h->tsc_flags & XRAY_FDR_TSC_RELIABLE)),
-		.source = note_source(notes),
+	view = (struct rt_trace){
+		.sink = &rt_cpu_sink,
+		.capacity = version == 1 ? buffer_size - FDR_V1_RESERVE :
+					   buffer_size,
+		.pid = (pid_t)note_u64(notes, "pid", h->owner_pid),
+		.tsc = {
+			.hz = note_u64(notes, "tsc_hz", h->tsc_khz * 1000),
+			.constant_tsc = note_u64(
+				notes, "constant_tsc",
+				!!(h->tsc_flags & XRAY_FDR_TSC_CONSTANT)),
+			.nonstop_tsc = note_u64(
+				notes, "nonstop_tsc",
+				!!(h->tsc_flags & XRAY_FDR_TSC_NONSTOP)),
+			.reliable = note_u64(
+				notes, "tsc_reliable",
+				!!(h->tsc_flags & XRAY_FDR_TSC_RELIABLE)),
+			.source = note_source(notes),
+		},
+		.dropped = rt_cpu_user_lost(),
 	};
-	rt.dropped = rt_cpu_user_lost();
-	ret = rt_cpu_view_setup(version, rt.capacity, rt.pid);
+	view.opts.version = version;
+	view.opts.buffer_size = buffer_size;
+	ret = rt_cpu_view_setup(version, view.capacity, view.pid);
 	if (!ret)
-		ret = rt_write_log_file(path, objects, &tot);
+		ret = write_view(&view, path, objects, &tot);
 	if (ret)
 		pr_warn("%s: cannot write the log: %s\n", path, strerror(-ret));
-	else if (o.stats)
-		give_stats(o.stats, &tot);
-	rt.sink = &rt_thread_sink;
-	rt.tsc_known = false;
+	else if (OPTS_HAS(stats, sz))
+		give_stats(stats, &view, &tot);
 out_close:
 	close(fd);
 out_unlock:

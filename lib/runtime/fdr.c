@@ -58,13 +58,8 @@ uint32_t rt_test_cpu(void);
  * 0 (the fast path off) on CPU 0, and CPU mode's would use no area. */
 __thread struct rt_thread rt_self __attribute__((
 	tls_model("initial-exec"), aligned(64))) = { .fast = RT_FAST_OFF };
-/* Read by the trampolines (thread.h, arch.h). */
-uint64_t rt_fast_key;
+/* Read by the trampolines (thread.h). */
 long rt_rseq_offset;
-void (*volatile rt_handler_arg0)(int32_t, XRayEntryType);
-void (*volatile rt_handler_arg1)(int32_t, XRayEntryType, uint64_t);
-void (*volatile rt_handler_custom)(void *, size_t);
-void (*volatile rt_handler_typed)(uint16_t, const void *, size_t);
 int rt_warned; /* enum rt_light bits already reported */
 
 #ifndef RT_TEST_CLOCK
@@ -91,7 +86,7 @@ static uint32_t thread_cpu(struct rt_thread *t)
 static bool begin(struct rt_thread *t)
 {
 	if (t->busy) {
-		__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&rt_live.dropped, 1, __ATOMIC_RELAXED);
 		return false;
 	}
 	t->busy = 1;
@@ -103,7 +98,7 @@ static bool begin(struct rt_thread *t)
 
 static void end(struct rt_thread *t)
 {
-	uint32_t gen = rt.sink->arm(t);
+	uint32_t gen = rt_live.sink->arm(t);
 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->fast = gen ? rt_fast_word(t->cpu, gen) : RT_FAST_OFF;
@@ -115,7 +110,7 @@ static void end(struct rt_thread *t)
  * together: a flush or a ring reader sees all of an event or none. */
 static void put_md(uint8_t **p, const struct xrayfdr_metadata *md)
 {
-	fdr_put_metadata(*p, false, rt.opts.version, md);
+	fdr_put_metadata(*p, false, rt_live.opts.version, md);
 	*p += MD;
 }
 
@@ -180,7 +175,7 @@ static void put_custom_marker(uint8_t **p, size_t size, uint64_t tsc,
 		.cpu = (uint16_t)cpu,
 	};
 
-	if (rt.opts.version >= 5)
+	if (rt_live.opts.version >= 5)
 		md.tsc_delta = (int32_t)(tsc - base);
 	put_md(p, &md);
 }
@@ -229,7 +224,7 @@ static void name_done(struct rt_thread *t, const struct name_now *nm)
 static bool ensure_space(struct rt_thread *t, size_t need, uint64_t *tsc,
 			 uint32_t cpu)
 {
-	switch (rt.sink->reserve(t, need, tsc, cpu)) {
+	switch (rt_live.sink->reserve(t, need, tsc, cpu)) {
 	case RT_RESERVE_SAME:
 		return true;
 	case RT_RESERVE_NEW:
@@ -284,7 +279,8 @@ static void record_function(struct rt_thread *t, unsigned int kind, int32_t id,
 		tsc = arch_tsc();
 		cpu = thread_cpu(t);
 		if (!ensure_space(t, need, &tsc, cpu)) {
-			__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&rt_live.dropped, 1,
+					   __ATOMIC_RELAXED);
 			name_done(t, NULL);
 			return;
 		}
@@ -297,7 +293,7 @@ static void record_function(struct rt_thread *t, unsigned int kind, int32_t id,
 			put_md(&p, &(struct xrayfdr_metadata){
 					   .kind = XRAYFDR_MD_CALL_ARGUMENT,
 					   .arg = arg });
-	} while (!rt.sink->commit(t, p, NULL, 0));
+	} while (!rt_live.sink->commit(t, p, NULL, 0));
 	t->base = base;
 	name_done(t, &nm);
 }
@@ -324,11 +320,11 @@ int rt_fdr_light(int op, int32_t id, uint64_t arg)
 		return RT_LIGHT_SETUP;
 	if (!begin(t))
 		return RT_LIGHT_DONE;
-	if (rt.status == XRAY_LOG_INITIALIZED &&
-	    (!rt.opts.max_depth ||
-	     rt_depth_keeps(&t->depth, rt.generation,
+	if (rt_live.status == XRAY_LOG_INITIALIZED &&
+	    (!rt_live.opts.max_depth ||
+	     rt_depth_keeps(&t->depth, rt_live.generation,
 			    op == ENTRY || op == LOG_ARGS_ENTRY, id,
-			    (uint32_t)rt.opts.max_depth)))
+			    (uint32_t)rt_live.opts.max_depth)))
 		record_function(t, kinds[op], id, arg);
 	end(t);
 	return RT_LIGHT_DONE;
@@ -339,9 +335,9 @@ static int event_problem(bool typed, size_t size)
 {
 	if (!size)
 		return RT_LIGHT_WARN_EMPTY;
-	if (typed && rt.opts.version < 2)
+	if (typed && rt_live.opts.version < 2)
 		return RT_LIGHT_WARN_V1;
-	if (size > rt.capacity)
+	if (size > rt_live.capacity)
 		return RT_LIGHT_WARN_BIG;
 	return 0;
 }
@@ -364,7 +360,8 @@ static void record_event(struct rt_thread *t, int typed, uint16_t type,
 		tsc = arch_tsc();
 		cpu = thread_cpu(t);
 		if (!ensure_space(t, 2 * MD + size, &tsc, cpu)) {
-			__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&rt_live.dropped, 1,
+					   __ATOMIC_RELAXED);
 			name_done(t, NULL);
 			return;
 		}
@@ -385,7 +382,7 @@ static void record_event(struct rt_thread *t, int typed, uint16_t type,
 			put_custom_marker(&p, size, tsc, base, cpu);
 		}
 		/* the sink copies the payload after the marker */
-	} while (!rt.sink->commit(t, p, data, size));
+	} while (!rt_live.sink->commit(t, p, data, size));
 	t->base = base;
 	name_done(t, nm);
 }
@@ -400,11 +397,11 @@ int rt_fdr_light_event(int typed, uint16_t type, const void *data, size_t size)
 		return RT_LIGHT_SETUP;
 	if (!begin(t))
 		return RT_LIGHT_DONE;
-	if (rt.status != XRAY_LOG_INITIALIZED)
+	if (rt_live.status != XRAY_LOG_INITIALIZED)
 		goto out;
 	problem = event_problem(typed, size);
 	if (problem) {
-		__atomic_add_fetch(&rt.dropped, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&rt_live.dropped, 1, __ATOMIC_RELAXED);
 		if (!(__atomic_fetch_or(&rt_warned, problem, __ATOMIC_RELAXED) &
 		      problem))
 			ret = problem; /* the caller says why, once */
@@ -424,7 +421,8 @@ void rt_fdr_name_check(void)
 	size_t size;
 
 	/* (a thread that never recorded its name has no events to name) */
-	if (!t->setup_done || !t->name[0] || rt.status != XRAY_LOG_INITIALIZED)
+	if (!t->setup_done || !t->name[0] ||
+	    rt_live.status != XRAY_LOG_INITIALIZED)
 		return;
 	nm.len = current_name(nm.name);
 	if (!nm.len || same_name(nm.name, t->name))
@@ -432,7 +430,8 @@ void rt_fdr_name_check(void)
 	size = put_name_payload(payload, t->tid, nm.name, nm.len);
 	if (!begin(t))
 		return;
-	if (rt.status == XRAY_LOG_INITIALIZED && !event_problem(false, size))
+	if (rt_live.status == XRAY_LOG_INITIALIZED &&
+	    !event_problem(false, size))
 		record_event(t, 0, 0, payload, size, &nm, true);
 	end(t);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * FDR mode's set-up and state changes: init, finalize, fork, a thread's
- * first event (exit hook, rseq area), and the LLVM-style handlers.  The
- * recording itself is in fdr.c.
+ * A thread's first event (its exit hook, its rseq area) and the handlers
+ * LLVM's FDR mode installs, which come here when the fast path did not
+ * take the event.  The recording itself is in fdr.c.
  */
 #define LOG_DOMAIN "xrayfdr"
 #include <errno.h>
@@ -35,7 +35,7 @@ static void thread_exit(void *arg)
 	rt_fdr_name_check(); /* a rename since its last buffer began */
 	t->fast = RT_FAST_OFF;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rt.sink->detach(t);
+	rt_live.sink->detach(t);
 	t->setup_done = 0; /* events from later destructors re-arm it */
 }
 
@@ -45,9 +45,38 @@ static void make_exit_key(void)
 		pr_warn("cannot create a thread-exit key; the buffers of exited threads stay in use\n");
 }
 
-/* Our own rseq area, when libc registered none.  Return whether the
- * thread has one (from libc or from us). */
-static bool register_rseq(struct rt_thread *t)
+/* glibc 2.35 and later register an rseq area for every thread. */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+
+/* Where the fast path reads the CPU and arms its critical sections. */
+static void setup_rseq(void)
+{
+	if (&__rseq_size && __rseq_size) {
+		rt_rseq_offset = (long)__rseq_offset;
+		rt.own_rseq = false;
+	} else {
+		rt_rseq_offset = (long)((char *)&rt_self.rseq -
+					(char *)__builtin_thread_pointer());
+		rt.own_rseq = true;
+		pr_info("libc registered no rseq area; registering our own\n");
+	}
+	rt.membarrier = !syscall(SYS_membarrier,
+				 MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ,
+				 0, 0);
+}
+
+void rt_rseq_ensure(void)
+{
+	static bool rseq_known; /* (a forked child inherits it) */
+
+	if (!rseq_known) {
+		setup_rseq();
+		rseq_known = true;
+	}
+}
+
+bool rt_thread_rseq(struct rt_thread *t)
 {
 	if (rt.own_rseq && !t->rseq.flags)
 		t->rseq.flags = syscall(SYS_rseq, &t->rseq, sizeof(t->rseq), 0,
@@ -57,17 +86,24 @@ static bool register_rseq(struct rt_thread *t)
 	return !rt.own_rseq || t->rseq.flags == RT_RSEQ_REGISTERED;
 }
 
+void rt_tls_offsets(long *self, long *rseq)
+{
+	rt_rseq_ensure();
+	*self = (long)((char *)&rt_self - (char *)__builtin_thread_pointer());
+	*rseq = rt_rseq_offset;
+}
+
 static void thread_setup(struct rt_thread *t)
 {
 	if (t->setup_done)
 		return;
 	if (!t->tid)
 		t->tid = (uint32_t)syscall(SYS_gettid);
-	register_rseq(t);
+	rt_thread_rseq(t);
 	pthread_once(&exit_key_once, make_exit_key);
 	pthread_setspecific(exit_key, (void *)1);
-	if (rt.sink->attach)
-		rt.sink->attach(t);
+	if (rt_live.sink->attach)
+		rt_live.sink->attach(t);
 	t->setup_done = 1;
 }
 
@@ -116,152 +152,4 @@ void rt_fdr_handle_custom(void *data, size_t size)
 void rt_fdr_handle_typed(uint16_t type, const void *data, size_t size)
 {
 	rt_fdr_heavy_event(1, type, data, size);
-}
-
-void rt_fdr_update_fast(void)
-{
-	/* max_depth counts every call, on the C path (depth.h) */
-	bool fast = rt.status == XRAY_LOG_INITIALIZED && !rt.opts.max_depth &&
-		    rt_handler_arg0 == rt_fdr_handle_arg0 &&
-		    (!rt_handler_arg1 || rt_handler_arg1 == rt_fdr_handle_arg1);
-
-	arch_fast_key_store(fast ? (uint64_t)rt.generation << 32 : 0);
-}
-
-void rt_fdr_quiesce(void)
-{
-	arch_fast_key_store(0);
-	/* Restart every critical section in flight: after this no fast path
-	 * can still be past its check.  Without membarrier, a preempted one
-	 * restarts when it resumes anyway; give running ones a moment. */
-	if (!rt.membarrier ||
-	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, 0,
-		    0)) {
-		struct timespec ts = { 0, 1000000 };
-
-		nanosleep(&ts, NULL);
-	}
-	if (rt.sink->finish)
-		rt.sink->finish();
-}
-
-/* The sink @o's mode asks for, where it can be had. */
-static const struct rt_sink *choose_sink(const struct rt_options *o)
-{
-	const struct rt_sink *want = o->record_mode == RT_MODE_THREAD ?
-					     &rt_thread_sink :
-					     &rt_cpu_sink;
-
-	/* (valgrind, a seccomp filter) */
-	if (want == &rt_cpu_sink && !register_rseq(&rt_self)) {
-		if (o->record_mode == RT_MODE_CPU)
-			pr_warn("mode=cpu needs restartable sequences (rseq), which this system refuses; recording in thread mode\n");
-		want = &rt_thread_sink;
-	}
-	/* the sleds call the trampolines of the sink they were patched for */
-	if (want != rt.sink && rt_objects_targets_fixed()) {
-		if (o->record_mode == RT_MODE_CPU)
-			pr_warn("the sleds were patched for %s mode before the trace started; recording in %s mode\n",
-				rt.sink->name, rt.sink->name);
-		want = rt.sink;
-	}
-	return want;
-}
-
-/* Start @want; if it cannot start, say so once and start thread mode. */
-static int start_sink(const struct rt_sink *want, const struct rt_options *o,
-		      size_t capacity, char *err, size_t errlen)
-{
-	int ret = want->start(o, capacity, rt.generation + 1, getpid(), err,
-			      errlen);
-
-	if (ret && want != &rt_thread_sink && !rt_objects_targets_fixed()) {
-		/* mode=auto without the module is thread mode, unsaid */
-		if (ret != -ENODEV)
-			pr_warn("%s mode: %s; recording in thread mode\n",
-				want->name, err);
-		want = &rt_thread_sink;
-		ret = want->start(o, capacity, rt.generation + 1, getpid(), err,
-				  errlen);
-	}
-	if (!ret)
-		rt.sink = want;
-	/* (thread mode, or rings in process memory) */
-	if (!ret && o->keep &&
-	    !(want->memory && !strcmp(want->memory(), "module")))
-		pr_warn("keep=true needs the kernel module's rings (CPU mode); a killed process leaves no log\n");
-	return ret;
-}
-
-int rt_fdr_init(const struct rt_options *o, char *err, size_t errlen)
-{
-	size_t capacity = o->version == 1 ? o->buffer_size - FDR_V1_RESERVE :
-					    o->buffer_size;
-	int ret;
-
-	rt_rseq_ensure();
-	rt_note_exec_name();
-	ret = rt_tsc_ensure(o);
-	if (ret < 0) {
-		snprintf(err, errlen,
-			 "no source of TSC facts answered (tsc_sources)");
-		return ret;
-	}
-	if (ret == 1 && rt.tsc.source == RT_TSC_CALIBRATE)
-		pr_info("TSC frequency calibrated against CLOCK_MONOTONIC_RAW (%llu Hz); the log says so\n",
-			(unsigned long long)rt.tsc.hz);
-	/* a streamed trace the last flush did not end: its writer reads
-	 * the sink's memory */
-	rt_stream_stop();
-	rt_stream_close();
-	ret = start_sink(choose_sink(o), o, capacity, err, errlen);
-	if (ret)
-		return ret;
-	rt.generation++;
-	rt.capacity = capacity;
-	rt.opts = *o;
-	rt.threshold_ticks = (uint64_t)((unsigned __int128)rt.tsc.hz *
-					o->threshold_us / 1000000);
-	rt.dropped = 0;
-	rt.pid = getpid();
-	if (o->stream) {
-		ret = rt_stream_start(err, errlen);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-int rt_fdr_finalize(void)
-{
-	if (rt.status != XRAY_LOG_INITIALIZED)
-		return rt.status;
-	rt.status = XRAY_LOG_FINALIZING;
-	rt_fdr_quiesce();
-	rt.status = XRAY_LOG_FINALIZED;
-	return XRAY_LOG_FINALIZED;
-}
-
-void rt_fdr_fork_prepare(void)
-{
-	rt.sink->fork_prepare();
-}
-
-void rt_fdr_fork_parent(void)
-{
-	rt.sink->fork_parent();
-}
-
-void rt_fdr_fork_child(void)
-{
-	rt.pid = getpid();
-	rt_self.tid = 0; /* (its rseq registration is inherited) */
-	rt_self.setup_done = 0;
-	rt.sink->fork_child(++rt.generation, rt.pid);
-	rt_stream_fork_child();
-	rt.opts.stream = false;
-	rt.dropped = 0;
-	if (rt.opts.fork == RT_FORK_OFF && rt.status == XRAY_LOG_INITIALIZED)
-		rt.status = XRAY_LOG_UNINITIALIZED;
-	rt_fdr_update_fast();
 }

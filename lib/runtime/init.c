@@ -6,10 +6,12 @@
 
 #include "../arch/x86_64/arch.h"
 #include "../log.h"
-#include "controller.h"
+#include "basic.h"
 #include "init.h"
+#include "mode_fdr.h"
 #include "objects.h"
 #include "state.h"
+#include "trace.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_result;
@@ -19,18 +21,18 @@ static int init_result;
 static void fork_prepare(void)
 {
 	rt_locks_fork_prepare();
-	rt_fdr_fork_prepare();
+	rt_trace_fork_prepare();
 }
 
 static void fork_parent(void)
 {
-	rt_fdr_fork_parent();
+	rt_trace_fork_parent();
 	rt_locks_fork_parent();
 }
 
 static void fork_child(void)
 {
-	rt_fdr_fork_child();
+	rt_trace_fork_child();
 	rt_locks_fork_child();
 }
 
@@ -39,6 +41,10 @@ static void do_init(void)
 	char err[256];
 	int ret;
 
+	/* FDR mode first: it is current from the start (modes.h) */
+	rt_fdr_mode_register();
+	rt_basic_register();
+	rt_trace_init();
 	ret = arch_init(err, sizeof(err));
 	if (ret) {
 		pr_warn("%s; tracing is off\n", err);

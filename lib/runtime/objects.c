@@ -36,6 +36,7 @@
 
 #include "../arch/x86_64/arch.h"
 #include "../log.h"
+#include "controller.h"
 #include "filter.h"
 #include "objects.h"
 #include "sink.h"
@@ -526,7 +527,7 @@ static uintptr_t map_stub_page(uintptr_t lo, uintptr_t hi)
 		return 0;
 	for (unsigned int k = 0; k < NKINDS; k++)
 		arch_write_stub((uint8_t *)p + k * ARCH_STUB_SIZE,
-				arch_trampoline(k, rt.sink->tramps));
+				arch_trampoline(k, rt_live.sink->tramps));
 	if (mprotect(p, (size_t)page, PROT_READ | PROT_EXEC)) {
 		pr_warn("cannot make a page of jump stubs executable: %s (a W^X policy?)\n",
 			strerror(errno));
@@ -575,14 +576,15 @@ static int ensure_targets(struct rt_object *o)
 	copy = fast_copy_for(o);
 	if (copy) {
 		for (unsigned int k = 0; k < NKINDS; k++)
-			o->target[k] = arch_fast_copy_entry((void *)copy, k,
-							    rt.sink->tramps);
+			o->target[k] = arch_fast_copy_entry(
+				(void *)copy, k, rt_live.sink->tramps);
 		o->targets_ready = true;
 		return 0;
 	}
 	for (unsigned int k = 0; k < NKINDS; k++)
-		near = near && in_reach(arch_trampoline(k, rt.sink->tramps),
-					o->lo, o->hi);
+		near = near &&
+		       in_reach(arch_trampoline(k, rt_live.sink->tramps), o->lo,
+				o->hi);
 	if (!near) {
 		for (size_t i = 0; i < nstub_pages && !stubs; i++)
 			if (in_reach(stub_pages[i], o->lo, o->hi) &&
@@ -601,7 +603,7 @@ static int ensure_targets(struct rt_object *o)
 		}
 	}
 	for (unsigned int k = 0; k < NKINDS; k++)
-		o->target[k] = near ? arch_trampoline(k, rt.sink->tramps) :
+		o->target[k] = near ? arch_trampoline(k, rt_live.sink->tramps) :
 				      stubs + k * ARCH_STUB_SIZE;
 	o->targets_ready = true;
 	return 0;

@@ -24,7 +24,7 @@ size_t rt_max_function_id(void);
 size_t rt_num_objects(void);
 size_t rt_max_function_id_in(int32_t index);
 int rt_patch_object(int32_t index, bool enable);
-/* Have sleds been given their trampolines (of rt.sink) yet?  Then the
+/* Have sleds been given their trampolines (of rt_live.sink) yet?  Then the
  * sink cannot change in this process. */
 bool rt_objects_targets_fixed(void);
 /*

@@ -57,6 +57,8 @@ struct rt_chunk {
 
 /* A walk over the sink's buffers, in the order they go to the log. */
 struct rt_drain {
+	/* the trace whose log it writes: set before drain_begin */
+	const struct rt_trace *trace;
 	size_t next, count;
 	/* thread mode: the buffers' indexes, in the order they go out, and
 	 * where their log buffers are built */
@@ -155,7 +157,7 @@ struct rt_sink {
 	 * and orders the buffers; next gives the non-empty ones, and may be
 	 * called after end for a walk that does not need the lock (what it
 	 * reads is checked for sense).  Memory the chunks point to stays
-	 * valid until the next trace starts.
+	 * valid until the next trace starts.  d->trace is the caller's.
 	 */
 	void (*drain_begin)(struct rt_drain *d, bool wait);
 	bool (*drain_next)(struct rt_drain *d, struct rt_chunk *c);

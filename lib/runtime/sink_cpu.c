@@ -1288,7 +1288,7 @@ static void cpu_drain_begin(struct rt_drain *d, bool wait)
 
 	(void)wait; /* no lock: the writers are quiesced, and what this
 		     * reads is checked */
-	*d = (struct rt_drain){ 0 };
+	*d = (struct rt_drain){ .trace = d->trace };
 	if (!rt_ring.header)
 		return;
 	if (cr.runs)
@@ -1432,7 +1432,7 @@ static bool fill_chunk(struct rt_drain *d, const struct pass *ps,
 	size_t preamble;
 
 	rt_logbuf_init(&o, ps->scratch, ps->capacity, cr.version,
-		       rt.threshold_ticks);
+		       d->trace->threshold_ticks);
 	preamble = fdr_put_preamble(
 		o.p, false, cr.version, (int32_t)tid,
 		first->wall_ns / 1000000000u,
@@ -1490,7 +1490,7 @@ static bool cpu_drain_next(struct rt_drain *d, struct rt_chunk *c)
 	const struct pass ps = { .runs = cr.runs,
 				 .scratch = cr.scratch,
 				 .capacity = cr.capacity,
-				 .names_now = cr.pid == rt.pid };
+				 .names_now = cr.pid == d->trace->pid };
 
 	while (cr.runs && (d->next < d->count || d->name_pending))
 		if (fill_chunk(d, &ps, c))
@@ -1542,7 +1542,7 @@ static int cpu_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 	const struct pass ps = { .runs = cr.stream_runs,
 				 .scratch = cr.stream_scratch,
 				 .capacity = cr.stream_capacity };
-	struct rt_drain d = { 0 };
+	struct rt_drain d = { .trace = &rt_live }; /* only it streams */
 	struct rt_chunk c;
 	bool consumed = false;
 	int ret = 0;

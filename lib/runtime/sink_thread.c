@@ -296,7 +296,7 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 	int ret;
 
 	rt_logbuf_init(&o, d->scratch, d->scratch_size, version,
-		       rt.threshold_ticks);
+		       d->trace->threshold_ticks);
 	/* A buffer is published with its preamble before its first record
 	 * is: one read then (a fatal signal's flush while its thread is in
 	 * the C path) has no record yet. */
@@ -393,7 +393,8 @@ static int thread_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 			     void *ctx)
 {
 	struct rt_buf *b = rt_bufq_take_full(&q);
-	struct rt_drain d = { .count = 1,
+	struct rt_drain d = { .trace = &rt_live, /* only it streams */
+			      .count = 1,
 			      .scratch = stream_scratch,
 			      .scratch_size = stream_scratch_size };
 	struct rt_chunk c;

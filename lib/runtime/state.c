@@ -16,12 +16,22 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <xrayfdr/xray.h>
+
+#include "../arch/x86_64/arch.h"
 #include "../log.h"
-#include "sink.h"
 #include "state.h"
 #include "thread.h"
 
-struct rt_state rt = { .sink = &rt_thread_sink };
+struct rt_state rt;
+struct rt_trace rt_live;
+
+/* Read by the trampolines (thread.h, arch.h). */
+uint64_t rt_fast_key;
+void (*volatile rt_handler_arg0)(int32_t, XRayEntryType);
+void (*volatile rt_handler_arg1)(int32_t, XRayEntryType, uint64_t);
+void (*volatile rt_handler_custom)(void *, size_t);
+void (*volatile rt_handler_typed)(uint16_t, const void *, size_t);
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -201,16 +211,15 @@ int rt_tsc_ensure(const struct rt_options *o)
 	struct rt_tsc_paths paths = { .sysfs = o->tsc_sysfs };
 	int ret;
 
-	if (rt.tsc_known && !strcmp(rt.opts.tsc_sysfs, o->tsc_sysfs) &&
-	    rt.opts.tsc_sources == o->tsc_sources)
+	if (rt.tsc_known && !strcmp(rt.tsc_sysfs, o->tsc_sysfs) &&
+	    rt.tsc_sources == o->tsc_sources)
 		return 0;
 	ret = rt_tsc_probe(&paths, o->tsc_sources, &rt.tsc);
 	if (ret)
 		return ret;
 	rt.tsc_known = true;
-	snprintf(rt.opts.tsc_sysfs, sizeof(rt.opts.tsc_sysfs), "%s",
-		 o->tsc_sysfs);
-	rt.opts.tsc_sources = o->tsc_sources;
+	snprintf(rt.tsc_sysfs, sizeof(rt.tsc_sysfs), "%s", o->tsc_sysfs);
+	rt.tsc_sources = o->tsc_sources;
 	return 1;
 }
 
@@ -241,42 +250,4 @@ char *rt_utoa(uint64_t v, char *buf)
 		buf[i++] = tmp[--n];
 	buf[i] = '\0';
 	return buf;
-}
-
-/* glibc 2.35 and later register an rseq area for every thread. */
-extern const ptrdiff_t __rseq_offset __attribute__((weak));
-extern const unsigned int __rseq_size __attribute__((weak));
-
-/* Where the fast path reads the CPU and arms its critical sections. */
-static void setup_rseq(void)
-{
-	if (&__rseq_size && __rseq_size) {
-		rt_rseq_offset = (long)__rseq_offset;
-		rt.own_rseq = false;
-	} else {
-		rt_rseq_offset = (long)((char *)&rt_self.rseq -
-					(char *)__builtin_thread_pointer());
-		rt.own_rseq = true;
-		pr_info("libc registered no rseq area; registering our own\n");
-	}
-	rt.membarrier = !syscall(SYS_membarrier,
-				 MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ,
-				 0, 0);
-}
-
-void rt_rseq_ensure(void)
-{
-	static bool rseq_known; /* (a forked child inherits it) */
-
-	if (!rseq_known) {
-		setup_rseq();
-		rseq_known = true;
-	}
-}
-
-void rt_tls_offsets(long *self, long *rseq)
-{
-	rt_rseq_ensure();
-	*self = (long)((char *)&rt_self - (char *)__builtin_thread_pointer());
-	*rseq = rt_rseq_offset;
 }

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The runtime's shared state and the helpers every part uses: the one
- * global state, the API lock, the options from the environment (parsed
- * once), the TSC facts, and signal-safe output.  It depends on no other
- * part of the runtime; they all depend on it.
+ * The runtime's shared state and the helpers every part uses: the
+ * process's facts, its trace, the per-thread state and the words the
+ * trampolines read, the API lock, the options from the environment
+ * (parsed once), the TSC facts, and signal-safe output.  It depends on no
+ * other part of the runtime; they all depend on it.
  */
 #ifndef XRAYFDR_LIB_RUNTIME_STATE_H
 #define XRAYFDR_LIB_RUNTIME_STATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -18,10 +20,33 @@
 
 struct rt_sink;
 
+/* What the process knows whatever it traces. */
 struct rt_state {
-	struct rt_options opts; /* of the current (or last) trace */
 	struct rt_tsc_facts tsc;
 	bool tsc_known;
+	/* the sources rt.tsc was probed from (rt_tsc_ensure()) */
+	char tsc_sysfs[PATH_MAX];
+	unsigned int tsc_sources;
+	bool membarrier; /* MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ works */
+	bool own_rseq; /* threads register their own rseq area */
+	/* The name the kernel gave the process's threads at exec (read
+	 * before main(), or at the first trace): a thread that has only it
+	 * gets no thread-name events, so that a program that names no
+	 * thread writes the records LLVM's runtime writes, and nothing
+	 * else; readers show such a thread unnamed. */
+	char exec_name[16];
+};
+
+/*
+ * A trace: what its log is written with, and where its records go.  The
+ * process's own is rt_live, which only trace.c starts, stops and flushes;
+ * a dump of a kept session describes that session's trace in one of its
+ * own (dump.c), so that the log writer (logfile.h) and the drains take
+ * the trace they write rather than a process global.
+ */
+struct rt_trace {
+	struct rt_options opts;
+	struct rt_tsc_facts tsc; /* for the log's header and info event */
 	const struct rt_sink *sink; /* where the records go */
 	size_t capacity; /* bytes of records a buffer holds */
 	uint32_t generation; /* of the current trace; never reused */
@@ -31,21 +56,18 @@ struct rt_state {
 	uint64_t threshold_ticks;
 	pid_t pid;
 	uint64_t dropped; /* events that found no room, or nested */
-	bool membarrier; /* MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ works */
-	bool own_rseq; /* threads register their own rseq area */
+	/* streaming: non-zero while the writer runs and can write (stream.h) */
+	volatile int stream_alive;
 	char last_log[4096]; /* the file the last flush wrote */
-	/* The name the kernel gave the process's threads at exec (read
-	 * before main(), or at the first trace): a thread that has only it
-	 * gets no thread-name events, so that a program that names no
-	 * thread writes the records LLVM's runtime writes, and nothing
-	 * else; readers show such a thread unnamed. */
-	char exec_name[16];
 };
 
 /* Note the name of the calling thread as rt.exec_name, once. */
 void rt_note_exec_name(void);
 
 extern struct rt_state rt;
+/* The process's trace: defined here, at the bottom, for the recording
+ * path to read; trace.c alone changes it. */
+extern struct rt_trace rt_live;
 
 /*
  * The runtime's locks, in the order they are taken: the registry of log
@@ -82,12 +104,6 @@ int rt_tsc_ensure(const struct rt_options *o);
 /* Print to stderr without stdio (async-signal-safe). */
 void rt_say(const char *const *parts, size_t n);
 
-/* Find the threads' rseq area (libc's or ours: rt.own_rseq) and register
- * for membarrier's restarts, once. */
-void rt_rseq_ensure(void);
-/* Where the thread's state and its rseq area are, from the thread
- * pointer (the same in every thread); finds the rseq area first. */
-void rt_tls_offsets(long *self, long *rseq);
 /* Decimal of @v into @buf (at least 21 bytes); returns buf. */
 char *rt_utoa(uint64_t v, char *buf);
 

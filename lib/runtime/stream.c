@@ -2,6 +2,7 @@
 /* Streaming: the writer thread (see stream.h). */
 #define LOG_DOMAIN "xrayfdr"
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,12 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "flush.h"
+#include "logfile.h"
 #include "sink.h"
 #include "state.h"
 #include "stream.h"
-
-volatile int rt_stream_alive;
 
 static struct {
 	pthread_t thread;
@@ -29,7 +28,7 @@ static struct {
 
 static int write_chunk(void *ctx, const struct rt_chunk *c)
 {
-	int ret = rt_log_chunk(*(int *)ctx, c);
+	int ret = rt_log_chunk(&rt_live, *(int *)ctx, c);
 
 	if (!ret) {
 		st.events += c->events;
@@ -49,14 +48,15 @@ static void *writer(void *arg)
 			__atomic_store_n(&st.busy, 0, __ATOMIC_RELEASE);
 			break;
 		}
-		ret = rt.sink->stream_one(write_chunk, &st.fd);
+		ret = rt_live.sink->stream_one(write_chunk, &st.fd);
 		__atomic_store_n(&st.busy, 0, __ATOMIC_RELEASE);
 
 		if (ret < 0) {
 			st.error = ret;
 			/* waiting threads give up: what finds no room now is
 			 * counted as dropped */
-			__atomic_store_n(&rt_stream_alive, 0, __ATOMIC_RELEASE);
+			__atomic_store_n(&rt_live.stream_alive, 0,
+					 __ATOMIC_RELEASE);
 			break;
 		}
 		if (!ret) {
@@ -70,30 +70,59 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+/* The trace's log with its header, open for appending: the descriptor, or
+ * a negative errno with the reason in @err. */
+static int open_log(char *err, size_t errlen)
+{
+	uint8_t hdr[XRAYFDR_FILE_HEADER_SIZE];
+	int fd = rt_open_log(&rt_live.opts, rt_live.last_log,
+			     sizeof(rt_live.last_log));
+	int ret;
+
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the log '%s': %s",
+			 rt_live.last_log, strerror(errno));
+		return ret;
+	}
+	/* the writer's appends and an emergency flush's stay whole */
+	rt_log_header(&rt_live, hdr);
+	ret = fcntl(fd, F_SETFL, O_APPEND) ? -errno :
+					     rt_write_all(fd, hdr, sizeof(hdr));
+	if (ret) {
+		snprintf(err, errlen, "cannot write the log '%s': %s",
+			 rt_live.last_log, strerror(-ret));
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
 int rt_stream_start(char *err, size_t errlen)
 {
 	sigset_t all, old;
 	int ret;
 
-	if (!rt.sink->stream_one) {
-		snprintf(err, errlen, "%s mode cannot stream", rt.sink->name);
+	if (!rt_live.sink->stream_one) {
+		snprintf(err, errlen, "%s mode cannot stream",
+			 rt_live.sink->name);
 		return -EOPNOTSUPP;
 	}
-	st.fd = rt_log_open_stream(err, errlen);
+	st.fd = open_log(err, errlen);
 	if (st.fd < 0)
 		return st.fd;
 	st.stop = 0;
 	st.halt = 0;
 	st.error = 0;
 	st.events = st.buffers = 0;
-	__atomic_store_n(&rt_stream_alive, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_live.stream_alive, 1, __ATOMIC_RELEASE);
 	/* no signal of the program's lands in the writer */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	ret = pthread_create(&st.thread, NULL, writer, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
-		__atomic_store_n(&rt_stream_alive, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&rt_live.stream_alive, 0, __ATOMIC_RELEASE);
 		close(st.fd);
 		st.fd = -1;
 		snprintf(err, errlen, "cannot start the stream's writer: %s",
@@ -111,7 +140,7 @@ int rt_stream_stop(void)
 		pthread_join(st.thread, NULL);
 		st.running = false;
 	}
-	__atomic_store_n(&rt_stream_alive, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_live.stream_alive, 0, __ATOMIC_RELEASE);
 	return st.error;
 }
 
@@ -126,7 +155,7 @@ void rt_stream_halt(void)
 	for (int i = 0; i < 1000 && __atomic_load_n(&st.busy, __ATOMIC_ACQUIRE);
 	     i++)
 		nanosleep(&ms, NULL);
-	__atomic_store_n(&rt_stream_alive, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_live.stream_alive, 0, __ATOMIC_RELEASE);
 }
 
 int rt_stream_fd(void)
@@ -153,5 +182,5 @@ void rt_stream_fork_child(void)
 		close(st.fd);
 	st.fd = -1;
 	st.running = false;
-	__atomic_store_n(&rt_stream_alive, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_live.stream_alive, 0, __ATOMIC_RELEASE);
 }

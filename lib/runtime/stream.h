@@ -16,18 +16,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Non-zero while the writer runs and can write. */
-extern volatile int rt_stream_alive;
+#include "state.h"
 
 /* May a thread wait for a free buffer?  (Vector-free: the C path asks.) */
 static inline bool rt_stream_writing(void)
 {
-	return __atomic_load_n(&rt_stream_alive, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&rt_live.stream_alive, __ATOMIC_ACQUIRE);
 }
 
 /*
- * Open the log of the trace starting (rt.opts, the sink) with its header,
- * and start the writer.  Return 0, or a negative errno with the reason in
+ * Open the log of the trace starting (rt_live: its options, its sink) with
+ * its header, and start the writer.  Return 0, or a negative errno with the reason in
  * @err.
  */
 int rt_stream_start(char *err, size_t errlen);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * LLVM XRay's API (<xrayfdr/xray.h>): handlers, patching, and the registry
- * of log modes, with "xray-fdr" registered and selected from the start
- * and "xray-basic" registered.
+ * LLVM XRay's API (<xrayfdr/xray.h>): handlers, patching, event types and
+ * log modes, each entry point setting the runtime up first (init.h) and
+ * passing on to the part that does it.
  */
 #define LOG_DOMAIN "xrayfdr"
 #include <errno.h>
@@ -13,70 +13,16 @@
 
 #include "../arch/x86_64/arch.h"
 #include "../log.h"
-#include "basic.h"
-#include "controller.h"
-#include "flush.h"
+#include "handlers.h"
 #include "init.h"
+#include "modes.h"
 #include "objects.h"
-#include "state.h"
-
-#define MAX_MODES 16
-
-struct mode {
-	const char *name;
-	XRayLogImpl impl;
-};
-
-static XRayLogInitStatus fdr_log_init(size_t buffer_size, size_t buffer_max,
-				      void *args, size_t args_size);
-static XRayLogInitStatus fdr_log_finalize(void);
-static XRayLogFlushStatus fdr_flush_log(void);
-
-#define FDR_IMPL                                                               \
-	{                                                                      \
-		.log_init = fdr_log_init, .log_finalize = fdr_log_finalize,    \
-		.handle_arg0 = rt_fdr_handle_arg0, .flush_log = fdr_flush_log, \
-	}
-
-#define BASIC_IMPL                                                            \
-	{                                                                     \
-		.log_init = rt_basic_init, .log_finalize = rt_basic_finalize, \
-		.handle_arg0 = rt_basic_handle_arg0,                          \
-		.flush_log = rt_basic_flush,                                  \
-	}
-
-/*
- * The registry, with "xray-fdr" registered and selected from the start,
- * and "xray-basic" (basic.c) registered.  LLVM guards it with one lock,
- * and so do we (rt_registry_lock()).
- */
-static struct mode modes[MAX_MODES] = { { "xray-fdr", FDR_IMPL },
-					{ "xray-basic", BASIC_IMPL } };
-static size_t nmodes = 2;
-static const struct mode *current_mode = &modes[0];
-static XRayLogImpl current_impl = FDR_IMPL;
-static bool have_impl = true;
-
-static XRayBuffer null_iterator(XRayBuffer b)
-{
-	(void)b;
-	return (XRayBuffer){ NULL, 0 };
-}
-
-static XRayBuffer (*volatile buffer_iterator)(XRayBuffer) = null_iterator;
-
-static bool complete(const XRayLogImpl *impl)
-{
-	return impl->log_init && impl->log_finalize && impl->handle_arg0 &&
-	       impl->flush_log;
-}
 
 int __xray_set_handler(void (*entry)(int32_t, XRayEntryType))
 {
 	if (rt_init())
 		return 0;
-	__atomic_store_n(&rt_handler_arg0, entry, __ATOMIC_RELEASE);
-	rt_fdr_update_fast();
+	rt_set_handler_arg0(entry);
 	return 1;
 }
 
@@ -89,8 +35,7 @@ int __xray_set_handler_arg1(void (*entry)(int32_t, XRayEntryType, uint64_t))
 {
 	if (rt_init())
 		return 0;
-	__atomic_store_n(&rt_handler_arg1, entry, __ATOMIC_RELEASE);
-	rt_fdr_update_fast();
+	rt_set_handler_arg1(entry);
 	return 1;
 }
 
@@ -103,7 +48,7 @@ int __xray_set_customevent_handler(void (*entry)(void *, size_t))
 {
 	if (rt_init())
 		return 0;
-	__atomic_store_n(&rt_handler_custom, entry, __ATOMIC_RELEASE);
+	rt_set_handler_custom(entry);
 	return 1;
 }
 
@@ -116,7 +61,7 @@ int __xray_set_typedevent_handler(void (*entry)(uint16_t, const void *, size_t))
 {
 	if (rt_init())
 		return 0;
-	__atomic_store_n(&rt_handler_typed, entry, __ATOMIC_RELEASE);
+	rt_set_handler_typed(entry);
 	return 1;
 }
 
@@ -280,124 +225,55 @@ size_t __xray_max_function_id_in_object(int32_t obj_id)
 }
 
 /*
- * Log modes.
+ * Log modes (modes.c): every entry point sets the runtime up first, before
+ * the registry's lock is taken.
  */
 void __xray_log_set_buffer_iterator(XRayBuffer (*it)(XRayBuffer))
 {
-	__atomic_store_n(&buffer_iterator, it ? it : null_iterator,
-			 __ATOMIC_RELEASE);
+	rt_modes_set_iterator(it);
 }
 
 void __xray_log_remove_buffer_iterator(void)
 {
-	__xray_log_set_buffer_iterator(NULL);
-}
-
-static XRayLogRegisterStatus register_mode(const char *mode, XRayLogImpl impl)
-{
-	XRayLogRegisterStatus ret = XRAY_REGISTRATION_OK;
-
-	if (!mode || !complete(&impl))
-		return XRAY_INCOMPLETE_IMPL;
-	rt_registry_lock();
-	for (size_t i = 0; i < nmodes; i++)
-		if (!strcmp(modes[i].name, mode))
-			ret = XRAY_DUPLICATE_MODE;
-	if (ret == XRAY_REGISTRATION_OK) {
-		char *name = nmodes < MAX_MODES ? strdup(mode) : NULL;
-
-		if (!name) {
-			pr_warn("cannot register XRay mode '%s': %s\n", mode,
-				nmodes < MAX_MODES ? "out of memory" :
-						     "too many modes");
-			ret = XRAY_INCOMPLETE_IMPL;
-		} else {
-			modes[nmodes].name = name;
-			modes[nmodes].impl = impl;
-			nmodes++;
-		}
-	}
-	rt_registry_unlock();
-	return ret;
+	rt_modes_set_iterator(NULL);
 }
 
 XRayLogRegisterStatus __xray_log_register_mode(const char *mode,
 					       XRayLogImpl impl)
 {
 	rt_init();
-	return register_mode(mode, impl);
+	return rt_modes_register(mode, impl);
 }
 
 XRayLogRegisterStatus __xray_log_select_mode(const char *mode)
 {
-	XRayLogRegisterStatus ret = XRAY_MODE_NOT_FOUND;
-
 	rt_init();
-	rt_registry_lock();
-	for (size_t i = 0; mode && i < nmodes; i++) {
-		if (strcmp(modes[i].name, mode))
-			continue;
-		current_mode = &modes[i];
-		current_impl = modes[i].impl;
-		have_impl = true;
-		__xray_set_handler(current_impl.handle_arg0);
-		ret = XRAY_REGISTRATION_OK;
-	}
-	rt_registry_unlock();
-	return ret;
+	return rt_modes_select(mode);
 }
 
 const char *__xray_log_get_current_mode(void)
 {
-	const char *name;
-
-	rt_registry_lock();
-	name = current_mode ? current_mode->name : NULL;
-	rt_registry_unlock();
-	return name;
+	rt_init();
+	return rt_modes_current();
 }
 
-/* Every entry point runs rt_init() before it takes the registry lock, as
- * the handler setters it calls under the lock do. */
 void __xray_set_log_impl(XRayLogImpl impl)
 {
 	rt_init();
-	rt_registry_lock();
-	if (!complete(&impl)) {
-		have_impl = false;
-		current_mode = NULL;
-		__xray_remove_handler();
-		__xray_remove_handler_arg1();
-	} else {
-		current_impl = impl;
-		have_impl = true;
-		__xray_set_handler(impl.handle_arg0);
-	}
-	rt_registry_unlock();
+	rt_modes_set_impl(impl);
 }
 
 void __xray_remove_log_impl(void)
 {
 	rt_init();
-	rt_registry_lock();
-	have_impl = false;
-	__xray_remove_handler();
-	__xray_remove_handler_arg1();
-	rt_registry_unlock();
+	rt_modes_remove_impl();
 }
 
 XRayLogInitStatus __xray_log_init(size_t buffer_size, size_t buffer_max,
 				  void *args, size_t args_size)
 {
-	XRayLogInitStatus ret = XRAY_LOG_UNINITIALIZED;
-
 	rt_init();
-	rt_registry_lock();
-	if (have_impl)
-		ret = current_impl.log_init(buffer_size, buffer_max, args,
-					    args_size);
-	rt_registry_unlock();
-	return ret;
+	return rt_modes_init(buffer_size, buffer_max, args, args_size);
 }
 
 XRayLogInitStatus __xray_log_init_mode_bin(const char *mode, const char *config,
@@ -415,123 +291,19 @@ XRayLogInitStatus __xray_log_init_mode(const char *mode, const char *config)
 
 XRayLogInitStatus __xray_log_finalize(void)
 {
-	XRayLogInitStatus ret = XRAY_LOG_UNINITIALIZED;
-
 	rt_init();
-	rt_registry_lock();
-	if (have_impl)
-		ret = current_impl.log_finalize();
-	rt_registry_unlock();
-	return ret;
+	return rt_modes_finalize();
 }
 
 XRayLogFlushStatus __xray_log_flushLog(void)
 {
-	XRayLogFlushStatus ret = XRAY_LOG_NOT_FLUSHING;
-
 	rt_init();
-	rt_registry_lock();
-	if (have_impl)
-		ret = current_impl.flush_log();
-	rt_registry_unlock();
-	return ret;
+	return rt_modes_flush();
 }
 
 XRayLogFlushStatus __xray_log_process_buffers(void (*processor)(const char *,
 								XRayBuffer))
 {
 	rt_init();
-	XRayBuffer (*it)(XRayBuffer);
-	const char *mode;
-	XRayBuffer b;
-
-	if (!have_impl || !processor)
-		return XRAY_LOG_NOT_FLUSHING;
-	it = __atomic_load_n(&buffer_iterator, __ATOMIC_ACQUIRE);
-	mode = __xray_log_get_current_mode();
-	for (b = it((XRayBuffer){ NULL, 0 }); b.Data; b = it(b))
-		processor(mode, b);
-	return XRAY_LOG_FLUSHED;
-}
-
-/*
- * The "xray-fdr" mode.
- */
-static XRayLogInitStatus fdr_log_init(size_t buffer_size, size_t buffer_max,
-				      void *args, size_t args_size)
-{
-	struct rt_options o;
-	char err[512];
-	int ret;
-
-	rt_api_lock();
-	if (rt.status != XRAY_LOG_UNINITIALIZED) {
-		ret = rt.status;
-		rt_api_unlock();
-		return (XRayLogInitStatus)ret;
-	}
-	rt.status = XRAY_LOG_INITIALIZING;
-	ret = rt_env_options(&o, err, sizeof(err));
-	if (!ret && args)
-		ret = rt_options_parse(&o, args, args_size, RT_OPT_CONFIG,
-				       "xray-fdr configuration", err,
-				       sizeof(err));
-	if (!ret && buffer_size) {
-		ret = buffer_size >= RT_MIN_BUFFER_SIZE &&
-				      buffer_size <= RT_MAX_BUFFER_SIZE ?
-			      0 :
-			      -EINVAL;
-		o.buffer_size = buffer_size;
-		snprintf(err, sizeof(err), "buffer size %zu out of range",
-			 buffer_size);
-	}
-	if (!ret && buffer_max) {
-		ret = buffer_max <= RT_MAX_BUFFER_MAX ? 0 : -EINVAL;
-		o.buffer_max = buffer_max;
-		snprintf(err, sizeof(err), "buffer count %zu out of range",
-			 buffer_max);
-	}
-	if (!ret)
-		ret = rt_fdr_init(&o, err, sizeof(err));
-	if (ret) {
-		pr_warn("%s; tracing is off\n", err);
-		rt.status = XRAY_LOG_UNINITIALIZED;
-		rt_api_unlock();
-		return XRAY_LOG_UNINITIALIZED;
-	}
-	/* arg1 first, so no arg entry falls back to arg0 (as LLVM does) */
-	__atomic_store_n(&rt_handler_arg1, rt_fdr_handle_arg1,
-			 __ATOMIC_RELEASE);
-	__atomic_store_n(&rt_handler_arg0, rt_fdr_handle_arg0,
-			 __ATOMIC_RELEASE);
-	__atomic_store_n(&rt_handler_custom, rt_fdr_handle_custom,
-			 __ATOMIC_RELEASE);
-	__atomic_store_n(&rt_handler_typed, rt_fdr_handle_typed,
-			 __ATOMIC_RELEASE);
-	__xray_log_set_buffer_iterator(rt_fdr_iterator);
-	rt.status = XRAY_LOG_INITIALIZED;
-	rt.flush_status = XRAY_LOG_NOT_FLUSHING;
-	rt_fdr_update_fast();
-	rt_api_unlock();
-	return XRAY_LOG_INITIALIZED;
-}
-
-static XRayLogInitStatus fdr_log_finalize(void)
-{
-	XRayLogInitStatus ret;
-
-	rt_api_lock();
-	ret = (XRayLogInitStatus)rt_fdr_finalize();
-	rt_api_unlock();
-	return ret;
-}
-
-static XRayLogFlushStatus fdr_flush_log(void)
-{
-	XRayLogFlushStatus ret;
-
-	rt_api_lock();
-	ret = rt_flush();
-	rt_api_unlock();
-	return ret;
+	return rt_modes_process_buffers(processor);
 }

@@ -266,7 +266,7 @@ static void test_events(void **state)
 			assert_int_equal(e->tsc, 90);
 	}
 	assert_true(found_custom && found_typed);
-	assert_int_equal(rt.dropped, 1);
+	assert_int_equal(rt_live.dropped, 1);
 	event_list_free(&got);
 }
 
@@ -407,7 +407,7 @@ static void test_nested_dropped(void **state)
 	fn(ENTRY, 2, 11);
 	rt_self.busy = 0;
 	fn(EXIT, 1, 12), expect(XRAYFDR_EV_EXIT, 1, 12);
-	assert_int_equal(rt.dropped, 1);
+	assert_int_equal(rt_live.dropped, 1);
 	finish(&got);
 	check(&got);
 }
@@ -426,7 +426,7 @@ static void test_version1(void **state)
 			expect(XRAYFDR_EV_EXIT, 1, 101 + 2 * (uint64_t)i);
 	}
 	rt_fdr_handle_typed(1, "x", 1);
-	assert_int_equal(rt.dropped, 1);
+	assert_int_equal(rt_live.dropped, 1);
 	finish(&got);
 	check(&got);
 }

@@ -226,10 +226,11 @@ static void test_registers(void **state)
 	for (unsigned int k = 0; k < 8; k++)
 		if (has_fast_path(k % 4))
 			assert_true(sections[k] > 0);
-	assert_string_equal(rt.sink->name, MODE);
+	assert_string_equal(rt_live.sink->name, MODE);
 	/* the fast path was armed: the checks above covered it */
 	assert_true(rt_fast_key != 0);
-	assert_true(rt_self.fast == rt_fast_word(rt_self.cpu, rt.generation));
+	assert_true(rt_self.fast ==
+		    rt_fast_word(rt_self.cpu, rt_live.generation));
 }
 
 static char custom_seen[32];
@@ -294,7 +295,7 @@ static void test_records(void **state)
 	assert_int_equal(functions, 2000);
 	assert_int_equal(customs, 1);
 	assert_int_equal(typeds, 1);
-	assert_int_equal(rt.dropped, 0);
+	assert_int_equal(rt_live.dropped, 0);
 	event_list_free(&got);
 }
 
@@ -324,7 +325,8 @@ static void test_threshold(void **state)
 		check_regs(&want, &got_regs, false);
 	}
 	assert_true(rt_fast_key != 0);
-	assert_true(rt_self.fast == rt_fast_word(rt_self.cpu, rt.generation));
+	assert_true(rt_self.fast ==
+		    rt_fast_word(rt_self.cpu, rt_live.generation));
 #ifndef TRAMP_CPU
 	{
 		/* The copy's fast path itself writes (its fix-ups are right):
@@ -406,7 +408,8 @@ static void test_slot(void **state)
 		  &r);
 	check_regs(&want, &r, false);
 	assert_int_equal(rt_self.cpu, cpu);
-	assert_true(rt_self.fast == rt_fast_word(rt_self.cpu, rt.generation));
+	assert_true(rt_self.fast ==
+		    rt_fast_word(rt_self.cpu, rt_live.generation));
 
 	handler = rt_handler_arg0;
 	rt_handler_arg0 = NULL;
