@@ -33,6 +33,7 @@
 
 #include "codec.h"
 #include "records.h"
+#include "../util/opts.h"
 #include "../util/u64map.h"
 
 #ifndef READER_WINDOW_SIZE /* the fuzz build makes it tiny */
@@ -1352,16 +1353,10 @@ static struct xrayfdr_reader *reader_new(const char *name,
 					 const struct xrayfdr_reader_opts *opts)
 {
 	struct xrayfdr_reader *r;
-	size_t sz = opts ? opts->sz : 0;
 
-	/* A newer caller's struct may be longer, if its tail is zero. */
-	if (opts && sz > sizeof(*opts)) {
-		for (size_t i = sizeof(*opts); i < sz; i++) {
-			if (((const char *)opts)[i]) {
-				errno = E2BIG;
-				return NULL;
-			}
-		}
+	if (!OPTS_VALID(opts)) {
+		errno = E2BIG;
+		return NULL;
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -1372,18 +1367,13 @@ static struct xrayfdr_reader *reader_new(const char *name,
 		errno = ENOMEM;
 		return NULL;
 	}
-#define OPT(field, dflt)                                             \
-	(opts && sz >= offsetof(struct xrayfdr_reader_opts, field) + \
-					 sizeof(opts->field) ?       \
-		 opts->field :                                       \
-		 (dflt))
-	r->flags = OPT(flags, 0u);
-	r->max_payload = OPT(max_payload, (size_t)0);
-	r->on_diag = OPT(on_diag, (xrayfdr_diag_fn)NULL);
-	r->diag_ctx = OPT(diag_ctx, (void *)NULL);
-	r->keep_thread = OPT(keep_thread, (int (*)(void *, uint32_t))NULL);
-	r->keep_ctx = OPT(keep_ctx, (void *)NULL);
-#undef OPT
+	r->flags = OPTS_GET(opts, flags, 0u);
+	r->max_payload = OPTS_GET(opts, max_payload, (size_t)0);
+	r->on_diag = OPTS_GET(opts, on_diag, (xrayfdr_diag_fn)NULL);
+	r->diag_ctx = OPTS_GET(opts, diag_ctx, (void *)NULL);
+	r->keep_thread =
+		OPTS_GET(opts, keep_thread, (int (*)(void *, uint32_t))NULL);
+	r->keep_ctx = OPTS_GET(opts, keep_ctx, (void *)NULL);
 	if (!r->max_payload)
 		r->max_payload = DEFAULT_MAX_PAYLOAD;
 	if (r->max_payload > INT32_MAX)

@@ -18,6 +18,7 @@
 
 #include "frame.h"
 #include "records.h"
+#include "../util/opts.h"
 #include "../util/u64map.h"
 
 #define DEFAULT_BUFFER_SIZE 16384u
@@ -419,19 +420,20 @@ static int write_fd(void *ctx, const void *data, size_t size)
 static struct xrayfdr_writer *
 writer_create(const struct xrayfdr_writer_opts *opts)
 {
-	struct xrayfdr_writer_opts o = { .sz = sizeof(o) };
+	struct xrayfdr_writer_opts o = {
+		.basic = OPTS_GET(opts, basic, false),
+		.version = OPTS_GET(opts, version, 0u),
+		.big_endian = OPTS_GET(opts, big_endian, false),
+		.constant_tsc = OPTS_GET(opts, constant_tsc, false),
+		.nonstop_tsc = OPTS_GET(opts, nonstop_tsc, false),
+		.cycle_frequency = OPTS_GET(opts, cycle_frequency, 0),
+		.buffer_size = OPTS_GET(opts, buffer_size, 0),
+	};
 	struct xrayfdr_writer *w;
-	size_t sz = opts ? opts->sz : 0;
 
-	if (opts) {
-		/* Take what the caller's struct holds; reject a longer struct
-		 * whose unknown tail is not zero. */
-		for (size_t i = sizeof(o); i < sz; i++)
-			if (((const char *)opts)[i]) {
-				errno = E2BIG;
-				return NULL;
-			}
-		memcpy(&o, opts, sz < sizeof(o) ? sz : sizeof(o));
+	if (!OPTS_VALID(opts)) {
+		errno = E2BIG;
+		return NULL;
 	}
 	errno = EINVAL;
 	if (!o.version)
