@@ -4,7 +4,7 @@
  * controller writes through the buffer writer it is given.
  *
  * The controller decides what records an event needs (NewCPUId, TSCWrap,
- * arguments, events, rewinding); the sink owns the memory they go to:
+ * arguments, events); the sink owns the memory they go to:
  * taking and retiring buffers, what a buffer starts with, what survives
  * when memory runs out, fork, and turning what it holds into buffers of a
  * log (the drain, used by the flush, the emergency flush and LLVM's buffer
@@ -128,8 +128,9 @@ struct rt_sink {
 	 * The records from t->pos to @end, then @size bytes of @payload,
 	 * are complete: publish them.  Return false if the sink could not
 	 * (the thread moved, or another writer came first): the event must
-	 * be made again from reserve on.  With @end before t->pos, records
-	 * are taken back (rewinding).
+	 * be made again from reserve on.  Nothing is ever taken back:
+	 * LLVM's rewinding of short calls is the drain's (logbuf.h), as
+	 * the drain's trace says (rt_drain.trace->threshold_ticks).
 	 */
 	bool (*commit)(struct rt_thread *t, uint8_t *end, const void *payload,
 		       size_t size);

@@ -1,6 +1,6 @@
 # The runtime's tests: cmocka unit suites (ASan+UBSan, like tests/unit) and
 # the matrix of real programs traced end to end (test_matrix.py).
-RUNTIME_UNIT_TESTS := options tsc patch
+RUNTIME_UNIT_TESTS := options tsc patch sink
 RUNTIME_UNIT_BINS := $(RUNTIME_UNIT_TESTS:%=$(BUILD)/tests/runtime/test_%)
 
 RUNTIME_SUPPORT := tests/runtime/rtutil.c $(UNIT_SUPPORT)
