@@ -1266,7 +1266,7 @@ def check_light_objects():
                                  "_GLOBAL_OFFSET_TABLE_"},
                # all but clock_gettime: cpu_start (opening the module's
                # session, its notes), fork, the drain and dumps only
-               "sink_cpu.o": {"clock_gettime", "rt", "rt_rseq_offset",
+               "sink_cpu_drain.o": {"clock_gettime", "rt", "rt_rseq_offset",
                               "fdr_decode_metadata", "get_nprocs_conf", "memcpy",
                               "mmap", "munmap", "snprintf", "sysconf", "open",
                               "close", "ioctl", "strerror", "__errno_location",
