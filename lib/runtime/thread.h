@@ -75,7 +75,7 @@ struct rt_rseq_area {
 	uint32_t pad[3];
 } __attribute__((aligned(32)));
 
-/* A CPU-ring append between reserve and commit (sink_cpu_drain.c). */
+/* A CPU-ring append between reserve and commit (sink_cpu_write.c). */
 struct rt_ring_pending {
 	uint64_t expect; /* the commit word reserve saw */
 	uint8_t *dst; /* where the records go */
@@ -122,7 +122,7 @@ struct rt_thread {
 	uint32_t setup_done; /* thread id, exit hook and rseq area set up */
 	/* used when libc registered no rseq area */
 	struct rt_rseq_area rseq;
-	/* CPU rings: the append being prepared (sink_cpu_drain.c), the number of the
+	/* CPU rings: the append being prepared (sink_cpu_write.c), the number of the
 	 * stretch of its records it is writing and the CPU of its ring, + 1
 	 * (0: none yet) */
 	struct rt_ring_pending ring;
