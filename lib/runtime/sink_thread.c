@@ -9,32 +9,24 @@
  * drain makes each buffer a log buffer (logbuf.h) in a scratch buffer of
  * its own, splitting it where the log's needs more room.
  *
- * Built without vector registers (see fdr.c); only thread_start() and the
- * drain, which no recording path calls, use the C library beyond system
- * calls.
+ * This file holds the sink's start, its drain and streaming, which no
+ * recording path calls, and its operations; the writer is
+ * sink_thread_write.c, built without vector registers (see fdr.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "../fdr/codec.h"
 #include "../fdr/records.h"
-#include "bufq.h"
 #include "logbuf.h"
-#include "sink.h"
+#include "sink_thread.h"
 #include "state.h"
-#include "stream.h"
 
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 #define FN XRAYFDR_FUNCTION_RECORD_SIZE
 
-static struct rt_bufq q;
-static unsigned int version; /* of the log, for the preamble */
-static int32_t pid;
 static uint8_t *scratch; /* the drain's log buffer */
 static size_t scratch_size;
 /* Streaming (q.keep_full): the writer's log buffer (the flush's may run
@@ -51,11 +43,11 @@ static int thread_start(const struct rt_options *o, size_t capacity,
 	/* A thread may still be in the C path with a buffer of the last
 	 * trace (not the fast path: the trace was quiesced), so its queue is
 	 * not reused; it is released when the next trace starts. */
-	if (q.mem) {
+	if (rt_tsink.q.mem) {
 		rt_bufq_destroy(&previous);
-		previous = q;
+		previous = rt_tsink.q;
 		madvise(previous.mem, previous.map_size, MADV_DONTNEED);
-		memset(&q, 0, sizeof(q));
+		memset(&rt_tsink.q, 0, sizeof(rt_tsink.q));
 	}
 	if (rt_logbuf_scratch(&scratch, &scratch_size, capacity)) {
 		snprintf(err, errlen, "cannot map the drain's buffer");
@@ -66,137 +58,18 @@ static int thread_start(const struct rt_options *o, size_t capacity,
 		snprintf(err, errlen, "cannot map the stream's buffer");
 		return -ENOMEM;
 	}
-	ret = rt_bufq_init(&q, capacity, o->buffer_max);
+	ret = rt_bufq_init(&rt_tsink.q, capacity, o->buffer_max);
 	if (ret) {
 		snprintf(err, errlen, "cannot map %llu buffers of %llu bytes",
 			 (unsigned long long)o->buffer_max,
 			 (unsigned long long)o->buffer_size);
 		return ret;
 	}
-	q.generation = gen;
-	q.keep_full = o->stream;
-	version = o->version;
-	pid = (int32_t)owner;
+	rt_tsink.q.generation = gen;
+	rt_tsink.q.keep_full = o->stream;
+	rt_tsink.version = o->version;
+	rt_tsink.pid = (int32_t)owner;
 	return 0;
-}
-
-static void thread_detach(struct rt_thread *t)
-{
-	if (t->buf && t->queue_gen == q.generation)
-		rt_bufq_retire(&q, t->buf, (size_t)(t->pos - t->buf->data));
-	t->buf = NULL;
-	t->end = NULL;
-}
-
-static enum rt_reserve thread_reserve(struct rt_thread *t, size_t need,
-				      uint64_t *tsc, uint32_t cpu)
-{
-	size_t preamble = fdr_preamble_size(version);
-	struct timespec ts;
-	struct rt_buf *b;
-
-	(void)tsc; /* the controller keeps the time base and the CPU */
-	(void)cpu;
-	need = ALIGN8(need); /* (a payload's padding) */
-	t->name_due = 0;
-	if (t->buf && t->queue_gen != q.generation)
-		t->buf = NULL; /* of an earlier trace: never touched again */
-	if (t->buf && t->pos + need <= t->buf->data + q.capacity)
-		return RT_RESERVE_SAME;
-	if (t->buf)
-		rt_bufq_retire(&q, t->buf, (size_t)(t->pos - t->buf->data));
-	t->buf = NULL;
-	if (need + preamble > q.capacity)
-		return RT_RESERVE_NONE;
-	b = rt_bufq_acquire(&q, t->tid, &t->pos);
-	/* streaming, a full queue waits for the writer while it writes and
-	 * has buffers to free (every buffer held by a thread, waiting could
-	 * wait for a thread that waits for this one) */
-	while (!b && q.keep_full && rt_stream_writing() &&
-	       rt_bufq_draining(&q)) {
-		struct timespec nap = { 0, 50000 };
-
-		syscall(SYS_nanosleep, &nap, NULL);
-		b = rt_bufq_acquire(&q, t->tid, &t->pos);
-	}
-	if (!b)
-		return RT_RESERVE_NONE;
-	t->buf = b;
-	t->queue_gen = q.generation;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	preamble = fdr_put_preamble(t->pos, false, version, (int32_t)t->tid,
-				    (uint64_t)ts.tv_sec,
-				    (uint32_t)(ts.tv_nsec / 1000), pid);
-	__atomic_store_n(&t->pos, t->pos + preamble, __ATOMIC_RELEASE);
-	/* every buffer names its thread: recycling may leave any of them */
-	t->name_due = need + RT_NAME_ROOM + preamble <= q.capacity;
-	return RT_RESERVE_NEW;
-}
-
-/* A byte copy the compiler will not turn into a call to memcpy (built
- * with -fno-tree-loop-distribute-patterns). */
-static void copy_payload(uint8_t *dst, const uint8_t *src, size_t n)
-{
-	for (; n >= 8; n -= 8, dst += 8, src += 8) {
-		uint64_t w;
-
-		__builtin_memcpy(&w, src, 8);
-		__builtin_memcpy(dst, &w, 8);
-	}
-	while (n--)
-		*dst++ = *src++;
-}
-
-static bool thread_commit(struct rt_thread *t, uint8_t *end,
-			  const void *payload, size_t size)
-{
-	copy_payload(end, payload, size);
-	for (; size % 8; size++)
-		end[size] = 0;
-	/* a flush reads the position without the owner's help */
-	__atomic_store_n(&t->pos, end + size, __ATOMIC_RELEASE);
-	return true;
-}
-
-static uint32_t thread_arm(struct rt_thread *t)
-{
-	bool valid = t->buf && t->queue_gen == q.generation;
-
-	t->end = valid ? t->buf->data + q.capacity -
-				 (XRAYFDR_FUNCTION_RECORD_SIZE - 1) :
-			 NULL;
-	return valid ? q.generation : 0;
-}
-
-static void thread_fork_prepare(void)
-{
-	if (q.mem)
-		rt_bufq_lock(&q);
-}
-
-static void thread_fork_parent(void)
-{
-	if (q.mem)
-		rt_bufq_unlock(&q);
-}
-
-static void thread_fork_child(uint32_t gen, pid_t child)
-{
-	pid = (int32_t)child;
-	q.lock = 0;
-	/* the parent's writer stays the parent's: the child keeps a flight
-	 * recorder, written at its end to a log of its own */
-	q.keep_full = false;
-	if (!q.mem)
-		return;
-	rt_bufq_reset(&q);
-	q.generation = gen;
-}
-
-static void thread_counters(struct rt_sink_counters *c)
-{
-	c->overwritten = q.overwritten;
-	c->recycled = q.recycled;
 }
 
 static void thread_drain_begin(struct rt_drain *d, bool wait)
@@ -206,15 +79,15 @@ static void thread_drain_begin(struct rt_drain *d, bool wait)
 	d->offset = 0;
 	d->locked = false;
 	d->name_pending = false;
-	d->order = q.order;
+	d->order = rt_tsink.q.order;
 	d->scratch = scratch;
 	d->scratch_size = scratch_size;
-	if (!q.mem)
+	if (!rt_tsink.q.mem)
 		return;
 	if (wait)
-		rt_bufq_lock(&q);
-	d->locked = wait || rt_bufq_trylock(&q);
-	d->count = rt_bufq_sort(&q);
+		rt_bufq_lock(&rt_tsink.q);
+	d->locked = wait || rt_bufq_trylock(&rt_tsink.q);
+	d->count = rt_bufq_sort(&rt_tsink.q);
 }
 
 /* The length of the record at @p with @left bytes from it, 0 if it makes
@@ -255,7 +128,7 @@ static bool out_md(struct rt_logbuf *o, struct rt_drain *d, const uint8_t *p)
 	switch (fdr_md_kind(p[0], false)) {
 	case XRAYFDR_MD_NEW_CPU_ID:
 	case XRAYFDR_MD_TSC_WRAP:
-		fdr_decode_metadata(p, false, version, &md);
+		fdr_decode_metadata(p, false, rt_tsink.version, &md);
 		if (md.kind == XRAYFDR_MD_NEW_CPU_ID)
 			d->cpu = md.cpu;
 		d->base = md.tsc;
@@ -283,9 +156,9 @@ static bool saw_name(struct rt_drain *d, uint32_t tid, const uint8_t *p)
  * not fit after its records).  False if it holds no event. */
 static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 {
-	const struct rt_buf *b = &q.bufs[d->order[d->next]];
-	size_t used = rt_bufq_used(&q, b),
-	       preamble = fdr_preamble_size(version);
+	const struct rt_buf *b = &rt_tsink.q.bufs[d->order[d->next]];
+	size_t used = rt_bufq_used(&rt_tsink.q, b),
+	       preamble = fdr_preamble_size(rt_tsink.version);
 	/* its thread is still there: the flush is the last chance to see a
 	 * rename since the buffer began */
 	bool live = b->state == RT_BUF_ACTIVE &&
@@ -295,7 +168,7 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 	bool any = false;
 	int ret;
 
-	rt_logbuf_init(&o, d->scratch, d->scratch_size, version,
+	rt_logbuf_init(&o, d->scratch, d->scratch_size, rt_tsink.version,
 		       rt.threshold_ticks);
 	/* A buffer is published with its preamble before its first record
 	 * is: one read then (a fatal signal's flush while its thread is in
@@ -385,14 +258,14 @@ static bool thread_drain_next(struct rt_drain *d, struct rt_chunk *c)
 static void thread_drain_end(struct rt_drain *d)
 {
 	if (d->locked)
-		rt_bufq_unlock(&q);
+		rt_bufq_unlock(&rt_tsink.q);
 	d->locked = false;
 }
 
 static int thread_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 			     void *ctx)
 {
-	struct rt_buf *b = rt_bufq_take_full(&q);
+	struct rt_buf *b = rt_bufq_take_full(&rt_tsink.q);
 	struct rt_drain d = { .count = 1,
 			      .scratch = stream_scratch,
 			      .scratch_size = stream_scratch_size };
@@ -402,11 +275,11 @@ static int thread_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 
 	if (!b)
 		return 0;
-	index = (uint32_t)(b - q.bufs);
+	index = (uint32_t)(b - rt_tsink.q.bufs);
 	d.order = &index;
 	while (!ret && thread_drain_next(&d, &c))
 		ret = write(ctx, &c);
-	rt_bufq_release(&q, b);
+	rt_bufq_release(&rt_tsink.q, b);
 	return ret ? ret : 1;
 }
 
@@ -414,14 +287,14 @@ const struct rt_sink rt_thread_sink = {
 	.name = "thread",
 	.tramps = ARCH_TRAMPS_THREAD,
 	.start = thread_start,
-	.detach = thread_detach,
-	.reserve = thread_reserve,
-	.commit = thread_commit,
-	.arm = thread_arm,
-	.fork_prepare = thread_fork_prepare,
-	.fork_parent = thread_fork_parent,
-	.fork_child = thread_fork_child,
-	.counters = thread_counters,
+	.detach = rt_thread_detach,
+	.reserve = rt_thread_reserve,
+	.commit = rt_thread_commit,
+	.arm = rt_thread_arm,
+	.fork_prepare = rt_thread_fork_prepare,
+	.fork_parent = rt_thread_fork_parent,
+	.fork_child = rt_thread_fork_child,
+	.counters = rt_thread_counters,
 	.drain_begin = thread_drain_begin,
 	.drain_next = thread_drain_next,
 	.drain_end = thread_drain_end,
