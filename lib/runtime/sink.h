@@ -102,7 +102,13 @@ struct rt_sink {
 	 */
 	int (*start)(const struct rt_options *o, size_t capacity, uint32_t gen,
 		     pid_t pid, char *err, size_t errlen);
-	/* The thread has set up its state; it may write from now on. */
+	/*
+	 * The thread has set up its state; it may write from now on.  Every
+	 * operation that takes @t is called by that thread, for its own
+	 * rt_self: a sink keeps its private part of a thread's state in a
+	 * __thread of its own (struct rt_thread is what the trampolines and
+	 * the controller share).
+	 */
 	void (*attach)(struct rt_thread *t);
 	/* The thread is exiting: what it wrote stays for the flush. */
 	void (*detach)(struct rt_thread *t);

@@ -18,6 +18,49 @@
 #include "sink_cpu.h"
 #include "stream.h"
 
+/* A CPU-ring append between reserve and commit. */
+struct rt_ring_pending {
+	uint64_t expect; /* the commit word reserve saw */
+	uint8_t *dst; /* where the records go */
+	uint64_t *close_word; /* the closed sub-buffer's used and flags */
+	uint64_t close_val;
+	struct xray_fdr_subbuf *open; /* the sub-buffer this append opens */
+	struct xray_fdr_subbuf open_hdr;
+	uint64_t reused_events; /* events of the sub-buffer it reuses */
+	/* the header word (user_data, user_events) of the sub-buffer the
+	 * ring reuses after the one it opens: its count for the kernel */
+	uint64_t *count_word;
+	uint64_t count_val;
+	uint32_t cpu;
+	uint32_t staged_before; /* bytes staged before t->pos */
+	uint64_t seq; /* the sequence number of the sub-buffer it goes in */
+};
+
+/*
+ * This sink's part of a thread's state (struct rt_thread holds what the
+ * trampolines and the controller share).  The sink's operations are given
+ * the calling thread's state (rt_self), so this is the same thread's.
+ */
+struct cpu_thread {
+	/* the append being prepared, the number of the stretch of its
+	 * records it is writing and the CPU of its ring, + 1 (0: none yet) */
+	struct rt_ring_pending ring;
+	uint32_t stretch;
+	uint32_t stretch_ring;
+	/* where the rings last got the thread's name (fdr.c): the sub-buffer
+	 * with sequence number name_seq of CPU name_cpu, in the trace of
+	 * generation name_gen */
+	uint32_t name_cpu;
+	uint32_t name_gen;
+	uint64_t name_seq;
+	/* the records of one event, staged for the rings: a NewBuffer, a
+	 * thread-name event, then the event's own records */
+	uint8_t stage[128] __attribute__((aligned(8)));
+};
+
+static __thread struct cpu_thread cpu_self
+	__attribute__((tls_model("initial-exec")));
+
 static uint64_t count_events(const uint8_t *p, size_t n)
 {
 	uint64_t events = 0;
@@ -125,7 +168,8 @@ static uint32_t next_stretch(void)
 static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 				       uint64_t *tsc, uint32_t cpu, bool *full)
 {
-	struct rt_ring_pending *pd = &t->ring;
+	struct cpu_thread *ct = &cpu_self;
+	struct rt_ring_pending *pd = &ct->ring;
 	const struct xray_fdr_header *hdr = rt_ring.header;
 	struct xray_fdr_control *ctl;
 	struct xray_fdr_subbuf *sb, *next;
@@ -158,18 +202,18 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	 * this thread's after writing in another, whose records came in
 	 * between. */
 	pd->staged_before = XRAY_FDR_COMMIT_TID(commit) != t->tid ||
-					    t->stretch_ring != cpu + 1 ?
+					    ct->stretch_ring != cpu + 1 ?
 				    (uint32_t)MD :
 				    0;
 	if (pd->staged_before)
-		t->stretch = next_stretch();
+		ct->stretch = next_stretch();
 	/* The thread's name goes into each sub-buffer it writes in (any
 	 * may be the oldest left), checked where the C path runs: where
 	 * it takes over the tail, opens a sub-buffer, or writes first in
 	 * one the kernel opened. */
 	pd->seq = __atomic_load_n(&sb->seq, __ATOMIC_RELAXED);
-	t->name_due = t->name_gen != rt_cpu.gen || t->name_cpu != cpu ||
-		      t->name_seq != pd->seq;
+	t->name_due = ct->name_gen != rt_cpu.gen || ct->name_cpu != cpu ||
+		      ct->name_seq != pd->seq;
 	total = pd->staged_before + need + (t->name_due ? RT_NAME_ROOM : 0);
 	pd->close_word = NULL;
 	pd->open = NULL;
@@ -202,7 +246,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 						  .wall_ns = wall_ns(),
 						  .cpu = cpu,
 						  .tid = t->tid,
-						  .user_data = t->stretch };
+						  .user_data = ct->stretch };
 		base = *tsc;
 		off = (nidx << rt_cpu.shift) + SUBBUF_HDR;
 		pd->staged_before = 0; /* the header names the owner */
@@ -212,13 +256,13 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	pd->expect = commit;
 	pd->cpu = cpu;
 	if (pd->staged_before) {
-		fdr_put_metadata(t->stage, false, rt_cpu.version,
+		fdr_put_metadata(ct->stage, false, rt_cpu.version,
 				 &(struct xrayfdr_metadata){
 					 .kind = XRAYFDR_MD_NEW_BUFFER,
 					 .tid = (int32_t)t->tid });
-		put32(t->stage + RT_STRETCH_OFF, t->stretch, false);
+		put32(ct->stage + RT_STRETCH_OFF, ct->stretch, false);
 	}
-	t->pos = t->stage + pd->staged_before;
+	t->pos = ct->stage + pd->staged_before;
 	t->base = base;
 	t->cpu = cpu;
 	/* the fast path's, for this CPU: the sub-buffer these records go in */
@@ -330,9 +374,10 @@ static int rseq_commit(uint32_t cpu, __u64 *commit, uint64_t expect,
 bool rt_cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
 		   size_t size)
 {
-	struct rt_ring_pending *pd = &t->ring;
+	struct cpu_thread *ct = &cpu_self;
+	struct rt_ring_pending *pd = &ct->ring;
 	const uint8_t *src = payload;
-	size_t staged = (size_t)(end - t->stage), rem = size % 8;
+	size_t staged = (size_t)(end - ct->stage), rem = size % 8;
 	uint64_t tail = 0, val;
 	struct seg seg[6];
 	size_t n = 0;
@@ -351,7 +396,7 @@ bool rt_cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
 	if (pd->count_word)
 		seg[n++] = (struct seg){ pd->count_word, &pd->count_val, 1 };
 	seg[n++] = (struct seg){ (uint64_t *)pd->dst,
-				 (const uint64_t *)t->stage, staged / 8 };
+				 (const uint64_t *)ct->stage, staged / 8 };
 	if (size >= 8)
 		seg[n++] = (struct seg){ (uint64_t *)(pd->dst + staged),
 					 (const uint64_t *)payload, size / 8 };
@@ -365,11 +410,11 @@ bool rt_cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
 	if (rseq_commit(pd->cpu, &control(pd->cpu)->commit, pd->expect, val,
 			seg, n))
 		return false;
-	t->stretch_ring = pd->cpu + 1;
+	ct->stretch_ring = pd->cpu + 1;
 	if (t->name_in) {
-		t->name_gen = rt_cpu.gen;
-		t->name_cpu = pd->cpu;
-		t->name_seq = pd->seq;
+		ct->name_gen = rt_cpu.gen;
+		ct->name_cpu = pd->cpu;
+		ct->name_seq = pd->seq;
 	}
 	if (pd->open && pd->reused_events) {
 		uint8_t *ctl = (uint8_t *)control(pd->cpu);

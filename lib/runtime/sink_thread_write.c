@@ -18,12 +18,20 @@
 
 struct rt_tsink rt_tsink;
 
+/* This sink's part of a thread's state: the buffer it fills.  The sink's
+ * operations are given the calling thread's state (rt_self), so this is
+ * the same thread's. */
+static __thread struct {
+	struct rt_buf *buf; /* the buffer being filled, or NULL */
+	uint32_t queue_gen; /* queue generation buf belongs to */
+} tb __attribute__((tls_model("initial-exec")));
+
 void rt_thread_detach(struct rt_thread *t)
 {
-	if (t->buf && t->queue_gen == rt_tsink.q.generation)
-		rt_bufq_retire(&rt_tsink.q, t->buf,
-			       (size_t)(t->pos - t->buf->data));
-	t->buf = NULL;
+	if (tb.buf && tb.queue_gen == rt_tsink.q.generation)
+		rt_bufq_retire(&rt_tsink.q, tb.buf,
+			       (size_t)(t->pos - tb.buf->data));
+	tb.buf = NULL;
 	t->end = NULL;
 }
 
@@ -38,14 +46,14 @@ enum rt_reserve rt_thread_reserve(struct rt_thread *t, size_t need,
 	(void)cpu;
 	need = ALIGN8(need); /* (a payload's padding) */
 	t->name_due = 0;
-	if (t->buf && t->queue_gen != rt_tsink.q.generation)
-		t->buf = NULL; /* of an earlier trace: never touched again */
-	if (t->buf && t->pos + need <= t->buf->data + rt_tsink.q.capacity)
+	if (tb.buf && tb.queue_gen != rt_tsink.q.generation)
+		tb.buf = NULL; /* of an earlier trace: never touched again */
+	if (tb.buf && t->pos + need <= tb.buf->data + rt_tsink.q.capacity)
 		return RT_RESERVE_SAME;
-	if (t->buf)
-		rt_bufq_retire(&rt_tsink.q, t->buf,
-			       (size_t)(t->pos - t->buf->data));
-	t->buf = NULL;
+	if (tb.buf)
+		rt_bufq_retire(&rt_tsink.q, tb.buf,
+			       (size_t)(t->pos - tb.buf->data));
+	tb.buf = NULL;
 	if (need + preamble > rt_tsink.q.capacity)
 		return RT_RESERVE_NONE;
 	b = rt_bufq_acquire(&rt_tsink.q, t->tid, &t->pos);
@@ -61,8 +69,8 @@ enum rt_reserve rt_thread_reserve(struct rt_thread *t, size_t need,
 	}
 	if (!b)
 		return RT_RESERVE_NONE;
-	t->buf = b;
-	t->queue_gen = rt_tsink.q.generation;
+	tb.buf = b;
+	tb.queue_gen = rt_tsink.q.generation;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	preamble = fdr_put_preamble(t->pos, false, rt_tsink.version,
 				    (int32_t)t->tid, (uint64_t)ts.tv_sec,
@@ -101,9 +109,9 @@ bool rt_thread_commit(struct rt_thread *t, uint8_t *end, const void *payload,
 
 uint32_t rt_thread_arm(struct rt_thread *t)
 {
-	bool valid = t->buf && t->queue_gen == rt_tsink.q.generation;
+	bool valid = tb.buf && tb.queue_gen == rt_tsink.q.generation;
 
-	t->end = valid ? t->buf->data + rt_tsink.q.capacity -
+	t->end = valid ? tb.buf->data + rt_tsink.q.capacity -
 				 (XRAYFDR_FUNCTION_RECORD_SIZE - 1) :
 			 NULL;
 	return valid ? rt_tsink.q.generation : 0;
