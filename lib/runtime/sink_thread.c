@@ -34,6 +34,28 @@ static size_t scratch_size;
 static uint8_t *stream_scratch;
 static size_t stream_scratch_size;
 
+/* This sink's part of a drain (rt_drain's sink_state): the buffers'
+ * indexes, in the order they go out; where their log buffers are built;
+ * the base of record times and the CPU at the drain's position; whether
+ * the walk holds the queue's lock. */
+struct thread_drain {
+	const uint32_t *order;
+	uint8_t *scratch;
+	size_t scratch_size;
+	uint64_t base;
+	uint32_t cpu;
+	bool locked;
+};
+
+_Static_assert(sizeof(struct thread_drain) <=
+		       sizeof(((struct rt_drain *)0)->sink_state),
+	       "a thread drain fits in rt_drain");
+
+static struct thread_drain *own(struct rt_drain *d)
+{
+	return (struct thread_drain *)(void *)d->sink_state;
+}
+
 static int thread_start(const struct rt_options *o, size_t capacity,
 			uint32_t gen, pid_t owner, char *err, size_t errlen)
 {
@@ -74,19 +96,21 @@ static int thread_start(const struct rt_options *o, size_t capacity,
 
 static void thread_drain_begin(struct rt_drain *d, bool wait)
 {
+	struct thread_drain *td = own(d);
+
 	d->next = 0;
 	d->count = 0;
 	d->offset = 0;
-	d->locked = false;
+	td->locked = false;
 	d->name_pending = false;
-	d->order = rt_tsink.q.order;
-	d->scratch = scratch;
-	d->scratch_size = scratch_size;
+	td->order = rt_tsink.q.order;
+	td->scratch = scratch;
+	td->scratch_size = scratch_size;
 	if (!rt_tsink.q.mem)
 		return;
 	if (wait)
 		rt_bufq_lock(&rt_tsink.q);
-	d->locked = wait || rt_bufq_trylock(&rt_tsink.q);
+	td->locked = wait || rt_bufq_trylock(&rt_tsink.q);
 	d->count = rt_bufq_sort(&rt_tsink.q);
 }
 
@@ -123,6 +147,7 @@ static size_t record_len(const uint8_t *p, size_t left)
  * fit. */
 static bool out_md(struct rt_logbuf *o, struct rt_drain *d, const uint8_t *p)
 {
+	struct thread_drain *td = own(d);
 	struct xrayfdr_metadata md;
 
 	switch (fdr_md_kind(p[0], false)) {
@@ -130,14 +155,14 @@ static bool out_md(struct rt_logbuf *o, struct rt_drain *d, const uint8_t *p)
 	case XRAYFDR_MD_TSC_WRAP:
 		fdr_decode_metadata(p, false, rt_tsink.version, &md);
 		if (md.kind == XRAYFDR_MD_NEW_CPU_ID)
-			d->cpu = md.cpu;
-		d->base = md.tsc;
+			td->cpu = md.cpu;
+		td->base = md.tsc;
 		return true;
 	case XRAYFDR_MD_CALL_ARGUMENT:
 		return rt_logbuf_argument(o, p);
 	default:
 		/* (record_len() checked the size) */
-		return rt_logbuf_marker(o, d->cpu, d->base, p, p + MD,
+		return rt_logbuf_marker(o, td->cpu, td->base, p, p + MD,
 					get32(p + MD_OFF_BODY, false));
 	}
 }
@@ -156,7 +181,8 @@ static bool saw_name(struct rt_drain *d, uint32_t tid, const uint8_t *p)
  * not fit after its records).  False if it holds no event. */
 static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 {
-	const struct rt_buf *b = &rt_tsink.q.bufs[d->order[d->next]];
+	struct thread_drain *td = own(d);
+	const struct rt_buf *b = &rt_tsink.q.bufs[td->order[d->next]];
 	size_t used = rt_bufq_used(&rt_tsink.q, b),
 	       preamble = fdr_preamble_size(rt_tsink.version);
 	/* its thread is still there: the flush is the last chance to see a
@@ -168,7 +194,7 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 	bool any = false;
 	int ret;
 
-	rt_logbuf_init(&o, d->scratch, d->scratch_size, rt_tsink.version,
+	rt_logbuf_init(&o, td->scratch, td->scratch_size, rt_tsink.version,
 		       rt.threshold_ticks);
 	/* A buffer is published with its preamble before its first record
 	 * is: one read then (a fatal signal's flush while its thread is in
@@ -188,8 +214,8 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 	}
 	if (!d->offset) {
 		d->offset = preamble;
-		d->cpu = UINT32_MAX; /* a NewCPUId comes first */
-		d->base = 0;
+		td->cpu = UINT32_MAX; /* a NewCPUId comes first */
+		td->base = 0;
 		d->name[0] = '\0';
 	}
 	while (d->offset < used) {
@@ -201,7 +227,8 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 		/* mostly function records: those without a detour */
 		if (used - d->offset >= FN && !(p[0] & 1)) {
 			__builtin_memcpy(&w, p, sizeof(w));
-			if (!rt_logbuf_function(&o, d->cpu, d->base + (w >> 32),
+			if (!rt_logbuf_function(&o, td->cpu,
+						td->base + (w >> 32),
 						(uint32_t)w)) {
 				if (!any) /* (cannot be: it would fit) */
 					d->offset += FN;
@@ -240,8 +267,8 @@ done:
 	d->next++;
 	d->offset = 0;
 split:
-	c->data = d->scratch;
-	c->used = (size_t)(o.p - d->scratch);
+	c->data = td->scratch;
+	c->used = (size_t)(o.p - td->scratch);
 	c->events = o.events;
 	/* a buffer whose calls were all rewound is left out, its name too */
 	return any && o.events > names;
@@ -249,7 +276,7 @@ split:
 
 static bool thread_drain_next(struct rt_drain *d, struct rt_chunk *c)
 {
-	while (d->scratch && d->next < d->count)
+	while (own(d)->scratch && d->next < d->count)
 		if (fill_chunk(d, c))
 			return true;
 	return false;
@@ -257,18 +284,16 @@ static bool thread_drain_next(struct rt_drain *d, struct rt_chunk *c)
 
 static void thread_drain_end(struct rt_drain *d)
 {
-	if (d->locked)
+	if (own(d)->locked)
 		rt_bufq_unlock(&rt_tsink.q);
-	d->locked = false;
+	own(d)->locked = false;
 }
 
 static int thread_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 			     void *ctx)
 {
 	struct rt_buf *b = rt_bufq_take_full(&rt_tsink.q);
-	struct rt_drain d = { .count = 1,
-			      .scratch = stream_scratch,
-			      .scratch_size = stream_scratch_size };
+	struct rt_drain d = { .count = 1 };
 	struct rt_chunk c;
 	uint32_t index;
 	int ret = 0;
@@ -276,7 +301,9 @@ static int thread_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 	if (!b)
 		return 0;
 	index = (uint32_t)(b - rt_tsink.q.bufs);
-	d.order = &index;
+	*own(&d) = (struct thread_drain){ .order = &index,
+					  .scratch = stream_scratch,
+					  .scratch_size = stream_scratch_size };
 	while (!ret && thread_drain_next(&d, &c))
 		ret = write(ctx, &c);
 	rt_bufq_release(&rt_tsink.q, b);
