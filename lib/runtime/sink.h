@@ -91,7 +91,7 @@ struct rt_sink_counters {
 
 struct rt_sink {
 	const char *name;
-	enum arch_tramp_set tramps; /* its trampolines' fast path */
+	const struct arch_tramps *tramps; /* its fast path (arch.h) */
 	/*
 	 * A new trace of generation @gen by process @pid: memory for @o's
 	 * geometry, with buffers of @capacity bytes of records.  No writer

@@ -444,9 +444,18 @@ static void cpu_counters(struct rt_sink_counters *c)
 	}
 }
 
+/* The sleds call CPU_FAST (trampolines.S), which appends to the ring of
+ * the thread's CPU (ring.h). */
+static const struct arch_tramps cpu_tramps = {
+	.entry = rt_cpu_tramp_entry,
+	.exit = rt_cpu_tramp_exit,
+	.tail = rt_cpu_tramp_tail,
+	.args = rt_cpu_tramp_args,
+};
+
 const struct rt_sink rt_cpu_sink = {
 	.name = "cpu",
-	.tramps = ARCH_TRAMPS_CPU,
+	.tramps = &cpu_tramps,
 	.start = cpu_start,
 	.detach = rt_cpu_detach,
 	.reserve = rt_cpu_reserve,

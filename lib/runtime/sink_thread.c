@@ -310,9 +310,17 @@ static int thread_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 	return ret ? ret : 1;
 }
 
+/* The sleds call FDR_FAST (trampolines.S), which appends to t->pos. */
+static const struct arch_tramps thread_tramps = {
+	.entry = rt_tramp_entry,
+	.exit = rt_tramp_exit,
+	.tail = rt_tramp_tail,
+	.args = rt_tramp_args,
+};
+
 const struct rt_sink rt_thread_sink = {
 	.name = "thread",
-	.tramps = ARCH_TRAMPS_THREAD,
+	.tramps = &thread_tramps,
 	.start = thread_start,
 	.detach = rt_thread_detach,
 	.reserve = rt_thread_reserve,
