@@ -60,7 +60,8 @@ struct rt_ring {
 	uint64_t slot_room;
 };
 
-extern struct rt_ring rt_ring;
+/* (hidden: the CPU sink's writer reaches it PC-relative) */
+extern struct rt_ring rt_ring __attribute__((visibility("hidden")));
 
 /*
  * Reading a session of the module that another process wrote (a dump):

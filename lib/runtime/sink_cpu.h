@@ -102,7 +102,9 @@ struct rt_cpu_state {
 	size_t runs_size; /* bytes mapped for runs */
 };
 
-extern struct rt_cpu_state rt_cpu;
+/* hidden, as it was when static: the writer reaches it PC-relative, not
+ * through the GOT (-fvisibility=hidden covers definitions only) */
+extern struct rt_cpu_state rt_cpu __attribute__((visibility("hidden")));
 
 static inline struct xray_fdr_control *control(uint32_t cpu)
 {

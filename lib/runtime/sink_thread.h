@@ -20,7 +20,8 @@ struct rt_tsink {
 	int32_t pid;
 };
 
-extern struct rt_tsink rt_tsink;
+/* (hidden: the writer reaches it PC-relative, not through the GOT) */
+extern struct rt_tsink rt_tsink __attribute__((visibility("hidden")));
 
 /* The writer (sink_thread_write.c): the sink's operations of the same
  * names. */
