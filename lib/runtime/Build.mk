@@ -1,6 +1,9 @@
 # The tracing runtime (thread mode) and its x86_64 patcher and trampolines
 LIB_SRCS += lib/runtime/options.c lib/runtime/tsc.c lib/runtime/state.c \
-	lib/runtime/bufq.c lib/runtime/logbuf.c lib/runtime/sink_thread.c lib/runtime/sink_cpu.c \
+	lib/runtime/bufq.c lib/runtime/logbuf.c \
+	lib/runtime/sink_thread.c lib/runtime/sink_thread_write.c \
+	lib/runtime/sink_cpu_rings.c lib/runtime/sink_cpu_write.c \
+	lib/runtime/sink_cpu_drain.c lib/runtime/sink_cpu_stream.c \
 	lib/runtime/fdr.c lib/runtime/fdr_setup.c lib/runtime/handlers.c \
 	lib/runtime/logfile.c lib/runtime/stream.c lib/runtime/trace.c \
 	lib/runtime/modes.c lib/runtime/mode_fdr.c lib/runtime/basic.c \
@@ -19,5 +22,7 @@ LIB_SO_SRCS += lib/runtime/dl.c
 RT_LIGHT_FLAGS := -mgeneral-regs-only -fno-tree-loop-distribute-patterns \
 	-fno-stack-protector
 $(BUILD)/obj/lib/runtime/fdr.o $(BUILD)/obj/lib/runtime/bufq.o \
-	$(BUILD)/obj/lib/runtime/logbuf.o $(BUILD)/obj/lib/runtime/sink_thread.o $(BUILD)/obj/lib/runtime/sink_cpu.o: \
+	$(BUILD)/obj/lib/runtime/logbuf.o \
+	$(BUILD)/obj/lib/runtime/sink_thread_write.o \
+	$(BUILD)/obj/lib/runtime/sink_cpu_write.o: \
 	CFLAGS += $(RT_LIGHT_FLAGS)

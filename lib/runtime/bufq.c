@@ -116,26 +116,34 @@ void rt_bufq_retire(struct rt_bufq *q, struct rt_buf *b, size_t used)
 	rt_bufq_unlock(q);
 }
 
-size_t rt_bufq_used(const struct rt_bufq *q, const struct rt_buf *b)
+size_t rt_bufq_used(const struct rt_bufq *q, const struct rt_buf *b,
+		    bool *damaged)
 {
 	uint8_t **owner;
 	uint8_t *pos;
+	size_t used = b->used;
 
 	switch (b->state) {
 	case RT_BUF_FULL:
 	case RT_BUF_WRITING:
-		return b->used <= q->capacity ? b->used : 0;
+		break;
 	case RT_BUF_ACTIVE:
 		owner = __atomic_load_n(&b->owner_pos, __ATOMIC_ACQUIRE);
 		if (!owner)
-			return b->used <= q->capacity ? b->used : 0;
+			break;
 		pos = __atomic_load_n(owner, __ATOMIC_ACQUIRE);
-		if (pos < b->data || pos > b->data + q->capacity)
-			return 0;
-		return (size_t)(pos - b->data);
+		if (pos >= b->data && pos <= b->data + q->capacity)
+			return (size_t)(pos - b->data);
+		used = SIZE_MAX;
+		break;
 	default:
 		return 0;
 	}
+	if (used <= q->capacity)
+		return used;
+	if (damaged)
+		*damaged = true;
+	return 0;
 }
 
 struct rt_buf *rt_bufq_take_full(struct rt_bufq *q)

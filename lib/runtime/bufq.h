@@ -77,8 +77,11 @@ struct rt_buf *rt_bufq_acquire(struct rt_bufq *q, uint32_t tid, uint8_t **pos);
 /* The owner is done with @b after @used bytes.  Takes the lock. */
 void rt_bufq_retire(struct rt_bufq *q, struct rt_buf *b, size_t used);
 
-/* Bytes of records in @b now, or 0 if what it says makes no sense. */
-size_t rt_bufq_used(const struct rt_bufq *q, const struct rt_buf *b);
+/* Bytes of records in @b now, or 0 if what it says makes no sense (its
+ * length or its owner's position written over: then *@damaged, if not
+ * NULL, is set). */
+size_t rt_bufq_used(const struct rt_bufq *q, const struct rt_buf *b,
+		    bool *damaged);
 
 /* Streaming: the oldest full buffer, now WRITING, or NULL.  Takes the
  * lock. */

@@ -11,8 +11,8 @@
  *
  * One implementation for both places that write FDR records with deltas
  * from the record before: thread mode's controller (fdr.c), as events
- * come, and the CPU rings' drain (sink_cpu.c), as it writes each thread's
- * buffers.  Inline and vector-free, for the recording path.
+ * come, and the CPU rings' drain (sink_cpu_drain.c), as it writes each
+ * thread's buffers.  Inline and vector-free, for the recording path.
  */
 #ifndef XRAYFDR_LIB_RUNTIME_REWIND_H
 #define XRAYFDR_LIB_RUNTIME_REWIND_H

@@ -16,7 +16,7 @@
  * before anything is stored.  A function record in a ring is an FDR
  * function record whose time is that delta; the drain turns it into a
  * standard FDR delta.  Everything else is the slow path's
- * (sink_cpu.c).
+ * (sink_cpu_write.c).
  */
 #ifndef XRAYFDR_LIB_RUNTIME_RING_H
 #define XRAYFDR_LIB_RUNTIME_RING_H
@@ -24,7 +24,7 @@
 /* A CPU area starts with its control page; the ring follows. */
 #define RT_RING_CONTROL_SIZE 4096
 /* The rest of a control page is the user writer's (xray_fdr.h): the
- * runtime keeps there what a dump of the session needs (sink_cpu.c): its
+ * runtime keeps there what a dump of the session needs (sink_cpu_rings.c): its
  * notes, then two counters of the ring at the end of the page. */
 #define RT_NOTES_OFFSET 64
 #define RT_NOTES_END 4080
@@ -34,7 +34,7 @@
  * user_events_overwritten of struct xray_fdr_control */
 #define RT_CTL_OVERWRITTEN 4088
 
-/* In a ring's NewBuffer record: the stretch it starts (sink_cpu.c). */
+/* In a ring's NewBuffer record: the stretch it starts (sink_cpu_write.c). */
 #define RT_STRETCH_OFF 8
 
 /* In the uapi structs: a sub-buffer's base TSC; the header's state (the
@@ -60,7 +60,8 @@ struct rt_ring {
 	uint64_t slot_room;
 };
 
-extern struct rt_ring rt_ring;
+/* (hidden: the CPU sink's writer reaches it PC-relative) */
+extern struct rt_ring rt_ring __attribute__((visibility("hidden")));
 
 /*
  * Reading a session of the module that another process wrote (a dump):
@@ -83,7 +84,7 @@ _Static_assert(sizeof(struct xray_fdr_control) <= RT_NOTES_OFFSET, "notes");
 _Static_assert(offsetof(struct xray_fdr_subbuf, flags) ==
 		       offsetof(struct xray_fdr_subbuf, used) + 4,
 	       "used and flags share a word");
-/* a sub-buffer's count is stored with one word (sink_cpu.c) */
+/* a sub-buffer's count is stored with one word (sink_cpu_write.c) */
 _Static_assert(offsetof(struct xray_fdr_subbuf, user_data) % 8 == 0 &&
 		       offsetof(struct xray_fdr_subbuf, user_events) ==
 			       offsetof(struct xray_fdr_subbuf, user_data) + 4,

@@ -55,29 +55,26 @@ struct rt_chunk {
  * records after one stay aligned for the fast path's stores. */
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
 
-/* A walk over the sink's buffers, in the order they go to the log. */
+/*
+ * A walk over the sink's buffers, in the order they go to the log: what
+ * the log writer (flush.c, which rewinds it with next and offset) and
+ * both sinks use.  The rest of a sink's state of the walk is its own, in
+ * sink_state, laid out by the sink (thread buffers: sink_thread.c).
+ */
 struct rt_drain {
 	/* the trace whose log it writes: set before drain_begin */
 	const struct rt_trace *trace;
 	size_t next, count;
-	/* thread mode: the buffers' indexes, in the order they go out, and
-	 * where their log buffers are built */
-	const uint32_t *order;
-	uint8_t *scratch;
-	size_t scratch_size;
 	size_t offset; /* the sink's position inside item next */
-	uint64_t base; /* there: the base of record times (thread mode) */
-	uint32_t cpu; /* and the CPU */
-	bool locked; /* the walk holds the sink's lock */
 	/* thread names at the flush (rt_logbuf_name_now()): the last name
-	 * the records of thread name_tid hold, and, when the name it has
-	 * now did not fit after them, that it goes in a buffer of its own,
-	 * at name_tsc on name_cpu */
+	 * the records of the thread being drained hold, and, when the name
+	 * it has now did not fit after them, that it goes in a buffer of its
+	 * own, at name_tsc on name_cpu */
 	char name[16];
-	uint32_t name_tid;
 	bool name_pending;
 	uint32_t name_cpu;
 	uint64_t name_tsc;
+	uint64_t sink_state[6];
 };
 
 /* The name a drain's thread's records hold last (rt_logbuf_name_now()):
@@ -96,7 +93,7 @@ struct rt_sink_counters {
 
 struct rt_sink {
 	const char *name;
-	enum arch_tramp_set tramps; /* its trampolines' fast path */
+	const struct arch_tramps *tramps; /* its fast path (arch.h) */
 	/*
 	 * A new trace of generation @gen by process @pid: memory for @o's
 	 * geometry, with buffers of @capacity bytes of records.  No writer
@@ -104,7 +101,13 @@ struct rt_sink {
 	 */
 	int (*start)(const struct rt_options *o, size_t capacity, uint32_t gen,
 		     pid_t pid, char *err, size_t errlen);
-	/* The thread has set up its state; it may write from now on. */
+	/*
+	 * The thread has set up its state; it may write from now on.  A
+	 * sink keeps its private part of a thread's state in
+	 * t->sink_state, laid out as only it knows (struct rt_thread's
+	 * other fields are what the trampolines and the controller share),
+	 * so that it works on whichever thread state it is given.
+	 */
 	void (*attach)(struct rt_thread *t);
 	/* The thread is exiting: what it wrote stays for the flush. */
 	void (*detach)(struct rt_thread *t);

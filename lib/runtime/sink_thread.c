@@ -9,38 +9,52 @@
  * drain makes each buffer a log buffer (logbuf.h) in a scratch buffer of
  * its own, splitting it where the log's needs more room.
  *
- * Built without vector registers (see fdr.c); only thread_start() and the
- * drain, which no recording path calls, use the C library beyond system
- * calls.
+ * This file holds the sink's start, its drain and streaming, which no
+ * recording path calls, and its operations; the writer is
+ * sink_thread_write.c, built without vector registers (see fdr.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "../fdr/codec.h"
 #include "../fdr/records.h"
-#include "bufq.h"
 #include "logbuf.h"
-#include "sink.h"
+#include "sink_thread.h"
 #include "state.h"
-#include "stream.h"
 
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 #define FN XRAYFDR_FUNCTION_RECORD_SIZE
 
-static struct rt_bufq q;
-static unsigned int version; /* of the log, for the preamble */
-static int32_t pid;
 static uint8_t *scratch; /* the drain's log buffer */
 static size_t scratch_size;
 /* Streaming (q.keep_full): the writer's log buffer (the flush's may run
  * meanwhile, in a signal handler) */
 static uint8_t *stream_scratch;
 static size_t stream_scratch_size;
+
+/* This sink's part of a drain (rt_drain's sink_state): the buffers'
+ * indexes, in the order they go out; where their log buffers are built;
+ * the base of record times and the CPU at the drain's position; whether
+ * the walk holds the queue's lock. */
+struct thread_drain {
+	const uint32_t *order;
+	uint8_t *scratch;
+	size_t scratch_size;
+	uint64_t base;
+	uint32_t cpu;
+	bool locked;
+};
+
+_Static_assert(sizeof(struct thread_drain) <=
+		       sizeof(((struct rt_drain *)0)->sink_state),
+	       "a thread drain fits in rt_drain");
+
+static struct thread_drain *own(struct rt_drain *d)
+{
+	return (struct thread_drain *)(void *)d->sink_state;
+}
 
 static int thread_start(const struct rt_options *o, size_t capacity,
 			uint32_t gen, pid_t owner, char *err, size_t errlen)
@@ -51,11 +65,11 @@ static int thread_start(const struct rt_options *o, size_t capacity,
 	/* A thread may still be in the C path with a buffer of the last
 	 * trace (not the fast path: the trace was quiesced), so its queue is
 	 * not reused; it is released when the next trace starts. */
-	if (q.mem) {
+	if (rt_tsink.q.mem) {
 		rt_bufq_destroy(&previous);
-		previous = q;
+		previous = rt_tsink.q;
 		madvise(previous.mem, previous.map_size, MADV_DONTNEED);
-		memset(&q, 0, sizeof(q));
+		memset(&rt_tsink.q, 0, sizeof(rt_tsink.q));
 	}
 	if (rt_logbuf_scratch(&scratch, &scratch_size, capacity)) {
 		snprintf(err, errlen, "cannot map the drain's buffer");
@@ -66,155 +80,19 @@ static int thread_start(const struct rt_options *o, size_t capacity,
 		snprintf(err, errlen, "cannot map the stream's buffer");
 		return -ENOMEM;
 	}
-	ret = rt_bufq_init(&q, capacity, o->buffer_max);
+	ret = rt_bufq_init(&rt_tsink.q, capacity, o->buffer_max);
 	if (ret) {
 		snprintf(err, errlen, "cannot map %llu buffers of %llu bytes",
 			 (unsigned long long)o->buffer_max,
 			 (unsigned long long)o->buffer_size);
 		return ret;
 	}
-	q.generation = gen;
-	q.keep_full = o->stream;
-	version = o->version;
-	pid = (int32_t)owner;
+	rt_tsink.q.generation = gen;
+	rt_tsink.q.keep_full = o->stream;
+	rt_tsink.version = o->version;
+	rt_tsink.damaged = 0;
+	rt_tsink.pid = (int32_t)owner;
 	return 0;
-}
-
-static void thread_detach(struct rt_thread *t)
-{
-	if (t->buf && t->queue_gen == q.generation)
-		rt_bufq_retire(&q, t->buf, (size_t)(t->pos - t->buf->data));
-	t->buf = NULL;
-	t->end = NULL;
-}
-
-static enum rt_reserve thread_reserve(struct rt_thread *t, size_t need,
-				      uint64_t *tsc, uint32_t cpu)
-{
-	size_t preamble = fdr_preamble_size(version);
-	struct timespec ts;
-	struct rt_buf *b;
-
-	(void)tsc; /* the controller keeps the time base and the CPU */
-	(void)cpu;
-	need = ALIGN8(need); /* (a payload's padding) */
-	t->name_due = 0;
-	if (t->buf && t->queue_gen != q.generation)
-		t->buf = NULL; /* of an earlier trace: never touched again */
-	if (t->buf && t->pos + need <= t->buf->data + q.capacity)
-		return RT_RESERVE_SAME;
-	if (t->buf)
-		rt_bufq_retire(&q, t->buf, (size_t)(t->pos - t->buf->data));
-	t->buf = NULL;
-	if (need + preamble > q.capacity)
-		return RT_RESERVE_NONE;
-	b = rt_bufq_acquire(&q, t->tid, &t->pos);
-	/* streaming, a full queue waits for the writer while it writes and
-	 * has buffers to free (every buffer held by a thread, waiting could
-	 * wait for a thread that waits for this one) */
-	while (!b && q.keep_full && rt_stream_writing() &&
-	       rt_bufq_draining(&q)) {
-		struct timespec nap = { 0, 50000 };
-
-		syscall(SYS_nanosleep, &nap, NULL);
-		b = rt_bufq_acquire(&q, t->tid, &t->pos);
-	}
-	if (!b)
-		return RT_RESERVE_NONE;
-	t->buf = b;
-	t->queue_gen = q.generation;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	preamble = fdr_put_preamble(t->pos, false, version, (int32_t)t->tid,
-				    (uint64_t)ts.tv_sec,
-				    (uint32_t)(ts.tv_nsec / 1000), pid);
-	__atomic_store_n(&t->pos, t->pos + preamble, __ATOMIC_RELEASE);
-	/* every buffer names its thread: recycling may leave any of them */
-	t->name_due = need + RT_NAME_ROOM + preamble <= q.capacity;
-	return RT_RESERVE_NEW;
-}
-
-/* A byte copy the compiler will not turn into a call to memcpy (built
- * with -fno-tree-loop-distribute-patterns). */
-static void copy_payload(uint8_t *dst, const uint8_t *src, size_t n)
-{
-	for (; n >= 8; n -= 8, dst += 8, src += 8) {
-		uint64_t w;
-
-		__builtin_memcpy(&w, src, 8);
-		__builtin_memcpy(dst, &w, 8);
-	}
-	while (n--)
-		*dst++ = *src++;
-}
-
-static bool thread_commit(struct rt_thread *t, uint8_t *end,
-			  const void *payload, size_t size)
-{
-	copy_payload(end, payload, size);
-	for (; size % 8; size++)
-		end[size] = 0;
-	/* a flush reads the position without the owner's help */
-	__atomic_store_n(&t->pos, end + size, __ATOMIC_RELEASE);
-	return true;
-}
-
-static uint32_t thread_arm(struct rt_thread *t)
-{
-	bool valid = t->buf && t->queue_gen == q.generation;
-
-	t->end = valid ? t->buf->data + q.capacity -
-				 (XRAYFDR_FUNCTION_RECORD_SIZE - 1) :
-			 NULL;
-	return valid ? q.generation : 0;
-}
-
-static void thread_fork_prepare(void)
-{
-	if (q.mem)
-		rt_bufq_lock(&q);
-}
-
-static void thread_fork_parent(void)
-{
-	if (q.mem)
-		rt_bufq_unlock(&q);
-}
-
-static void thread_fork_child(uint32_t gen, pid_t child)
-{
-	pid = (int32_t)child;
-	q.lock = 0;
-	/* the parent's writer stays the parent's: the child keeps a flight
-	 * recorder, written at its end to a log of its own */
-	q.keep_full = false;
-	if (!q.mem)
-		return;
-	rt_bufq_reset(&q);
-	q.generation = gen;
-}
-
-static void thread_counters(struct rt_sink_counters *c)
-{
-	c->overwritten = q.overwritten;
-	c->recycled = q.recycled;
-}
-
-static void thread_drain_begin(struct rt_drain *d, bool wait)
-{
-	d->next = 0;
-	d->count = 0;
-	d->offset = 0;
-	d->locked = false;
-	d->name_pending = false;
-	d->order = q.order;
-	d->scratch = scratch;
-	d->scratch_size = scratch_size;
-	if (!q.mem)
-		return;
-	if (wait)
-		rt_bufq_lock(&q);
-	d->locked = wait || rt_bufq_trylock(&q);
-	d->count = rt_bufq_sort(&q);
 }
 
 /* The length of the record at @p with @left bytes from it, 0 if it makes
@@ -245,26 +123,80 @@ static size_t record_len(const uint8_t *p, size_t left)
 	}
 }
 
+/*
+ * Is buffer @b damaged: its length or its owner's position, its preamble
+ * or one of its records senseless (the process wrote over them)?  The
+ * walk of fill_chunk() skips what is, counted here once a drain, before
+ * anything is written, so that the counters say it from the start.
+ */
+static bool damaged(const struct rt_buf *b)
+{
+	bool bad = false;
+	size_t used = rt_bufq_used(&rt_tsink.q, b, &bad),
+	       off = fdr_preamble_size(rt_tsink.version);
+
+	if (bad)
+		return true;
+	if (used <= off)
+		return false; /* (published before its first record) */
+	if (!fdr_is_metadata(b->data[0], false) ||
+	    fdr_md_kind(b->data[0], false) != XRAYFDR_MD_NEW_BUFFER)
+		return true;
+	while (off < used) {
+		size_t len = record_len(b->data + off, used - off);
+
+		if (!len)
+			return true;
+		off += len;
+	}
+	return false;
+}
+
+static void thread_drain_begin(struct rt_drain *d, bool wait)
+{
+	struct thread_drain *td = own(d);
+
+	d->next = 0;
+	d->count = 0;
+	d->offset = 0;
+	td->locked = false;
+	d->name_pending = false;
+	td->order = rt_tsink.q.order;
+	td->scratch = scratch;
+	td->scratch_size = scratch_size;
+	if (!rt_tsink.q.mem)
+		return;
+	if (wait)
+		rt_bufq_lock(&rt_tsink.q);
+	td->locked = wait || rt_bufq_trylock(&rt_tsink.q);
+	d->count = rt_bufq_sort(&rt_tsink.q);
+	rt_tsink.damaged = 0;
+	for (size_t i = 0; i < d->count; i++)
+		rt_tsink.damaged +=
+			damaged(&rt_tsink.q.bufs[rt_tsink.q.order[i]]);
+}
+
 /* The metadata record at @p into @o, or the base and CPU it sets into @d
  * (fill_chunk() writes the function records).  False if it does not
  * fit. */
 static bool out_md(struct rt_logbuf *o, struct rt_drain *d, const uint8_t *p)
 {
+	struct thread_drain *td = own(d);
 	struct xrayfdr_metadata md;
 
 	switch (fdr_md_kind(p[0], false)) {
 	case XRAYFDR_MD_NEW_CPU_ID:
 	case XRAYFDR_MD_TSC_WRAP:
-		fdr_decode_metadata(p, false, version, &md);
+		fdr_decode_metadata(p, false, rt_tsink.version, &md);
 		if (md.kind == XRAYFDR_MD_NEW_CPU_ID)
-			d->cpu = md.cpu;
-		d->base = md.tsc;
+			td->cpu = md.cpu;
+		td->base = md.tsc;
 		return true;
 	case XRAYFDR_MD_CALL_ARGUMENT:
 		return rt_logbuf_argument(o, p);
 	default:
 		/* (record_len() checked the size) */
-		return rt_logbuf_marker(o, d->cpu, d->base, p, p + MD,
+		return rt_logbuf_marker(o, td->cpu, td->base, p, p + MD,
 					get32(p + MD_OFF_BODY, false));
 	}
 }
@@ -283,9 +215,10 @@ static bool saw_name(struct rt_drain *d, uint32_t tid, const uint8_t *p)
  * not fit after its records).  False if it holds no event. */
 static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 {
-	const struct rt_buf *b = &q.bufs[d->order[d->next]];
-	size_t used = rt_bufq_used(&q, b),
-	       preamble = fdr_preamble_size(version);
+	struct thread_drain *td = own(d);
+	const struct rt_buf *b = &rt_tsink.q.bufs[td->order[d->next]];
+	size_t used = rt_bufq_used(&rt_tsink.q, b, NULL),
+	       preamble = fdr_preamble_size(rt_tsink.version);
 	/* its thread is still there: the flush is the last chance to see a
 	 * rename since the buffer began */
 	bool live = b->state == RT_BUF_ACTIVE &&
@@ -295,7 +228,7 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 	bool any = false;
 	int ret;
 
-	rt_logbuf_init(&o, d->scratch, d->scratch_size, version,
+	rt_logbuf_init(&o, td->scratch, td->scratch_size, rt_tsink.version,
 		       d->trace->threshold_ticks);
 	/* A buffer is published with its preamble before its first record
 	 * is: one read then (a fatal signal's flush while its thread is in
@@ -315,8 +248,8 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 	}
 	if (!d->offset) {
 		d->offset = preamble;
-		d->cpu = UINT32_MAX; /* a NewCPUId comes first */
-		d->base = 0;
+		td->cpu = UINT32_MAX; /* a NewCPUId comes first */
+		td->base = 0;
 		d->name[0] = '\0';
 	}
 	while (d->offset < used) {
@@ -328,7 +261,8 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 		/* mostly function records: those without a detour */
 		if (used - d->offset >= FN && !(p[0] & 1)) {
 			__builtin_memcpy(&w, p, sizeof(w));
-			if (!rt_logbuf_function(&o, d->cpu, d->base + (w >> 32),
+			if (!rt_logbuf_function(&o, td->cpu,
+						td->base + (w >> 32),
 						(uint32_t)w)) {
 				if (!any) /* (cannot be: it would fit) */
 					d->offset += FN;
@@ -367,8 +301,8 @@ done:
 	d->next++;
 	d->offset = 0;
 split:
-	c->data = d->scratch;
-	c->used = (size_t)(o.p - d->scratch);
+	c->data = td->scratch;
+	c->used = (size_t)(o.p - td->scratch);
 	c->events = o.events;
 	/* a buffer whose calls were all rewound is left out, its name too */
 	return any && o.events > names;
@@ -376,7 +310,7 @@ split:
 
 static bool thread_drain_next(struct rt_drain *d, struct rt_chunk *c)
 {
-	while (d->scratch && d->next < d->count)
+	while (own(d)->scratch && d->next < d->count)
 		if (fill_chunk(d, c))
 			return true;
 	return false;
@@ -384,45 +318,53 @@ static bool thread_drain_next(struct rt_drain *d, struct rt_chunk *c)
 
 static void thread_drain_end(struct rt_drain *d)
 {
-	if (d->locked)
-		rt_bufq_unlock(&q);
-	d->locked = false;
+	if (own(d)->locked)
+		rt_bufq_unlock(&rt_tsink.q);
+	own(d)->locked = false;
 }
 
 static int thread_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 			     void *ctx)
 {
-	struct rt_buf *b = rt_bufq_take_full(&q);
+	struct rt_buf *b = rt_bufq_take_full(&rt_tsink.q);
 	struct rt_drain d = { .trace = &rt_live, /* only it streams */
-			      .count = 1,
-			      .scratch = stream_scratch,
-			      .scratch_size = stream_scratch_size };
+			      .count = 1 };
 	struct rt_chunk c;
 	uint32_t index;
 	int ret = 0;
 
 	if (!b)
 		return 0;
-	index = (uint32_t)(b - q.bufs);
-	d.order = &index;
+	index = (uint32_t)(b - rt_tsink.q.bufs);
+	*own(&d) = (struct thread_drain){ .order = &index,
+					  .scratch = stream_scratch,
+					  .scratch_size = stream_scratch_size };
 	while (!ret && thread_drain_next(&d, &c))
 		ret = write(ctx, &c);
-	rt_bufq_release(&q, b);
+	rt_bufq_release(&rt_tsink.q, b);
 	return ret ? ret : 1;
 }
 
+/* The sleds call FDR_FAST (trampolines.S), which appends to t->pos. */
+static const struct arch_tramps thread_tramps = {
+	.entry = rt_tramp_entry,
+	.exit = rt_tramp_exit,
+	.tail = rt_tramp_tail,
+	.args = rt_tramp_args,
+};
+
 const struct rt_sink rt_thread_sink = {
 	.name = "thread",
-	.tramps = ARCH_TRAMPS_THREAD,
+	.tramps = &thread_tramps,
 	.start = thread_start,
-	.detach = thread_detach,
-	.reserve = thread_reserve,
-	.commit = thread_commit,
-	.arm = thread_arm,
-	.fork_prepare = thread_fork_prepare,
-	.fork_parent = thread_fork_parent,
-	.fork_child = thread_fork_child,
-	.counters = thread_counters,
+	.detach = rt_thread_detach,
+	.reserve = rt_thread_reserve,
+	.commit = rt_thread_commit,
+	.arm = rt_thread_arm,
+	.fork_prepare = rt_thread_fork_prepare,
+	.fork_parent = rt_thread_fork_parent,
+	.fork_child = rt_thread_fork_child,
+	.counters = rt_thread_counters,
 	.drain_begin = thread_drain_begin,
 	.drain_next = thread_drain_next,
 	.drain_end = thread_drain_end,

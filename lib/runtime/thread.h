@@ -61,8 +61,6 @@
 
 #include "depth.h"
 
-struct rt_buf;
-
 /* The state of our own rseq registration (in rt_rseq_area.flags). */
 enum { RT_RSEQ_UNKNOWN, RT_RSEQ_REGISTERED, RT_RSEQ_NONE };
 
@@ -75,23 +73,8 @@ struct rt_rseq_area {
 	uint32_t pad[3];
 } __attribute__((aligned(32)));
 
-/* A CPU-ring append between reserve and commit (sink_cpu.c). */
-struct rt_ring_pending {
-	uint64_t expect; /* the commit word reserve saw */
-	uint8_t *dst; /* where the records go */
-	uint64_t *close_word; /* the closed sub-buffer's used and flags */
-	uint64_t close_val;
-	struct xray_fdr_subbuf *open; /* the sub-buffer this append opens */
-	struct xray_fdr_subbuf open_hdr;
-	uint64_t reused_events; /* events of the sub-buffer it reuses */
-	/* the header word (user_data, user_events) of the sub-buffer the
-	 * ring reuses after the one it opens: its count for the kernel */
-	uint64_t *count_word;
-	uint64_t count_val;
-	uint32_t cpu;
-	uint32_t staged_before; /* bytes staged before t->pos */
-	uint64_t seq; /* the sequence number of the sub-buffer it goes in */
-};
+/* Room for a sink's own part of a thread's state, in 8-byte words. */
+#define RT_THREAD_SINK_WORDS 40
 
 struct rt_thread {
 	/* hot: read and written by the trampolines */
@@ -115,36 +98,24 @@ struct rt_thread {
 	const uint32_t *ring_state;
 	uint64_t room;
 
-	/* slow path only */
+	/* slow path only: what the controller and both sinks share (each
+	 * sink's own part is in sink_state, at the end) */
 	volatile uint32_t busy; /* the C path is updating this state */
-	struct rt_buf *buf; /* the buffer being filled, or NULL */
-	uint32_t queue_gen; /* queue generation buf belongs to */
 	uint32_t setup_done; /* thread id, exit hook and rseq area set up */
 	/* used when libc registered no rseq area */
 	struct rt_rseq_area rseq;
-	/* CPU rings: the append being prepared (sink_cpu.c), the number of the
-	 * stretch of its records it is writing and the CPU of its ring, + 1
-	 * (0: none yet) */
-	struct rt_ring_pending ring;
-	uint32_t stretch;
-	uint32_t stretch_ring;
 	/* Thread-name events (fdr.c): the name last recorded ("" before the
 	 * first); set by reserve when a buffer begins for the thread and its
 	 * name must go first; set by the controller when the records being
-	 * committed hold the name; and where the rings last got it (the
-	 * sub-buffer with sequence number name_seq of CPU name_cpu, in the
-	 * trace of generation name_gen). */
+	 * committed hold the name. */
 	char name[16];
 	uint8_t name_due;
 	uint8_t name_in;
-	uint32_t name_cpu;
-	uint32_t name_gen;
-	uint64_t name_seq;
 	/* max_depth: the calls open in this thread (depth.h) */
 	struct rt_depth depth;
-	/* the records of one event, staged for the rings: a NewBuffer, a
-	 * thread-name event, then the event's own records */
-	uint8_t stage[128] __attribute__((aligned(8)));
+	/* The record sink's own part of the thread's state, laid out by
+	 * that sink alone (sink_thread_write.c, sink_cpu_write.c) */
+	uint64_t sink_state[RT_THREAD_SINK_WORDS];
 };
 
 _Static_assert(offsetof(struct rt_thread, pos) == RT_THREAD_POS, "pos");

@@ -1246,40 +1246,26 @@ def check_light_objects():
                             "xrayfdr_thread_name_encode",
                             "xrayfdr_thread_name_decode",
                             "_GLOBAL_OFFSET_TABLE_"},
-               # madvise, snprintf, rt_logbuf_scratch and rt_bufq_init/destroy:
-               # thread_start only; the rest but clock_gettime: the drain
-               "sink_thread.o": {"clock_gettime", "madvise", "snprintf",
-                                 "memcpy", "rt", "fdr_decode_metadata",
-                                 "rt_logbuf_scratch",
-                                 "rt_logbuf_init", "rt_logbuf_function_slow",
-                                 "rt_logbuf_argument", "rt_logbuf_marker",
-                                 "rt_bufq_acquire", "rt_bufq_destroy", "rt_bufq_init",
-                                 "rt_bufq_lock", "rt_bufq_reset", "rt_bufq_retire",
-                                 "rt_bufq_sort", "rt_bufq_trylock", "rt_bufq_unlock",
-                                 "rt_bufq_used", "rt_logbuf_name_now",
-                                 "rt_logbuf_own_name",
-                                 # streaming: a thread that waits for a
-                                 # free buffer (nanosleep), and the writer's
-                                 # drain
-                                 "syscall", "rt_live", "rt_bufq_draining",
-                                 "rt_bufq_take_full", "rt_bufq_release",
-                                 "_GLOBAL_OFFSET_TABLE_"},
-               # all but clock_gettime: cpu_start (opening the module's
-               # session, its notes), fork, the drain and dumps only
-               "sink_cpu.o": {"clock_gettime", "rt", "rt_rseq_offset",
-                              "fdr_decode_metadata", "get_nprocs_conf", "memcpy",
-                              "mmap", "munmap", "snprintf", "sysconf", "open",
-                              "close", "ioctl", "strerror", "__errno_location",
-                              "xrayfdr_sched_encode", "dup", "readlink",
-                              "rt_objects_text", "rt_tsc_source_name", "xrayfdr_log",
-                              "rt_logbuf_init", "rt_logbuf_function_slow",
-                              "rt_logbuf_argument", "rt_logbuf_marker",
-                              "rt_logbuf_custom", "rt_logbuf_scratch",
-                              "rt_logbuf_name_now", "rt_logbuf_own_name",
-                              # a full ring's wait for the stream's writer,
-                              # and the writer's sort (its own thread)
-                              "syscall", "rt_live", "qsort",
-                              "_GLOBAL_OFFSET_TABLE_"}}
+               # thread buffers: only the writer is on the recording
+               # path (start, the drain and streaming are built
+               # normally); clock_gettime for a buffer's preamble; the
+               # queue's lock around fork; a full queue's wait for the
+               # stream's writer (nanosleep)
+               "sink_thread_write.o": {"clock_gettime",
+                                       "rt_bufq_acquire", "rt_bufq_retire",
+                                       "rt_bufq_lock", "rt_bufq_unlock",
+                                       "rt_bufq_reset", "syscall",
+                                       "rt_live", "rt_bufq_draining",
+                                       "_GLOBAL_OFFSET_TABLE_"},
+               # CPU rings: only the writer is on the recording path
+               # (its mapping, drain and streaming are built normally):
+               # the rings' state (rt_cpu, rt_ring); clock_gettime for a
+               # sub-buffer's wall time; a full ring's wait for the
+               # stream's writer
+               "sink_cpu_write.o": {"clock_gettime", "rt", "rt_cpu", "rt_ring",
+                                    "rt_rseq_offset", "syscall",
+                                    "rt_live",
+                                    "_GLOBAL_OFFSET_TABLE_"}}
     objdump = which("objdump")
     for obj, ok in allowed.items():
         path = os.path.join(BUILD, "obj", "lib", "runtime", obj)

@@ -74,13 +74,17 @@ __asm__(".text\n"
 
 #ifdef TRAMP_CPU
 #define MODE "cpu"
-#define SET ARCH_TRAMPS_CPU
 static void (*const tramps[])(void) = { rt_cpu_tramp_entry, rt_cpu_tramp_exit,
+					rt_cpu_tramp_tail, rt_cpu_tramp_args };
+/* the set the runtime gives the patcher (rt_cpu_sink.tramps) */
+static const struct arch_tramps set = { rt_cpu_tramp_entry, rt_cpu_tramp_exit,
 					rt_cpu_tramp_tail, rt_cpu_tramp_args };
 #else
 #define MODE "thread"
-#define SET ARCH_TRAMPS_THREAD
 static void (*const tramps[])(void) = { rt_tramp_entry, rt_tramp_exit,
+					rt_tramp_tail, rt_tramp_args };
+/* the set the runtime gives the patcher (rt_thread_sink.tramps) */
+static const struct arch_tramps set = { rt_tramp_entry, rt_tramp_exit,
 					rt_tramp_tail, rt_tramp_args };
 #endif
 
@@ -100,7 +104,7 @@ static void make_copy(void)
 	assert_int_equal(arch_fast_copy(at, self, rseq), 0);
 	for (unsigned int k = 0; k < 4; k++)
 		copy_tramps[k] =
-			(void (*)(void))arch_fast_copy_entry(at, k, SET);
+			(void (*)(void))arch_fast_copy_entry(at, k, &set);
 }
 
 /* The trampoline of call @i: kinds in turn; four calls to the library's

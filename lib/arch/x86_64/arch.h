@@ -38,12 +38,21 @@
 /* Sleds reach their trampoline with a signed 32-bit displacement. */
 #define ARCH_REACH ((int64_t)INT32_MAX)
 
-/* The trampolines, one per kind of function sled (hidden symbols), in
- * two sets: each record sink has its own fast path. */
-enum arch_tramp_set {
-	ARCH_TRAMPS_THREAD, /* thread buffers */
-	ARCH_TRAMPS_CPU, /* CPU rings */
+/*
+ * A set of trampolines, one per kind of function sled: a fast path and
+ * the C path behind it.  The runtime gives the patcher the set it wants
+ * (each record sink brings its own, sink.h); this layer only calls,
+ * stubs and copies the set it is given.
+ */
+struct arch_tramps {
+	void (*entry)(void);
+	void (*exit)(void);
+	void (*tail)(void);
+	void (*args)(void);
 };
+
+/* The trampolines trampolines.S provides (hidden symbols): two fast
+ * paths, FDR_FAST and CPU_FAST, of each kind. */
 void rt_tramp_entry(void);
 void rt_tramp_exit(void);
 void rt_tramp_tail(void);
@@ -73,7 +82,7 @@ int arch_init(char *err, size_t errlen);
 
 /* The trampoline of @set a function sled of @kind calls (0 for event
  * sleds). */
-uintptr_t arch_trampoline(unsigned int kind, enum arch_tramp_set set);
+uintptr_t arch_trampoline(unsigned int kind, const struct arch_tramps *set);
 
 /*
  * Patch (@enable) or unpatch one sled whose bytes are writable.  @target is
@@ -97,7 +106,7 @@ static inline uint32_t arch_sled_word(unsigned int kind, int32_t id)
 }
 
 /*
- * The fast paths of both sets, copied next to the instrumented code so that
+ * The fast paths of the trampolines above, copied next to the instrumented code so that
  * sleds call it without a stub and it reaches the thread's state and
  * rseq area at offsets fixed in its code (trampolines.S, "as a
  * template").  A copy takes ARCH_FAST_COPY_SIZE bytes of fresh
@@ -108,9 +117,11 @@ static inline uint32_t arch_sled_word(unsigned int kind, int32_t id)
  */
 #define ARCH_FAST_COPY_SIZE 8192
 int arch_fast_copy(void *at, long self, long rseq);
-/* The trampoline of a function sled of @kind for @set in the copy at @at. */
+/* The trampoline of a function sled of @kind for @set in the copy at @at:
+ * the copy of arch_trampoline(@kind, @set), 0 if it is none of the
+ * trampolines above. */
 uintptr_t arch_fast_copy_entry(const void *at, unsigned int kind,
-			       enum arch_tramp_set set);
+			       const struct arch_tramps *set);
 /* rt_fast_key = @key, in every copy too. */
 void arch_fast_key_store(uint64_t key);
 

@@ -99,15 +99,21 @@ int arch_fast_copy(void *at, long self, long rseq)
 }
 
 uintptr_t arch_fast_copy_entry(const void *at, unsigned int kind,
-			       enum arch_tramp_set set)
+			       const struct arch_tramps *set)
 {
-	if (kind > XRAY_SLED_LOG_ARGS_ENTRY)
-		return 0;
-	return (uintptr_t)at +
-	       rt_fast_template_entries[kind +
-					(set == ARCH_TRAMPS_CPU ?
-						 XRAY_SLED_LOG_ARGS_ENTRY + 1 :
-						 0)];
+	/* the library's trampolines, in the order of the template's
+	 * entries (rt_fast_template_entries, trampolines.S) */
+	static void (*const library[])(void) = {
+		rt_tramp_entry,	   rt_tramp_exit,      rt_tramp_tail,
+		rt_tramp_args,	   rt_cpu_tramp_entry, rt_cpu_tramp_exit,
+		rt_cpu_tramp_tail, rt_cpu_tramp_args,
+	};
+	uintptr_t tramp = arch_trampoline(kind, set);
+
+	for (size_t i = 0; tramp && i < sizeof(library) / sizeof(*library); i++)
+		if ((uintptr_t)library[i] == tramp)
+			return (uintptr_t)at + rt_fast_template_entries[i];
+	return 0;
 }
 
 void arch_fast_key_store(uint64_t key)

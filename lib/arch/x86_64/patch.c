@@ -73,24 +73,20 @@ int arch_init(char *err, size_t errlen)
 	return 0;
 }
 
-uintptr_t arch_trampoline(unsigned int kind, enum arch_tramp_set set)
+uintptr_t arch_trampoline(unsigned int kind, const struct arch_tramps *set)
 {
-	static void (*const thread[])(void) = {
-		[XRAY_SLED_ENTRY] = rt_tramp_entry,
-		[XRAY_SLED_EXIT] = rt_tramp_exit,
-		[XRAY_SLED_TAIL] = rt_tramp_tail,
-		[XRAY_SLED_LOG_ARGS_ENTRY] = rt_tramp_args,
-	};
-	static void (*const cpu[])(void) = {
-		[XRAY_SLED_ENTRY] = rt_cpu_tramp_entry,
-		[XRAY_SLED_EXIT] = rt_cpu_tramp_exit,
-		[XRAY_SLED_TAIL] = rt_cpu_tramp_tail,
-		[XRAY_SLED_LOG_ARGS_ENTRY] = rt_cpu_tramp_args,
-	};
-
-	if (kind > XRAY_SLED_LOG_ARGS_ENTRY)
+	switch (kind) {
+	case XRAY_SLED_ENTRY:
+		return (uintptr_t)set->entry;
+	case XRAY_SLED_EXIT:
+		return (uintptr_t)set->exit;
+	case XRAY_SLED_TAIL:
+		return (uintptr_t)set->tail;
+	case XRAY_SLED_LOG_ARGS_ENTRY:
+		return (uintptr_t)set->args;
+	default:
 		return 0;
-	return (uintptr_t)(set == ARCH_TRAMPS_CPU ? cpu : thread)[kind];
+	}
 }
 
 static uint16_t load16(const uint8_t *p)

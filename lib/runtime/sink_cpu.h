@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the files of the CPU-ring sink share, and no other part of the
+ * runtime sees: the state of the rings, the drain's runs, and the helpers
+ * that both the writer (sink_cpu_write.c, built without vector
+ * registers) and the rest use, inline so that each gets its own copy.
+ *
+ * The CPU-ring sink: every thread appends to the ring of the CPU it runs
+ * on, following the module's commit protocol (kernel-module.rst, "The
+ * commit protocol"), so memory grows with CPUs, not threads.  The rings
+ * have the module's layout (include/uapi/linux/xray_fdr.h).  Without the
+ * module they live in memory this sink maps itself, with a header page of
+ * its own; the layout, the writers and the drain are the same.
+ *
+ * The trampolines append plain function records (ring.h); the controller
+ * stages anything else in the thread's state, and commit copies it into
+ * the ring in one rseq critical section that starts by checking the CPU
+ * and the commit word, and ends with the store of the new commit word.
+ * A commit that finds either changed is refused and the event made again.
+ *
+ * The files: sink_cpu_rings.c (mapping, notes, the view, start and fork),
+ * sink_cpu_write.c (reserve, commit, arm: the recording path),
+ * sink_cpu_drain.c (the drain), sink_cpu_stream.c (streaming).
+ */
+#ifndef XRAYFDR_LIB_RUNTIME_SINK_CPU_H
+#define XRAYFDR_LIB_RUNTIME_SINK_CPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "../fdr/codec.h"
+#include "../fdr/records.h"
+#include "ring.h"
+#include "sink.h"
+#include "state.h"
+
+#define MD XRAYFDR_METADATA_RECORD_SIZE
+#define FN XRAYFDR_FUNCTION_RECORD_SIZE
+#define SUBBUF_HDR ((uint32_t)sizeof(struct xray_fdr_subbuf))
+
+/* A stretch of one sub-buffer's records that belong to one thread. */
+struct run {
+	uint32_t tid;
+	uint32_t cpu;
+	uint32_t stretch; /* its thread's stretch: the order across CPUs */
+	uint64_t base; /* its sub-buffer's base TSC */
+	uint64_t wall_ns; /* its sub-buffer's wall-clock time */
+	const uint8_t *p;
+	uint32_t len;
+	uint32_t order; /* its place in the rings, for equal times */
+};
+
+/*
+ * Where the stream's writer is in a ring: @off bytes into the records of
+ * the sub-buffer with sequence number @seq, where the tail was @owner's,
+ * in stretch @stretch.
+ */
+struct ring_pos {
+	uint64_t seq;
+	uint32_t off;
+	uint32_t owner, stretch;
+};
+
+/* The memory of one set of rings: the module's mapping or our own. */
+struct rings {
+	uint8_t *header; /* the header page */
+	size_t header_size;
+	uint8_t *areas; /* the CPU areas */
+	size_t areas_size;
+	int fd; /* the module's session, or -1 for rings of our own */
+	uint32_t session_id;
+};
+
+/* The sink's state (sink_cpu_rings.c defines it). */
+struct rt_cpu_state {
+	struct rings now, previous;
+	struct xray_fdr_header own_header;
+	uint32_t subbuf_size, subbuf_count, shift;
+	uint32_t gen;
+	unsigned int version;
+	int32_t pid;
+	bool discard; /* the rings' geometry */
+	bool user_discard; /* what the user asked for (not streaming) */
+	uint64_t damaged;
+	/* stretches are numbered in the order they begin, process-wide */
+	uint32_t stretch_clock;
+	/* streaming: where the writer is in each ring (stream_at), where its
+	 * pass got to (stream_to), its runs and its log buffer */
+	bool streaming;
+	struct ring_pos *stream_at, *stream_to;
+	struct run *stream_runs;
+	size_t stream_max, stream_map_size;
+	uint8_t *stream_scratch;
+	size_t stream_capacity;
+	uint64_t stream_damaged;
+	/* the drain */
+	uint8_t *scratch; /* one log buffer being built */
+	size_t capacity;
+	struct run *runs;
+	size_t runs_size; /* bytes mapped for runs */
+};
+
+/* hidden, as it was when static: the writer reaches it PC-relative, not
+ * through the GOT (-fvisibility=hidden covers definitions only) */
+extern struct rt_cpu_state rt_cpu __attribute__((visibility("hidden")));
+
+static inline struct xray_fdr_control *control(uint32_t cpu)
+{
+	return (struct xray_fdr_control *)(rt_ring.areas +
+					   (size_t)cpu * rt_ring.area_size);
+}
+
+static inline uint8_t *ring_of(uint32_t cpu)
+{
+	return (uint8_t *)control(cpu) + RT_RING_CONTROL_SIZE;
+}
+
+static inline struct xray_fdr_subbuf *subbuf(uint32_t cpu, uint32_t idx)
+{
+	return (struct xray_fdr_subbuf *)(ring_of(cpu) +
+					  ((size_t)idx << rt_cpu.shift));
+}
+
+static inline uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The length of the user or kernel record at @p with @left bytes after
+ * it, or 0 if it makes no sense there.  Sets *@event when it is an event
+ * (a function record, a custom or typed event).
+ */
+static inline size_t record_len(const uint8_t *p, size_t left, bool *event)
+{
+	unsigned int kind;
+	size_t len;
+
+	*event = false;
+	if (left < 8)
+		return 0;
+	if (!(p[0] & XRAY_FDR_REC_EXTENDED)) {
+		*event = true;
+		return 8;
+	}
+	kind = XRAY_FDR_REC_KIND(p[0]);
+	if (kind > XRAY_FDR_REC_USER_KIND_MAX) {
+		len = (size_t)p[1] * 8;
+		return len && len <= left ? len : 0;
+	}
+	switch (kind) {
+	case XRAYFDR_MD_NEW_BUFFER:
+	case XRAYFDR_MD_CALL_ARGUMENT:
+		len = MD;
+		break;
+	case XRAYFDR_MD_CUSTOM_EVENT_MARKER:
+	case XRAYFDR_MD_TYPED_EVENT_MARKER:
+		if (left < MD)
+			return 0;
+		len = MD + ALIGN8((size_t)get32(p + MD_OFF_BODY, false));
+		*event = true;
+		break;
+	default:
+		return 0;
+	}
+	return len <= left ? len : 0;
+}
+
+/* Did stretch @a begin before stretch @b?  (The clock wraps.) */
+static inline bool stretch_before(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+/* The writer (sink_cpu_write.c): the sink's operations of the same names. */
+enum rt_reserve rt_cpu_reserve(struct rt_thread *t, size_t need, uint64_t *tsc,
+			       uint32_t cpu);
+bool rt_cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
+		   size_t size);
+uint32_t rt_cpu_arm(struct rt_thread *t);
+void rt_cpu_detach(struct rt_thread *t);
+
+/*
+ * The drain orders a thread's runs by its stretches, not by time: the
+ * TSCs of two CPUs may disagree (a kernel that found them out of sync),
+ * while each takeover of a ring's tail numbers a new stretch of the
+ * thread (in its NewBuffer record, or in the user_data word of the
+ * sub-buffer header it opened).  Within a stretch, the order is the
+ * ring's.  A kernel record of a thread that does not own the tail goes
+ * with that thread's next stretch in the ring (it switched in and went
+ * on to write there), else with its last one.
+ */
+struct walk {
+	struct run *out;
+	size_t max, n;
+	uint32_t order;
+	/* this ring: kernel records waiting for their thread's stretch */
+	size_t pending[64];
+	unsigned int npending;
+	struct {
+		uint32_t tid, stretch;
+	} last[64]; /* the last stretch of each thread seen in this ring */
+	unsigned int nlast;
+	uint64_t damaged;
+	/* the stream's writer: stop at a stretch that began at @stop or
+	 * later, or before a sub-buffer that might not fit in @max */
+	bool stream;
+	uint32_t stop;
+};
+
+/* What a walk over sorted runs makes its log buffers from and in. */
+struct pass {
+	const struct run *runs;
+	uint8_t *scratch;
+	size_t capacity;
+	bool names_now; /* the flush's: and the names threads have now */
+};
+
+/*
+ * The drain (sink_cpu_drain.c): the runs of CPU @cpu's ring into @w
+ * (rt_cpu_walk_ring()); runs in the flush's order (rt_cpu_run_cmp(), for
+ * qsort); the next log buffer from sorted runs (rt_cpu_fill_chunk()).
+ */
+void rt_cpu_walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
+		      struct ring_pos *to);
+int rt_cpu_run_cmp(const void *a, const void *b);
+bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
+		       struct rt_chunk *c);
+void rt_cpu_drain_begin(struct rt_drain *d, bool wait);
+bool rt_cpu_drain_next(struct rt_drain *d, struct rt_chunk *c);
+void rt_cpu_drain_end(struct rt_drain *d);
+
+/* Streaming (sink_cpu_stream.c): the writer's memory for the rings now in
+ * use; the sink's stream_one. */
+int rt_cpu_stream_setup(size_t capacity, char *err, size_t errlen);
+int rt_cpu_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
+		      void *ctx);
+
+#endif

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The CPU-ring sink's rings: mapping them (the module's session, or rings
+ * in the runtime's own memory with a header of its own), the notes a dump
+ * of the session needs, the read-only view dump.c reads another process's
+ * session through, and the sink's life around the writers (start, fork,
+ * finish, counters).  The sink's operations are gathered here.
+ *
+ * No recording path calls this file: it is built normally and may use the
+ * C library.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "../arch/x86_64/arch.h"
+#include "../log.h"
+#include "logbuf.h"
+#include "objects.h"
+#include "sink_cpu.h"
+
+struct rt_ring rt_ring;
+struct rt_cpu_state rt_cpu = { .now = { .fd = -1 }, .previous = { .fd = -1 } };
+
+/* An empty ring: sub-buffer 0 open, no owner, nothing committed. */
+static void ring_init(uint32_t cpu)
+{
+	struct xray_fdr_subbuf *sb = subbuf(cpu, 0);
+
+	*sb = (struct xray_fdr_subbuf){ .tsc = arch_tsc(),
+					.wall_ns = wall_ns(),
+					.cpu = cpu };
+	memset(control(cpu), 0, RT_RING_CONTROL_SIZE); /* counters too */
+	control(cpu)->commit = XRAY_FDR_COMMIT(0, SUBBUF_HDR);
+}
+
+static uint32_t pow2_at_least(uint64_t v, uint32_t min)
+{
+	uint32_t p = min;
+
+	while (p < v && p < (1u << 30))
+		p <<= 1;
+	return p;
+}
+
+static void rings_free(struct rings *r)
+{
+	if (r->header && r->header != (uint8_t *)&rt_cpu.own_header)
+		munmap(r->header, r->header_size);
+	if (r->areas)
+		munmap(r->areas, r->areas_size);
+	if (r->fd >= 0)
+		close(r->fd);
+	*r = (struct rings){ .fd = -1 };
+}
+
+/* Point the fast path and the rest of this file at @r. */
+static void rings_use(const struct rings *r)
+{
+	const struct xray_fdr_header *h = (const void *)r->header;
+
+	rt_cpu.subbuf_size = h->subbuf_size;
+	rt_cpu.subbuf_count = h->subbuf_count;
+	rt_cpu.shift = (uint32_t)__builtin_ctz(h->subbuf_size);
+	rt_cpu.discard = h->geom_flags & XRAY_FDR_GEOM_DISCARD;
+	rt_ring = (struct rt_ring){
+		.areas = r->areas,
+		.area_size = h->area_size,
+		.header = h,
+		.ncpus = h->nr_cpus,
+		.slot_room = h->subbuf_size - SUBBUF_HDR - FN,
+		.size = h->subbuf_size * h->subbuf_count,
+	};
+}
+
+/* Rings of our own, with the module's layout and a header of ours. */
+static int own_rings(struct rings *r, uint32_t ncpus, uint32_t size,
+		     uint32_t count, uint32_t flags)
+{
+	uint64_t area = RT_RING_CONTROL_SIZE + (uint64_t)size * count;
+
+	*r = (struct rings){ .fd = -1 };
+	r->areas_size = (size_t)(area * ncpus);
+	r->areas = mmap(NULL, r->areas_size, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r->areas == MAP_FAILED) {
+		r->areas = NULL;
+		return -ENOMEM;
+	}
+	rt_cpu.own_header = (struct xray_fdr_header){
+		.magic = XRAY_FDR_MAGIC,
+		.abi_version = XRAY_FDR_ABI_VERSION,
+		.header_size = sizeof(struct xray_fdr_header),
+		.page_size = RT_RING_CONTROL_SIZE,
+		.nr_cpus = ncpus,
+		.geom_flags = flags,
+		.subbuf_size = size,
+		.subbuf_count = count,
+		.control_size = RT_RING_CONTROL_SIZE,
+		.area_size = area,
+		.state = XRAY_FDR_STATE_CONFIGURED | XRAY_FDR_STATE_ENABLED,
+	};
+	r->header = (uint8_t *)&rt_cpu.own_header;
+	rings_use(r);
+	for (uint32_t c = 0; c < ncpus; c++)
+		ring_init(c);
+	return 0;
+}
+
+/*
+ * A session of the module: geometry within its limits (@flags: discard
+ * mode or not) (halving the
+ * sub-buffer count while the memory caps refuse it), the header and every
+ * CPU area mapped, recording started.  Return 0; -ENODEV if there is no
+ * module to ask; another negative errno, with @err, if it refused.
+ */
+static int module_rings(struct rings *r, const struct rt_options *o,
+			uint32_t size, uint32_t count, uint32_t flags,
+			char *err, size_t errlen)
+{
+	struct xray_fdr_info info = { .size = sizeof(info) };
+	struct xray_fdr_geometry geom = { .size = sizeof(geom) };
+	const struct xray_fdr_header *h;
+	const char *what;
+	int ret;
+
+	*r = (struct rings){ .fd = -1 };
+	r->fd = open(o->device, O_RDWR | O_CLOEXEC);
+	if (r->fd < 0)
+		return errno == ENOENT || errno == ENODEV || errno == ENXIO ?
+			       -ENODEV :
+			       -errno;
+	what = "XRAY_FDR_IOC_INFO";
+	if (ioctl(r->fd, XRAY_FDR_IOC_INFO, &info))
+		goto fail;
+	geom.flags = flags;
+	geom.subbuf_size = size < info.min_subbuf_size ? info.min_subbuf_size :
+			   size > info.max_subbuf_size ? info.max_subbuf_size :
+							 size;
+	geom.subbuf_count = count > info.max_subbufs ? info.max_subbufs : count;
+	what = "XRAY_FDR_IOC_SET_GEOMETRY";
+	while ((ret = ioctl(r->fd, XRAY_FDR_IOC_SET_GEOMETRY, &geom)) &&
+	       (errno == EFBIG || errno == ENOSPC || errno == EDQUOT ||
+		errno == ENOMEM) &&
+	       geom.subbuf_count > 2)
+		geom.subbuf_count /= 2;
+	if (ret)
+		goto fail;
+	what = "mmap of its header";
+	r->header_size = info.page_size;
+	r->header = mmap(NULL, r->header_size, PROT_READ, MAP_SHARED, r->fd, 0);
+	if (r->header == MAP_FAILED) {
+		r->header = NULL;
+		goto fail;
+	}
+	h = (const void *)r->header;
+	what = "its header";
+	errno = EPROTO;
+	if (h->magic != XRAY_FDR_MAGIC ||
+	    h->control_size != RT_RING_CONTROL_SIZE || !h->nr_cpus ||
+	    h->subbuf_size != geom.subbuf_size)
+		goto fail;
+	what = "mmap of its rings";
+	r->areas_size = (size_t)(h->area_size * h->nr_cpus);
+	r->areas = mmap(NULL, r->areas_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			r->fd, (off_t)h->area_offset);
+	if (r->areas == MAP_FAILED) {
+		r->areas = NULL;
+		goto fail;
+	}
+	what = "XRAY_FDR_IOC_KEEP";
+	if (o->keep && ioctl(r->fd, XRAY_FDR_IOC_KEEP, 1))
+		goto fail;
+	what = "XRAY_FDR_IOC_START";
+	if (ioctl(r->fd, XRAY_FDR_IOC_START))
+		goto fail;
+	r->session_id = info.session_id;
+	rings_use(r);
+	return 0;
+fail:
+	ret = -errno;
+	snprintf(err, errlen, "%s: %s refused: %s", o->device, what,
+		 strerror(errno));
+	rings_free(r);
+	return ret;
+}
+
+/*
+ * What a dump of the session needs and only this process knows, in the
+ * free part of the control pages (rt_cpu_notes()): the program, the log's
+ * version and buffer size, the TSC facts, the instrumented objects.
+ */
+static void write_notes(const struct rt_options *o, pid_t pid)
+{
+	static char text[RT_NOTES_MAX];
+	char program[PATH_MAX];
+	ssize_t plen = readlink("/proc/self/exe", program, sizeof(program) - 1);
+	size_t n, done = 0;
+	int k;
+
+	program[plen > 0 ? plen : 0] = '\0';
+	k = snprintf(text, sizeof(text),
+		     "xrayfdr-session 1\npid=%ld\nprogram=%s\nversion=%u\n"
+		     "buffer_size=%llu\ntsc_source=%s\ntsc_hz=%llu\n"
+		     "constant_tsc=%d\nnonstop_tsc=%d\ntsc_reliable=%d\n%s",
+		     (long)pid, program, o->version,
+		     (unsigned long long)o->buffer_size,
+		     rt_tsc_source_name(rt.tsc.source),
+		     (unsigned long long)rt.tsc.hz, rt.tsc.constant_tsc,
+		     rt.tsc.nonstop_tsc, rt.tsc.reliable, rt_objects_text());
+	n = k < 0 ? 0 : (size_t)k < sizeof(text) ? (size_t)k : sizeof(text) - 1;
+	for (uint32_t c = 0; c < rt_ring.ncpus; c++) {
+		uint8_t *free_part = (uint8_t *)control(c) + RT_NOTES_OFFSET;
+		size_t room = RT_NOTES_END - RT_NOTES_OFFSET;
+		size_t k2 = n - done < room ? n - done : room;
+
+		memcpy(free_part, text + done, k2);
+		if (k2 < room)
+			free_part[k2] = '\0';
+		done += k2;
+	}
+}
+
+size_t rt_cpu_notes(char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (uint32_t c = 0; rt_ring.header && c < rt_ring.ncpus; c++) {
+		const uint8_t *free_part =
+			(const uint8_t *)control(c) + RT_NOTES_OFFSET;
+
+		for (size_t i = 0; i < RT_NOTES_END - RT_NOTES_OFFSET; i++) {
+			if (!free_part[i] || n + 1 >= size)
+				goto out;
+			out[n++] = (char)free_part[i];
+		}
+	}
+out:
+	if (size)
+		out[n] = '\0';
+	return n;
+}
+
+int rt_cpu_view(int fd, char *err, size_t errlen)
+{
+	struct rings *r = &rt_cpu.now;
+	const struct xray_fdr_header *h;
+	long page = sysconf(_SC_PAGESIZE);
+
+	rings_free(&rt_cpu.previous);
+	rings_free(&rt_cpu.now);
+	memset(&rt_ring, 0, sizeof(rt_ring));
+	r->header_size = (size_t)page;
+	r->header = mmap(NULL, r->header_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (r->header == MAP_FAILED) {
+		r->header = NULL;
+		snprintf(err, errlen, "cannot map the session's header: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	h = (const void *)r->header;
+	if (h->magic != XRAY_FDR_MAGIC ||
+	    h->control_size != RT_RING_CONTROL_SIZE || !h->nr_cpus ||
+	    h->subbuf_size < XRAY_FDR_SUBBUF_MIN_SIZE ||
+	    (h->subbuf_size & (h->subbuf_size - 1)) || h->subbuf_count < 2) {
+		snprintf(err, errlen, "the session's header makes no sense");
+		rings_free(r);
+		return -EPROTO;
+	}
+	r->areas_size = (size_t)(h->area_size * h->nr_cpus);
+	r->areas = mmap(NULL, r->areas_size, PROT_READ, MAP_SHARED, fd,
+			(off_t)h->area_offset);
+	if (r->areas == MAP_FAILED) {
+		r->areas = NULL;
+		snprintf(err, errlen, "cannot map the session's rings: %s",
+			 strerror(errno));
+		rings_free(r);
+		return -errno;
+	}
+	r->fd = dup(fd); /* (the module's rings, for the info event) */
+	rings_use(r);
+	return 0;
+}
+
+/* The drain's log buffer: @capacity bytes. */
+static int scratch_for(size_t capacity)
+{
+	return rt_logbuf_scratch(&rt_cpu.scratch, &rt_cpu.capacity, capacity);
+}
+
+int rt_cpu_view_setup(unsigned int version, size_t capacity, pid_t pid)
+{
+	if (scratch_for(capacity))
+		return -ENOMEM;
+	rt_cpu.version = version;
+	rt_cpu.pid = (int32_t)pid;
+	rt_cpu.damaged = 0;
+	return 0;
+}
+
+uint64_t rt_cpu_user_lost(void)
+{
+	uint64_t n = 0;
+
+	for (uint32_t c = 0; rt_ring.header && c < rt_ring.ncpus; c++)
+		n += control(c)->user_records_lost;
+	return n;
+}
+
+/*
+ * Rings for a new trace: the module's when it answers (mode=auto or cpu),
+ * else ours (mode=cpu).  The sub-buffer is buffer_size rounded up to a
+ * power of two from 4 KiB; the buffer_max sub-buffers are shared out
+ * among the CPUs (at least 2 each), so the memory is thread mode's.
+ * Return 0; -ENODEV for mode=auto without the module; another negative
+ * errno, with @err, when the module refused.
+ */
+static int cpu_start(const struct rt_options *o, size_t capacity, uint32_t gen,
+		     pid_t pid, char *err, size_t errlen)
+{
+	uint32_t ncpus = (uint32_t)get_nprocs_conf(), size, count;
+	/* streaming, nothing is written over before the writer took it */
+	uint32_t flags = o->discard || o->stream ? XRAY_FDR_GEOM_DISCARD : 0;
+	int ret;
+
+	if (sysconf(_SC_PAGESIZE) != RT_RING_CONTROL_SIZE) {
+		snprintf(err, errlen, "CPU rings need %d-byte pages",
+			 RT_RING_CONTROL_SIZE);
+		return -ENOTSUP;
+	}
+	size = pow2_at_least(o->buffer_size, XRAY_FDR_SUBBUF_MIN_SIZE);
+	count = (uint32_t)(o->buffer_max / (ncpus ? ncpus : 1));
+	if (count < 2)
+		count = 2;
+	if (scratch_for(capacity)) {
+		snprintf(err, errlen, "cannot map %zu bytes", capacity);
+		return -ENOMEM;
+	}
+	rt_cpu.streaming = false;
+	/* A thread may still be in the C path of the last trace: its rings
+	 * go when the next trace starts. */
+	rings_free(&rt_cpu.previous);
+	rt_cpu.previous = rt_cpu.now;
+	rt_cpu.now = (struct rings){ .fd = -1 };
+	memset(&rt_ring, 0, sizeof(rt_ring));
+	ret = module_rings(&rt_cpu.now, o, size, count, flags, err, errlen);
+	if (ret == -ENODEV) {
+		snprintf(err, errlen, "no %s", o->device);
+		if (o->record_mode == RT_MODE_CPU) {
+			ret = own_rings(&rt_cpu.now, ncpus, size, count, flags);
+			if (ret)
+				snprintf(
+					err, errlen,
+					"cannot map %u CPU rings of %u sub-buffers of %u bytes",
+					ncpus, count, size);
+		}
+	}
+	if (!ret && o->stream)
+		ret = rt_cpu_stream_setup(capacity, err, errlen);
+	if (ret)
+		return ret;
+	rt_cpu.gen = gen;
+	rt_cpu.version = o->version;
+	rt_cpu.pid = (int32_t)pid;
+	rt_cpu.damaged = 0;
+	rt_cpu.user_discard = o->discard;
+	write_notes(o, pid);
+	if (o->keep && rt_cpu.now.fd >= 0)
+		pr_warn("session %u is kept if this process dies: xrayfdr-ctl dump %u -o FILE writes its log\n",
+			rt_cpu.now.session_id, rt_cpu.now.session_id);
+	return 0;
+}
+
+static void cpu_fork_nothing(void)
+{
+}
+
+/* The child writes a log of its own, into rings of its own: the
+ * module's session is the parent's, not the child's to write. */
+static void cpu_fork_child(uint32_t gen, pid_t pid)
+{
+	uint32_t flags = rt_cpu.user_discard ? XRAY_FDR_GEOM_DISCARD : 0;
+
+	rt_cpu.pid = (int32_t)pid;
+	rt_cpu.gen = gen;
+	rt_cpu.damaged = 0;
+	rt_cpu.streaming = false; /* (the writer is the parent's) */
+	if (!rt_ring.header)
+		return;
+	if (rt_cpu.now.fd >= 0) {
+		struct xray_fdr_header h = *rt_ring.header;
+
+		rings_free(&rt_cpu.now);
+		rings_free(&rt_cpu.previous);
+		memset(&rt_ring, 0, sizeof(rt_ring));
+		own_rings(&rt_cpu.now, h.nr_cpus, h.subbuf_size, h.subbuf_count,
+			  flags);
+		return;
+	}
+	rt_cpu.own_header.geom_flags = flags;
+	rings_use(&rt_cpu.now);
+	for (uint32_t c = 0; c < rt_ring.ncpus; c++)
+		ring_init(c);
+}
+
+/* The module stops writing scheduler records into the rings, and no
+ * kernel write is in progress once this returns. */
+static void cpu_finish(void)
+{
+	if (rt_cpu.now.fd >= 0)
+		ioctl(rt_cpu.now.fd, XRAY_FDR_IOC_FREEZE);
+}
+
+static const char *cpu_memory(void)
+{
+	return rt_cpu.now.fd >= 0 ? "module" : "own";
+}
+
+static void cpu_counters(struct rt_sink_counters *c)
+{
+	c->overwritten = c->recycled = 0;
+	c->damaged = rt_cpu.damaged + rt_cpu.stream_damaged;
+	c->kernel_lost = 0;
+	/* in the rings, so a dump of a dead process's session has them */
+	for (uint32_t cpu = 0; rt_ring.header && cpu < rt_ring.ncpus; cpu++) {
+		const uint8_t *ctl = (const uint8_t *)control(cpu);
+
+		c->kernel_lost += control(cpu)->records_lost;
+		/* the user writer's count, and the kernel's of its takeovers */
+		c->overwritten +=
+			__atomic_load_n(
+				(const uint64_t *)(ctl + RT_CTL_OVERWRITTEN),
+				__ATOMIC_RELAXED) +
+			__atomic_load_n(&control(cpu)->user_events_overwritten,
+					__ATOMIC_RELAXED);
+		c->recycled += __atomic_load_n(
+			(const uint64_t *)(ctl + RT_CTL_RECYCLED),
+			__ATOMIC_RELAXED);
+	}
+}
+
+/* The sleds call CPU_FAST (trampolines.S), which appends to the ring of
+ * the thread's CPU (ring.h). */
+static const struct arch_tramps cpu_tramps = {
+	.entry = rt_cpu_tramp_entry,
+	.exit = rt_cpu_tramp_exit,
+	.tail = rt_cpu_tramp_tail,
+	.args = rt_cpu_tramp_args,
+};
+
+const struct rt_sink rt_cpu_sink = {
+	.name = "cpu",
+	.tramps = &cpu_tramps,
+	.start = cpu_start,
+	.detach = rt_cpu_detach,
+	.reserve = rt_cpu_reserve,
+	.commit = rt_cpu_commit,
+	.arm = rt_cpu_arm,
+	.fork_prepare = cpu_fork_nothing,
+	.fork_parent = cpu_fork_nothing,
+	.fork_child = cpu_fork_child,
+	.finish = cpu_finish,
+	.counters = cpu_counters,
+	.memory = cpu_memory,
+	.drain_begin = rt_cpu_drain_begin,
+	.drain_next = rt_cpu_drain_next,
+	.drain_end = rt_cpu_drain_end,
+	.stream_one = rt_cpu_stream_one,
+};
