@@ -67,7 +67,7 @@ static void note_objects(const char *notes, char *out, size_t size)
 		if (strncmp(p, "object=", 7) && strncmp(p, "program=", 8) &&
 		    strncmp(p, "build_id=", 9))
 			continue;
-		if (n + len + 1 > size)
+		if (n + len + 2 > size) /* a newline and the NUL may follow */
 			break;
 		memcpy(out + n, p, len);
 		n += len;

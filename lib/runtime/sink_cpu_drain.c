@@ -121,7 +121,10 @@ void rt_cpu_walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
 		if (consumed > seq && consumed <= open_seq)
 			seq = consumed;
 	}
-	for (; seq <= open_seq; seq++, skip = 0) {
+	/* counted, not compared: open_seq is the process's to write, and
+	 * seq <= UINT64_MAX always holds */
+	for (uint64_t todo = open_seq - seq + 1; todo;
+	     todo--, seq++, skip = 0) {
 		uint32_t k = (uint32_t)(open_seq - seq);
 		uint32_t idx =
 			(open + rt_cpu.subbuf_count - k) % rt_cpu.subbuf_count;
@@ -239,6 +242,44 @@ int rt_cpu_run_cmp(const void *a, const void *b)
 	return run_before(a, b) ? -1 : run_before(b, a) ? 1 : 0;
 }
 
+/* Sift the run at @i down the heap of the @n runs at @r. */
+static void sift_down(struct run *r, size_t i, size_t n)
+{
+	struct run v = r[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && run_before(&r[c], &r[c + 1]))
+			c++;
+		if (!run_before(&v, &r[c]))
+			break;
+		r[i] = r[c];
+		i = c;
+	}
+	r[i] = v;
+}
+
+/*
+ * Heapsort: in place, without recursion or allocation (a fatal signal's
+ * flush sorts), and n log n in whatever order the process that wrote the
+ * rings left them (a dump runs as root on a dead user's rings).
+ */
+static void sort_runs(struct run *r, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(r, i, n);
+	for (size_t end = n; end > 1; end--) {
+		struct run top = r[0];
+
+		r[0] = r[end - 1];
+		r[end - 1] = top;
+		sift_down(r, 0, end - 1);
+	}
+}
+
 /* Where each ring's walk starts: where the stream's writer got to. */
 static const struct ring_pos *walk_from(uint32_t cpu)
 {
@@ -288,18 +329,7 @@ void rt_cpu_drain_begin(struct rt_drain *d, bool wait)
 	}
 	if (!rt_cpu.runs)
 		return;
-	/* shell sort: in place, no recursion, fine for a signal handler */
-	for (size_t gap = w.n / 2; gap; gap /= 2)
-		for (size_t i = gap; i < w.n; i++) {
-			struct run v = rt_cpu.runs[i];
-			size_t j = i;
-
-			for (;
-			     j >= gap && run_before(&v, &rt_cpu.runs[j - gap]);
-			     j -= gap)
-				rt_cpu.runs[j] = rt_cpu.runs[j - gap];
-			rt_cpu.runs[j] = v;
-		}
+	sort_runs(rt_cpu.runs, w.n);
 	d->count = w.n;
 }
 
