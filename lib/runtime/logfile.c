@@ -226,40 +226,48 @@ void rt_log_count(const struct rt_trace *t, struct rt_drain *d,
 		  struct rt_totals *tot)
 {
 	struct rt_chunk c;
+	uint64_t events = 0, buffers = 0;
 
-	sink_totals(t, tot);
 	d->next = 0;
 	d->offset = 0;
 	while (t->sink->drain_next(d, &c)) {
-		tot->events += c.events;
-		tot->buffers++;
+		events += c.events;
+		buffers++;
 	}
 	d->next = 0;
 	d->offset = 0;
+	/* after the walk: a drain counts what it skips as it goes */
+	sink_totals(t, tot);
+	tot->events = events;
+	tot->buffers = buffers;
 }
 
 int rt_log_write(const struct rt_trace *t, int fd, struct rt_drain *d,
 		 const struct rt_log_extra *x, struct rt_totals *tot)
 {
 	uint8_t hdr[XRAYFDR_FILE_HEADER_SIZE];
+	uint64_t events = 0, buffers = 0;
 	struct rt_chunk c;
 	size_t info;
 	int ret = 0;
 
 	/* counted as they are written: the info event comes last */
-	sink_totals(t, tot);
 	if (x->streamed) {
-		tot->events += x->streamed_events;
-		tot->buffers += x->streamed_buffers;
+		events = x->streamed_events;
+		buffers = x->streamed_buffers;
 	} else {
 		rt_log_header(t, hdr);
 		ret = rt_write_all(fd, hdr, sizeof(hdr));
 	}
 	while (!ret && t->sink->drain_next(d, &c)) {
 		ret = write_buffer(t, fd, c.data, c.used);
-		tot->events += c.events;
-		tot->buffers++;
+		events += c.events;
+		buffers++;
 	}
+	/* after the walk: a drain counts what it skips as it goes */
+	sink_totals(t, tot);
+	tot->events = events;
+	tot->buffers = buffers;
 	/* last: it is the latest, and llvm-xray account wants the first
 	 * record to be the earliest */
 	info = build_info(t, tot, x->objects);

@@ -45,6 +45,9 @@ struct thread_drain {
 	uint64_t base;
 	uint32_t cpu;
 	bool locked;
+	/* where what the walk skips as written over is counted: the
+	 * stream's writer has a count of its own */
+	uint64_t *damaged;
 };
 
 _Static_assert(sizeof(struct thread_drain) <=
@@ -91,6 +94,7 @@ static int thread_start(const struct rt_options *o, size_t capacity,
 	rt_tsink.q.keep_full = o->stream;
 	rt_tsink.version = o->version;
 	rt_tsink.damaged = 0;
+	rt_tsink.stream_damaged = 0;
 	rt_tsink.pid = (int32_t)owner;
 	return 0;
 }
@@ -123,35 +127,6 @@ static size_t record_len(const uint8_t *p, size_t left)
 	}
 }
 
-/*
- * Is buffer @b damaged: its length or its owner's position, its preamble
- * or one of its records senseless (the process wrote over them)?  The
- * walk of fill_chunk() skips what is, counted here once a drain, before
- * anything is written, so that the counters say it from the start.
- */
-static bool damaged(const struct rt_buf *b)
-{
-	bool bad = false;
-	size_t used = rt_bufq_used(&rt_tsink.q, b, &bad),
-	       off = fdr_preamble_size(rt_tsink.version);
-
-	if (bad)
-		return true;
-	if (used <= off)
-		return false; /* (published before its first record) */
-	if (!fdr_is_metadata(b->data[0], false) ||
-	    fdr_md_kind(b->data[0], false) != XRAYFDR_MD_NEW_BUFFER)
-		return true;
-	while (off < used) {
-		size_t len = record_len(b->data + off, used - off);
-
-		if (!len)
-			return true;
-		off += len;
-	}
-	return false;
-}
-
 static void thread_drain_begin(struct rt_drain *d, bool wait)
 {
 	struct thread_drain *td = own(d);
@@ -164,16 +139,14 @@ static void thread_drain_begin(struct rt_drain *d, bool wait)
 	td->order = rt_tsink.q.order;
 	td->scratch = scratch;
 	td->scratch_size = scratch_size;
+	rt_tsink.damaged = 0; /* what this drain's walk skips */
+	td->damaged = &rt_tsink.damaged;
 	if (!rt_tsink.q.mem)
 		return;
 	if (wait)
 		rt_bufq_lock(&rt_tsink.q);
 	td->locked = wait || rt_bufq_trylock(&rt_tsink.q);
 	d->count = rt_bufq_sort(&rt_tsink.q);
-	rt_tsink.damaged = 0;
-	for (size_t i = 0; i < d->count; i++)
-		rt_tsink.damaged +=
-			damaged(&rt_tsink.q.bufs[rt_tsink.q.order[i]]);
 }
 
 /* The metadata record at @p into @o, or the base and CPU it sets into @d
@@ -217,7 +190,8 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 {
 	struct thread_drain *td = own(d);
 	const struct rt_buf *b = &rt_tsink.q.bufs[td->order[d->next]];
-	size_t used = rt_bufq_used(&rt_tsink.q, b, NULL),
+	bool bad = false;
+	size_t used = rt_bufq_used(&rt_tsink.q, b, &bad),
 	       preamble = fdr_preamble_size(rt_tsink.version);
 	/* its thread is still there: the flush is the last chance to see a
 	 * rename since the buffer began */
@@ -235,6 +209,9 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 	 * the C path) has no record yet. */
 	if (used <= preamble || !fdr_is_metadata(b->data[0], false) ||
 	    fdr_md_kind(b->data[0], false) != XRAYFDR_MD_NEW_BUFFER) {
+		/* (the process wrote over its length, its owner's position
+		 * or its preamble) */
+		*td->damaged += bad || used > preamble;
 		d->offset = used;
 		goto done;
 	}
@@ -274,7 +251,8 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 		}
 		len = record_len(p, used - d->offset);
 		if (!len) {
-			d->offset = used; /* (the process wrote over it) */
+			++*td->damaged; /* (the process wrote over it) */
+			d->offset = used;
 			break;
 		}
 		if (!out_md(&o, d, p)) {
@@ -338,7 +316,8 @@ static int thread_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 	index = (uint32_t)(b - rt_tsink.q.bufs);
 	*own(&d) = (struct thread_drain){ .order = &index,
 					  .scratch = stream_scratch,
-					  .scratch_size = stream_scratch_size };
+					  .scratch_size = stream_scratch_size,
+					  .damaged = &rt_tsink.stream_damaged };
 	while (!ret && thread_drain_next(&d, &c))
 		ret = write(ctx, &c);
 	rt_bufq_release(&rt_tsink.q, b);

@@ -18,7 +18,9 @@ struct rt_tsink {
 	struct rt_bufq q;
 	unsigned int version; /* of the log, for the preamble */
 	int32_t pid;
-	uint64_t damaged; /* buffers the last drain found written over */
+	/* what the last drain, and the stream's writer, skipped as written
+	 * over */
+	uint64_t damaged, stream_damaged;
 };
 
 /* (hidden: the writer reaches it PC-relative, not through the GOT) */

@@ -129,6 +129,7 @@ void rt_thread_fork_child(uint32_t gen, pid_t child)
 {
 	rt_tsink.pid = (int32_t)child;
 	rt_tsink.damaged = 0;
+	rt_tsink.stream_damaged = 0;
 	rt_tsink.q.lock = 0;
 	/* the parent's writer stays the parent's: the child keeps a flight
 	 * recorder, written at its end to a log of its own */
@@ -143,5 +144,5 @@ void rt_thread_counters(struct rt_sink_counters *c)
 {
 	c->overwritten = rt_tsink.q.overwritten;
 	c->recycled = rt_tsink.q.recycled;
-	c->damaged = rt_tsink.damaged;
+	c->damaged = rt_tsink.damaged + rt_tsink.stream_damaged;
 }
