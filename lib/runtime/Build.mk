@@ -2,7 +2,7 @@
 LIB_SRCS += lib/runtime/options.c lib/runtime/tsc.c lib/runtime/state.c \
 	lib/runtime/bufq.c lib/runtime/logbuf.c \
 	lib/runtime/sink_thread.c lib/runtime/sink_thread_write.c \
-	lib/runtime/sink_cpu_rings.c lib/runtime/sink_cpu_write.c \
+	lib/runtime/sink_cpu.c lib/runtime/sink_cpu_rings.c lib/runtime/sink_cpu_write.c \
 	lib/runtime/sink_cpu_drain.c lib/runtime/sink_cpu_stream.c \
 	lib/runtime/fdr.c lib/runtime/fdr_setup.c lib/runtime/handlers.c \
 	lib/runtime/logfile.c lib/runtime/stream.c lib/runtime/trace.c \

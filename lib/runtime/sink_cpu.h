@@ -177,6 +177,16 @@ static inline bool stretch_before(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) < 0;
 }
 
+/* The rings (sink_cpu_rings.c): the sink's operations of the same names
+ * but start, which sets up the stream's memory after these rings. */
+int rt_cpu_rings_start(const struct rt_options *o, size_t capacity,
+		       uint32_t gen, pid_t pid, char *err, size_t errlen);
+void rt_cpu_fork_nothing(void);
+void rt_cpu_fork_child(uint32_t gen, pid_t pid);
+void rt_cpu_finish(void);
+const char *rt_cpu_memory(void);
+void rt_cpu_counters(struct rt_sink_counters *c);
+
 /* The writer (sink_cpu_write.c): the sink's operations of the same names. */
 enum rt_reserve rt_cpu_reserve(struct rt_thread *t, size_t need, uint64_t *tsc,
 			       uint32_t cpu);

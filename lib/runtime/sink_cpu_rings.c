@@ -4,7 +4,7 @@
  * in the runtime's own memory with a header of its own), the notes a dump
  * of the session needs, the read-only view dump.c reads another process's
  * session through, and the sink's life around the writers (start, fork,
- * finish, counters).  The sink's operations are gathered here.
+ * finish, counters).  sink_cpu.c gathers the sink's operations.
  *
  * No recording path calls this file: it is built normally and may use the
  * C library.
@@ -313,15 +313,15 @@ uint64_t rt_cpu_user_lost(void)
 }
 
 /*
- * Rings for a new trace: the module's when it answers (mode=auto or cpu),
+ * Rings for a new trace (streaming set up by the caller): the module's when it answers (mode=auto or cpu),
  * else ours (mode=cpu).  The sub-buffer is buffer_size rounded up to a
  * power of two from 4 KiB; the buffer_max sub-buffers are shared out
  * among the CPUs (at least 2 each), so the memory is thread mode's.
  * Return 0; -ENODEV for mode=auto without the module; another negative
  * errno, with @err, when the module refused.
  */
-static int cpu_start(const struct rt_options *o, size_t capacity, uint32_t gen,
-		     pid_t pid, char *err, size_t errlen)
+int rt_cpu_rings_start(const struct rt_options *o, size_t capacity,
+		       uint32_t gen, pid_t pid, char *err, size_t errlen)
 {
 	uint32_t ncpus = (uint32_t)get_nprocs_conf(), size, count;
 	/* streaming, nothing is written over before the writer took it */
@@ -360,8 +360,6 @@ static int cpu_start(const struct rt_options *o, size_t capacity, uint32_t gen,
 					ncpus, count, size);
 		}
 	}
-	if (!ret && o->stream)
-		ret = rt_cpu_stream_setup(capacity, err, errlen);
 	if (ret)
 		return ret;
 	rt_cpu.gen = gen;
@@ -376,13 +374,13 @@ static int cpu_start(const struct rt_options *o, size_t capacity, uint32_t gen,
 	return 0;
 }
 
-static void cpu_fork_nothing(void)
+void rt_cpu_fork_nothing(void)
 {
 }
 
 /* The child writes a log of its own, into rings of its own: the
  * module's session is the parent's, not the child's to write. */
-static void cpu_fork_child(uint32_t gen, pid_t pid)
+void rt_cpu_fork_child(uint32_t gen, pid_t pid)
 {
 	uint32_t flags = rt_cpu.user_discard ? XRAY_FDR_GEOM_DISCARD : 0;
 
@@ -410,18 +408,18 @@ static void cpu_fork_child(uint32_t gen, pid_t pid)
 
 /* The module stops writing scheduler records into the rings, and no
  * kernel write is in progress once this returns. */
-static void cpu_finish(void)
+void rt_cpu_finish(void)
 {
 	if (rt_cpu.now.fd >= 0)
 		ioctl(rt_cpu.now.fd, XRAY_FDR_IOC_FREEZE);
 }
 
-static const char *cpu_memory(void)
+const char *rt_cpu_memory(void)
 {
 	return rt_cpu.now.fd >= 0 ? "module" : "own";
 }
 
-static void cpu_counters(struct rt_sink_counters *c)
+void rt_cpu_counters(struct rt_sink_counters *c)
 {
 	c->overwritten = c->recycled = 0;
 	c->damaged = rt_cpu.damaged + rt_cpu.stream_damaged;
@@ -443,32 +441,3 @@ static void cpu_counters(struct rt_sink_counters *c)
 			__ATOMIC_RELAXED);
 	}
 }
-
-/* The sleds call CPU_FAST (trampolines.S), which appends to the ring of
- * the thread's CPU (ring.h). */
-static const struct arch_tramps cpu_tramps = {
-	.entry = rt_cpu_tramp_entry,
-	.exit = rt_cpu_tramp_exit,
-	.tail = rt_cpu_tramp_tail,
-	.args = rt_cpu_tramp_args,
-};
-
-const struct rt_sink rt_cpu_sink = {
-	.name = "cpu",
-	.tramps = &cpu_tramps,
-	.start = cpu_start,
-	.detach = rt_cpu_detach,
-	.reserve = rt_cpu_reserve,
-	.commit = rt_cpu_commit,
-	.arm = rt_cpu_arm,
-	.fork_prepare = cpu_fork_nothing,
-	.fork_parent = cpu_fork_nothing,
-	.fork_child = cpu_fork_child,
-	.finish = cpu_finish,
-	.counters = cpu_counters,
-	.memory = cpu_memory,
-	.drain_begin = rt_cpu_drain_begin,
-	.drain_next = rt_cpu_drain_next,
-	.drain_end = rt_cpu_drain_end,
-	.stream_one = rt_cpu_stream_one,
-};
