@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/runtime/filter.h"
+#include "../lib/filter/filter.h"
 #include "xrayfdr.h"
 
 void tool_error(const char *cmd, const char *fmt, ...)
@@ -124,7 +124,9 @@ bool filter_add_rule(const char *cmd, char **filter, char sign,
 {
 	size_t n = strlen(pattern), old = *filter ? strlen(*filter) : 0;
 	char line[PATH_MAX + 2], err[512];
+	struct fn_filter *check;
 	char *f;
+	int ret;
 
 	if (!n || strchr(pattern, '\n') || n > PATH_MAX) {
 		tool_error(cmd, "-%c: '%s' is not a pattern",
@@ -134,7 +136,18 @@ bool filter_add_rule(const char *cmd, char **filter, char sign,
 	/* the runtime's own parser, so that what it would refuse is
 	 * refused here */
 	n = (size_t)snprintf(line, sizeof(line), "%c%s", sign, pattern);
-	if (rt_filter_parse(line, n, err, sizeof(err))) {
+	check = fn_filter_new();
+	if (!check) {
+		tool_error(cmd, "out of memory");
+		return false;
+	}
+	ret = fn_filter_parse(check, line, n, err, sizeof(err));
+	fn_filter_free(check);
+	if (ret == -ENOMEM) {
+		tool_error(cmd, "out of memory");
+		return false;
+	}
+	if (ret) {
 		tool_error(cmd, "-%c '%s': %s", sign == '+' ? 'F' : 'N',
 			   pattern,
 			   strchr(err, ':') ? strchr(err, ':') + 2 : err);

@@ -52,7 +52,7 @@ __attribute__((format(printf, 2, 3))) void tool_error(const char *cmd,
 int parse_size(const char *s, uint64_t *out);
 /*
  * Add the -F (@sign '+') or -N ('-') rule @pattern to *@filter, the
- * lines of XRAYFDR_FILTER (lib/runtime/filter.h), checked by the
+ * lines of XRAYFDR_FILTER (lib/filter/filter.h), checked by the
  * runtime's parser; false, said for @cmd, if it is bad.
  */
 bool filter_add_rule(const char *cmd, char **filter, char sign,

@@ -2,7 +2,7 @@
 LIB_SRCS += lib/runtime/options.c lib/runtime/tsc.c lib/runtime/state.c \
 	lib/runtime/bufq.c lib/runtime/logbuf.c lib/runtime/sink_thread.c lib/runtime/sink_cpu.c \
 	lib/runtime/fdr.c lib/runtime/fdr_setup.c lib/runtime/flush.c \
-	lib/runtime/objects.c lib/runtime/filter.c lib/runtime/init.c lib/runtime/xray_api.c \
+	lib/runtime/objects.c lib/runtime/init.c lib/runtime/xray_api.c \
 	lib/runtime/api.c lib/runtime/dump.c lib/runtime/basic.c \
 	lib/runtime/stream.c \
 	lib/arch/x86_64/patch.c lib/arch/x86_64/fastcopy.c \

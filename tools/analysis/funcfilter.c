@@ -7,10 +7,11 @@
 #include "funcfilter.h"
 #include "symbols.h"
 
-void func_filter_init(struct func_filter *f, struct symbols *syms,
-		      const char *map_path)
+void func_filter_init(struct func_filter *f, const struct fn_filter *rules,
+		      struct symbols *syms, const char *map_path)
 {
 	memset(f, 0, sizeof(*f));
+	f->rules = rules;
 	f->syms = syms;
 	f->map_path = map_path ? map_path : "";
 }
@@ -23,7 +24,7 @@ int func_filter_classify(struct func_filter *f, int32_t id)
 	if (c)
 		return (int)(c - 1);
 	name = symbols_name(f->syms, id);
-	c = rt_filter_classify(name, f->map_path);
+	c = fn_filter_classify(f->rules, name, f->map_path);
 	/* the demangled name without its parameters */
 	paren = strchr(name, '(');
 	if (paren && paren != name) {
@@ -31,7 +32,7 @@ int func_filter_classify(struct func_filter *f, int32_t id)
 
 		if (!bare)
 			return -ENOMEM;
-		c |= rt_filter_classify(bare, f->map_path);
+		c |= fn_filter_classify(f->rules, bare, f->map_path);
 		free(bare);
 	}
 	if (u64map_put(&f->classes, (uint32_t)id, (void *)(c + 1)))
