@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/cmdline.h"
+#include "analysis/funcfilter.h"
 #include "analysis/symbols.h"
 #include "analysis/yaml_scalar.h"
 #include "../lib/filter/filter.h"

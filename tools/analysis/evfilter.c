@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../xrayfdr.h"
 #include "evfilter.h"
+#include "report.h"
 
 /* A thread's open calls of functions the rules match. */
 struct filter_thread {

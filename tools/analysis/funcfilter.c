@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Function filters over a trace's names; see funcfilter.h. */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "funcfilter.h"
+#include "report.h"
 #include "symbols.h"
 
 void func_filter_init(struct func_filter *f, const struct fn_filter *rules,
@@ -43,4 +46,48 @@ int func_filter_classify(struct func_filter *f, int32_t id)
 void func_filter_free(struct func_filter *f)
 {
 	u64map_free(&f->classes);
+}
+
+bool filter_add_rule(const char *cmd, char **filter, char sign,
+		     const char *pattern)
+{
+	size_t n = strlen(pattern), old = *filter ? strlen(*filter) : 0;
+	char line[PATH_MAX + 2], err[512];
+	struct fn_filter *check;
+	char *f;
+	int ret;
+
+	if (!n || strchr(pattern, '\n') || n > PATH_MAX) {
+		tool_error(cmd, "-%c: '%s' is not a pattern",
+			   sign == '+' ? 'F' : 'N', pattern);
+		return false;
+	}
+	/* the runtime's own parser, so that what it would refuse is
+	 * refused here */
+	n = (size_t)snprintf(line, sizeof(line), "%c%s", sign, pattern);
+	check = fn_filter_new();
+	if (!check) {
+		tool_error(cmd, "out of memory");
+		return false;
+	}
+	ret = fn_filter_parse(check, line, n, err, sizeof(err));
+	fn_filter_free(check);
+	if (ret == -ENOMEM) {
+		tool_error(cmd, "out of memory");
+		return false;
+	}
+	if (ret) {
+		tool_error(cmd, "-%c '%s': %s", sign == '+' ? 'F' : 'N',
+			   pattern,
+			   strchr(err, ':') ? strchr(err, ':') + 2 : err);
+		return false;
+	}
+	f = realloc(*filter, old + n + 2);
+	if (!f) {
+		tool_error(cmd, "out of memory");
+		return false;
+	}
+	snprintf(f + old, n + 2, "%s\n", line);
+	*filter = f;
+	return true;
 }

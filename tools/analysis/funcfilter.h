@@ -9,6 +9,7 @@
 #ifndef XRAYFDR_TOOLS_FUNCFILTER_H
 #define XRAYFDR_TOOLS_FUNCFILTER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../../lib/filter/filter.h"
@@ -31,5 +32,13 @@ void func_filter_init(struct func_filter *f, const struct fn_filter *rules,
 int func_filter_classify(struct func_filter *f, int32_t id);
 
 void func_filter_free(struct func_filter *f);
+
+/*
+ * Add the -F (@sign '+') or -N ('-') rule @pattern to *@filter, the
+ * lines of XRAYFDR_FILTER (lib/filter/filter.h), checked by the
+ * runtime's parser; false, said for @cmd, if it is bad.
+ */
+bool filter_add_rule(const char *cmd, char **filter, char sign,
+		     const char *pattern);
 
 #endif

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 
 #include "../../lib/util/u64map.h"
-#include "../xrayfdr.h"
 #include "llvm_compat.h"
 #include "replay.h"
+#include "report.h"
 #include "symbols.h"
 #include "ticks.h"
 
