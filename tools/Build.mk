@@ -14,6 +14,7 @@ ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/symbols.c \
 	tools/analysis/llvm_compat.c tools/analysis/xray_yaml.c \
 	tools/analysis/calls.c tools/analysis/replay.c tools/analysis/funcfilter.c tools/analysis/evfilter.c tools/analysis/trie.c tools/analysis/flamegraph.c \
 	tools/analysis/writers.c tools/analysis/order_stats.c tools/analysis/shared_stats.c \
+	tools/analysis/shared_read.c \
 	tools/analysis/cmdline.c tools/analysis/report.c \
 	tools/analysis/option_values.c \
 	tools/analysis/table.c tools/analysis/perfetto.c \
