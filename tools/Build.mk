@@ -6,14 +6,17 @@ TOOL_SRCS += tools/xrayfdr.c tools/util.c tools/cmd_dump.c tools/cmd_synth.c \
 # code they share in tools/analysis/.  The readers of text formats stay
 # free of libdw and C++ so the fuzz targets can build them alone.
 ANALYSIS_READER_SRCS := tools/analysis/yaml_scalar.c tools/analysis/outbuf.c \
-	tools/analysis/text_reader.c tools/analysis/yaml_reader.c \
+	tools/analysis/text_lines.c tools/analysis/text_reader.c \
+	tools/analysis/yaml_reader.c \
 	tools/analysis/tracelog_reader.c tools/analysis/yaml_map.c
 ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/symbols.c \
 	tools/analysis/source.c tools/analysis/sorter.c \
 	tools/analysis/llvm_compat.c tools/analysis/xray_yaml.c \
 	tools/analysis/calls.c tools/analysis/replay.c tools/analysis/funcfilter.c tools/analysis/evfilter.c tools/analysis/trie.c tools/analysis/flamegraph.c \
 	tools/analysis/writers.c tools/analysis/order_stats.c tools/analysis/shared_stats.c \
-	tools/analysis/cmdline.c \
+	tools/analysis/shared_read.c \
+	tools/analysis/cmdline.c tools/analysis/report.c \
+	tools/analysis/option_values.c \
 	tools/analysis/table.c tools/analysis/perfetto.c \
 	tools/analysis/stacks.c
 TOOL_SRCS += $(ANALYSIS_SRCS) tools/cmd_extract.c tools/cmd_convert.c \
@@ -64,3 +67,11 @@ $(SAN_XRAYFDR): $(TOOL_SRCS:%.c=$(BUILD)/san/%.o) \
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ -ldw -lelf -lstdc++ -lm
 CHECK_DEPS += $(SAN_XRAYFDR)
 CHECK_SUITES += tools/sanitized:tests/tools/test_sanitized.sh
+
+# The tool's objects in layers, without a cycle (scripts/object-deps.py
+# over the objects it is linked from, listed here).
+TOOL_OBJ_LIST := $(BUILD)/obj/tools/objects.list
+$(TOOL_OBJ_LIST): $(XRAYFDR_BIN) tools/Build.mk
+	$(Q)printf '%s\n' $(TOOL_OBJS) $(TOOL_CXX_OBJS) >$@
+CHECK_DEPS += $(TOOL_OBJ_LIST)
+CHECK_SUITES += style/tools-layers:tests/style/check-layers.sh

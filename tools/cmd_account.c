@@ -29,6 +29,7 @@
 #include "analysis/llvm_compat.h"
 #include "analysis/order_stats.h"
 #include "analysis/replay.h"
+#include "analysis/shared_read.h"
 #include "analysis/shared_stats.h"
 #include "analysis/source.h"
 #include "analysis/symbols.h"
@@ -766,21 +767,6 @@ static const struct replay_hooks account_hooks = {
 /*
  * --jobs.
  */
-/* What the output needs of the readers besides the rows. */
-struct read_facts {
-	double freq;
-	bool sched;
-	uint64_t before, unwound; /* replay_note_counts() */
-};
-
-/* In a worker's thread, once it has read its share. */
-static int flush_rest(void *ctx)
-{
-	struct account *a = ctx;
-
-	return a->feed->n ? stats_feed_flush(a->feed) : 0;
-}
-
 /* Whether workers can share @path's threads out with these options. */
 static bool shareable(const struct analysis_opts *o, const struct account *a,
 		      const char *path, unsigned int jobs)
@@ -790,9 +776,11 @@ static bool shareable(const struct analysis_opts *o, const struct account *a,
 }
 
 /* The workers' rows into @m's, in the order of the store's sets. */
-static int merge_workers(struct account *m, struct account *w, unsigned int n,
+static int merge_workers(void *into, void *workers, unsigned int n,
 			 const struct shared_stats *sh)
 {
+	struct account *m = into, *w = workers;
+
 	for (uint32_t set = 0; set < shared_stats_nsets(sh); set++) {
 		int32_t id = (int32_t)shared_stats_key(sh, set);
 		uint32_t index;
@@ -852,56 +840,36 @@ static int merge_workers(struct account *m, struct account *w, unsigned int n,
 	return 0;
 }
 
-/*
- * Read @path with @n workers into @m.  0 done; 1 if one reader is to read
- * it instead (a worker met something to say, or could not start); or
- * -ENOMEM.
- */
-static int account_shared(struct account *m, const struct analysis_opts *o,
-			  const char *path, unsigned int n,
-			  struct read_facts *facts)
+static void worker_init(void *w)
 {
-	struct shared_stats sh;
-	struct account *w = calloc(n, sizeof(*w));
-	struct replay **rs = calloc(n, sizeof(*rs));
-	void **ctx = calloc(n, sizeof(*ctx));
-	int ret = -ENOMEM;
+	struct account *a = w;
 
-	if (shared_stats_init(&sh, o->sort_memory) || !w || !rs || !ctx)
-		goto out;
-	for (unsigned int k = 0; k < n; k++) {
-		table_init(&w[k].functions, sizeof(struct fstat),
-			   MAX_FUNCTIONS);
-		w[k].feed = stats_feed_new(&sh, func_id_key, &w[k]);
-		w[k].replay = replay_new_share("account", &o->in,
-					       &account_hooks, &w[k], o->min_ns,
-					       k, n);
-		if (!w[k].feed || !w[k].replay)
-			goto out;
-		rs[k] = w[k].replay;
-		ctx[k] = &w[k];
-	}
-	ret = replay_run_shared(rs, n, path, flush_rest, ctx);
-	if (!ret && sh.failed)
-		ret = 1;
-	if (!ret)
-		ret = merge_workers(m, w, n, &sh);
-	if (ret)
-		goto out;
-	m->durations = shared_stats_take(&sh);
-	facts->freq = replay_input(rs[0])->freq;
-	replay_shared_counts(rs, n, &facts->before, &facts->unwound);
-	for (unsigned int k = 0; k < n; k++)
-		facts->sched |= calls_saw_sched(replay_calls(rs[k]));
-out:
-	for (unsigned int k = 0; w && k < n; k++)
-		account_free(&w[k]);
-	free(w);
-	free(rs);
-	free(ctx);
-	shared_stats_free(&sh);
-	return ret;
+	table_init(&a->functions, sizeof(struct fstat), MAX_FUNCTIONS);
 }
+
+static void worker_attach(void *w, struct replay *r, struct stats_feed *feed)
+{
+	struct account *a = w;
+
+	a->replay = r;
+	a->feed = feed;
+}
+
+static void worker_free(void *w)
+{
+	account_free(w);
+}
+
+static const struct shared_read_ops account_shared = {
+	.cmd = "account",
+	.hooks = &account_hooks,
+	.size = sizeof(struct account),
+	.init = worker_init,
+	.attach = worker_attach,
+	.key = func_id_key,
+	.merge = merge_workers,
+	.free = worker_free,
+};
 
 /* only -recursive-calls-only follows entries: a call less per call */
 static const struct replay_hooks recursive_hooks = {
@@ -1045,9 +1013,11 @@ static int account_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (shareable(&o, &a, path, jobs))
-		alone = analysis_shared_done("account", path,
-					     account_shared(&a, &o, path, jobs,
-							    &facts));
+		alone = analysis_shared_done(
+			"account", path,
+			shared_read(&account_shared, &a, &o.in, path, jobs,
+				    o.min_ns, o.sort_memory, &a.durations,
+				    &facts));
 	if (alone < 0)
 		goto out;
 	status = EXIT_OK;
@@ -1079,10 +1049,7 @@ static int account_run(int argc, char **argv)
 	status = replay_file(a.replay, path);
 	if (replay_stopped(a.replay))
 		goto out;
-	facts.freq = replay_input(a.replay)->freq;
-	facts.sched = calls_saw_sched(replay_calls(a.replay));
-	facts.before = calls_unmatched(replay_calls(a.replay));
-	facts.unwound = calls_unwound(replay_calls(a.replay));
+	read_facts_of(a.replay, &facts);
 rows:
 	p.freq = facts.freq;
 	order_stats_jobs(a.durations, jobs);

@@ -6,9 +6,10 @@
 #include <string.h>
 
 #include "analysis/cmdline.h"
+#include "analysis/funcfilter.h"
 #include "analysis/symbols.h"
 #include "analysis/yaml_scalar.h"
-#include "../lib/runtime/filter.h"
+#include "../lib/filter/filter.h"
 #include "xrayfdr.h"
 
 static void extract_usage(FILE *out)
@@ -127,8 +128,16 @@ static int extract_run(int argc, char **argv)
 	map = symbols_map(syms);
 	if (filter) {
 		/* the runtime's choice, from the file's link addresses */
-		rt_filter_parse(filter, strlen(filter), err, sizeof(err));
-		selected = rt_filter_select(argv[optind], 0, map);
+		struct fn_filter *rules = fn_filter_new();
+
+		/* the rules were checked as -F and -N gave them */
+		if (rules)
+			fn_filter_parse(rules, filter, strlen(filter), err,
+					sizeof(err));
+		if (!rules ||
+		    fn_filter_select(rules, argv[optind], 0, map, &selected))
+			selected = NULL;
+		fn_filter_free(rules);
 		free(filter);
 		if (!selected) {
 			tool_error("extract", "out of memory");

@@ -29,6 +29,7 @@
 #include "analysis/llvm_compat.h"
 #include "analysis/order_stats.h"
 #include "analysis/replay.h"
+#include "analysis/shared_read.h"
 #include "analysis/shared_stats.h"
 #include "analysis/source.h"
 #include "analysis/symbols.h"
@@ -343,14 +344,6 @@ static uint64_t item_key(void *ctx, uint32_t item)
 	       ((uint32_t)e->to & ID_MASK);
 }
 
-/* In a worker's thread, once it has read its share. */
-static int flush_rest(void *ctx)
-{
-	struct graph *g = ctx;
-
-	return g->feed->n ? stats_feed_flush(g->feed) : 0;
-}
-
 /* A worker's @s into @to: its thread's rank is @rank. */
 static void merge_stat(struct stat *to, const struct stat *s, uint64_t rank)
 {
@@ -376,9 +369,10 @@ static void merge_stat(struct stat *to, const struct stat *s, uint64_t rank)
 
 /* The workers' edges and vertices into @m's; the store's sets as @m's
  * stats. */
-static int merge_graphs(struct graph *m, struct graph *w, unsigned int n,
+static int merge_graphs(void *into, void *workers, unsigned int n,
 			const struct shared_stats *sh)
 {
+	struct graph *m = into, *w = workers;
 	uint32_t nsets = shared_stats_nsets(sh);
 
 	m->by_set = calloc(nsets + 1, sizeof(*m->by_set));
@@ -436,60 +430,44 @@ static void graph_free(struct graph *g)
 	table_free(&g->vertex_tab);
 }
 
-/* What the output needs of the readers besides the graph. */
-struct read_facts {
-	double freq;
-	uint64_t before, unwound; /* replay_note_counts() */
-};
-
-/*
- * Read @path with @n workers into @m.  0 done; 1 if one reader is to read
- * it instead (a worker met something to say, or a call of no time); or
- * -ENOMEM.
- */
-static int graph_shared(struct graph *m, const struct analysis_opts *o,
-			const char *path, unsigned int n,
-			struct read_facts *facts)
+static void worker_init(void *w)
 {
-	struct graph *w = calloc(n, sizeof(*w));
-	struct replay **rs = calloc(n, sizeof(*rs));
-	void **ctx = calloc(n, sizeof(*ctx));
-	struct shared_stats sh;
-	int ret = -ENOMEM;
+	struct graph *g = w;
 
-	if (shared_stats_init(&sh, o->sort_memory) || !w || !rs || !ctx)
-		goto out;
-	for (unsigned int k = 0; k < n; k++) {
-		table_init(&w[k].edge_tab, sizeof(struct edge), MAX_ITEMS);
-		table_init(&w[k].vertex_tab, sizeof(struct vertex), MAX_ITEMS);
-		w[k].feed = stats_feed_new(&sh, item_key, &w[k]);
-		w[k].replay = replay_new_share("graph", &o->in, &graph_hooks,
-					       &w[k], 0, k, n);
-		if (!w[k].feed || !w[k].replay)
-			goto out;
-		rs[k] = w[k].replay;
-		ctx[k] = &w[k];
-	}
-	ret = replay_run_shared(rs, n, path, flush_rest, ctx);
-	for (unsigned int k = 0; !ret && k < n; k++)
-		if (sh.failed || w[k].zero)
-			ret = 1;
-	if (!ret)
-		ret = merge_graphs(m, w, n, &sh);
-	if (ret)
-		goto out;
-	m->durations = shared_stats_take(&sh);
-	facts->freq = replay_input(rs[0])->freq;
-	replay_shared_counts(rs, n, &facts->before, &facts->unwound);
-out:
-	for (unsigned int k = 0; w && k < n; k++)
-		graph_free(&w[k]);
-	free(w);
-	free(rs);
-	free(ctx);
-	shared_stats_free(&sh);
-	return ret;
+	table_init(&g->edge_tab, sizeof(struct edge), MAX_ITEMS);
+	table_init(&g->vertex_tab, sizeof(struct vertex), MAX_ITEMS);
 }
+
+static void worker_attach(void *w, struct replay *r, struct stats_feed *feed)
+{
+	struct graph *g = w;
+
+	g->replay = r;
+	g->feed = feed;
+}
+
+/* A call of no time: one reader follows what came before it. */
+static bool worker_alone(const void *w)
+{
+	return ((const struct graph *)w)->zero;
+}
+
+static void worker_free(void *w)
+{
+	graph_free(w);
+}
+
+static const struct shared_read_ops graph_shared = {
+	.cmd = "graph",
+	.hooks = &graph_hooks,
+	.size = sizeof(struct graph),
+	.init = worker_init,
+	.attach = worker_attach,
+	.key = item_key,
+	.alone = worker_alone,
+	.merge = merge_graphs,
+	.free = worker_free,
+};
 
 /* llvm-xray graph picks with integer arithmetic. */
 /* llvm-xray graph's picks. */
@@ -929,9 +907,10 @@ static int graph_run(int argc, char **argv)
 	 * follow it whole in order (a call left out by --min-duration is
 	 * entered where it ends, not in the log's order) */
 	if (!g.strict && !o.min_ns && analysis_shareable(&o, path, jobs))
-		alone = analysis_shared_done("graph", path,
-					     graph_shared(&g, &o, path, jobs,
-							  &facts));
+		alone = analysis_shared_done(
+			"graph", path,
+			shared_read(&graph_shared, &g, &o.in, path, jobs, 0,
+				    o.sort_memory, &g.durations, &facts));
 	if (alone < 0)
 		goto out;
 	status = EXIT_OK;
@@ -963,9 +942,7 @@ static int graph_run(int argc, char **argv)
 	status = replay_file(g.replay, path);
 	if (replay_stopped(g.replay))
 		goto out;
-	facts.freq = replay_input(g.replay)->freq;
-	facts.before = calls_unmatched(replay_calls(g.replay));
-	facts.unwound = calls_unwound(replay_calls(g.replay));
+	read_facts_of(g.replay, &facts);
 select:
 	dot.freq = facts.freq;
 	order_stats_jobs(g.durations, jobs);

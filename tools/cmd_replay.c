@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/runtime/filter.h"
+#include "../lib/filter/filter.h"
 #include "../lib/util/u64map.h"
 #include "analysis/cmdline.h"
 #include "analysis/funcfilter.h"
@@ -92,10 +92,11 @@ struct view_thread {
 struct view {
 	struct replay *replay;
 	struct symbols *syms;
-	struct func_filter filter; /* -F, -N */
+	struct fn_filter *rules; /* -F, -N, or NULL */
+	struct func_filter filter; /* rules per function id */
 	FILE *out;
 	struct outbuf *ob; /* the lines go through it to out */
-	bool color, filter_active, pager_gone;
+	bool color, pager_gone;
 	uint32_t max_depth; /* 0: no limit */
 	uint64_t min_ns;
 	uint64_t before_window, unwound, still_running;
@@ -270,18 +271,18 @@ static void on_enter(void *ctx, struct call_thread *t, struct call_frame *f,
 {
 	struct view *v = ctx;
 	uint64_t parent = depth ? t->stack[depth - 1].user :
-				  (v->filter_active && rt_filter_selects() ?
+				  (v->rules && fn_filter_selects(v->rules) ?
 					   0 :
 					   FR_SELECTED);
 	uint32_t level = depth ? level_of(parent) + !!(parent & FR_SHOWN) : 0;
 	uint64_t user = parent & (FR_SELECTED | FR_LEFT_OUT);
 
-	if (v->filter_active) {
+	if (v->rules) {
 		unsigned int c = classify(v, f->func_id);
 
-		if (c & RT_FILTER_SELECTED)
+		if (c & FN_FILTER_SELECTED)
 			user |= FR_SELECTED;
-		if (c & RT_FILTER_LEFT_OUT)
+		if (c & FN_FILTER_LEFT_OUT)
 			user |= FR_LEFT_OUT;
 	}
 	if ((user & (FR_SELECTED | FR_LEFT_OUT)) == FR_SELECTED &&
@@ -364,7 +365,7 @@ static bool here(struct view *v, struct call_thread *t, uint32_t *level)
 
 	if (top && !(top->user & FR_SHOWN))
 		return false;
-	if (!top && v->filter_active && rt_filter_selects())
+	if (!top && v->rules && fn_filter_selects(v->rules))
 		return false;
 	if (top && v->max_depth && level_of(top->user) + 1 >= v->max_depth)
 		return false;
@@ -382,11 +383,12 @@ static void on_unmatched(void *ctx, struct call_thread *t,
 	v->before_window++;
 	if (v->min_ns || !here(v, t, &level))
 		return;
-	if (v->filter_active) {
+	if (v->rules) {
 		unsigned int c = classify(v, ev->func_id);
 
-		if ((rt_filter_selects() && !(c & RT_FILTER_SELECTED)) ||
-		    (c & RT_FILTER_LEFT_OUT))
+		if ((fn_filter_selects(v->rules) &&
+		     !(c & FN_FILTER_SELECTED)) ||
+		    (c & FN_FILTER_LEFT_OUT))
 			return;
 	}
 	print_prefix(v, t, true, ev->tsc, false, 0, 0, level);
@@ -569,14 +571,18 @@ static int replay_run(int argc, char **argv)
 	}
 	/* shown as call trees here, not dropped by the driver */
 	if (o.filter) {
-		if (rt_filter_parse(o.filter, strlen(o.filter), err,
+		v.rules = fn_filter_new();
+		if (!v.rules) {
+			tool_error("replay", "out of memory");
+			goto out;
+		}
+		if (fn_filter_parse(v.rules, o.filter, strlen(o.filter), err,
 				    sizeof(err))) {
 			tool_error("replay", "%s", err);
 			goto out;
 		}
-		v.filter_active = true;
 	}
-	func_filter_init(&v.filter, v.syms, o.instr_map);
+	func_filter_init(&v.filter, v.rules, v.syms, o.instr_map);
 	/* shown by the view, which opens a call's line when it knows */
 	v.min_ns = o.min_ns;
 	v.replay = replay_new(&(struct replay_opts){
@@ -634,6 +640,7 @@ out:
 	replay_free(v.replay);
 	free(v.ob);
 	func_filter_free(&v.filter);
+	fn_filter_free(v.rules);
 	symbols_free(v.syms);
 	analysis_opts_free(&o);
 	return status;

@@ -7,12 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Exit statuses every subcommand uses. */
-enum {
-	EXIT_OK = 0,
-	EXIT_INVALID = 1, /* the input is invalid, or a check failed */
-	EXIT_USAGE = 2, /* bad command line, or an I/O error */
-};
+#include "analysis/option_values.h"
+#include "analysis/report.h"
 
 struct command {
 	const char *name;
@@ -43,28 +39,6 @@ extern const struct command cmd_synth;
 struct option;
 int llvm_style_options(const char *cmd, int argc, char **argv,
 		       const struct option *longopts);
-
-/* Print "xrayfdr CMD: message" to stderr. */
-__attribute__((format(printf, 2, 3))) void tool_error(const char *cmd,
-						      const char *fmt, ...);
-
-/* Parse "123", "64K", "16M", "1G" (powers of 1024).  Return 0 or -EINVAL. */
-int parse_size(const char *s, uint64_t *out);
-/*
- * Add the -F (@sign '+') or -N ('-') rule @pattern to *@filter, the
- * lines of XRAYFDR_FILTER (lib/runtime/filter.h), checked by the
- * runtime's parser; false, said for @cmd, if it is bad.
- */
-bool filter_add_rule(const char *cmd, char **filter, char sign,
-		     const char *pattern);
-/*
- * Parse a time such as "5us", "2.5ms", "1s" (also ns, sec, m, min) into
- * nanoseconds; a bare number is in @default_unit nanoseconds (0: a unit
- * is required).  Return 0 or -EINVAL.
- */
-int parse_time_ns(const char *text, uint64_t default_unit, uint64_t *ns);
-/* Parse an unsigned integer in [min, max].  Return 0 or -EINVAL. */
-int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
 /* The long name of the option whose val is @val, for messages. */
 const char *option_name(const struct option *opts, int val);

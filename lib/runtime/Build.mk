@@ -7,7 +7,7 @@ LIB_SRCS += lib/runtime/options.c lib/runtime/tsc.c lib/runtime/state.c \
 	lib/runtime/fdr.c lib/runtime/fdr_setup.c lib/runtime/handlers.c \
 	lib/runtime/logfile.c lib/runtime/stream.c lib/runtime/trace.c \
 	lib/runtime/modes.c lib/runtime/mode_fdr.c lib/runtime/basic.c \
-	lib/runtime/objects.c lib/runtime/filter.c lib/runtime/init.c lib/runtime/xray_api.c \
+	lib/runtime/objects.c lib/runtime/init.c lib/runtime/xray_api.c \
 	lib/runtime/api.c lib/runtime/dump.c \
 	lib/arch/x86_64/patch.c lib/arch/x86_64/fastcopy.c \
 	lib/arch/x86_64/trampolines.S

@@ -35,9 +35,9 @@
 #include <unistd.h>
 
 #include "../arch/x86_64/arch.h"
+#include "../filter/filter.h"
 #include "../log.h"
 #include "controller.h"
-#include "filter.h"
 #include "objects.h"
 #include "sink.h"
 #include "state.h"
@@ -724,6 +724,31 @@ static void end_patching(void)
 	__atomic_store_n(&patching, 0, __ATOMIC_RELEASE);
 }
 
+/* The runtime's filter: XRAYFDR_FILTER's rules (NULL: none) */
+static struct fn_filter *filter;
+
+/*
+ * Read XRAYFDR_FILTER once.  Return 0 (there may be no rules), or
+ * -EINVAL with the rule and the reason in @err, or -ENOMEM.
+ */
+static int load_filter(char *err, size_t errlen)
+{
+	static bool loaded;
+	static int result;
+	const char *spec = getenv("XRAYFDR_FILTER");
+
+	if (loaded)
+		return result;
+	loaded = true;
+	if (!spec)
+		return 0;
+	filter = fn_filter_new();
+	result = filter ? fn_filter_parse(filter, spec, strlen(spec), err,
+					  errlen) :
+			  -ENOMEM;
+	return result;
+}
+
 /*
  * Patch the functions of object @index that XRAYFDR_FILTER selects, in
  * runs (all of them when there is no filter); unpatch all of them.
@@ -734,12 +759,13 @@ static int patch_selected(size_t index, bool enable)
 	uint32_t n = (uint32_t)o->map.nfunctions;
 	int ret = 0;
 
-	if (!enable || !rt_filter_active())
+	if (!enable || !filter || !fn_filter_active(filter))
 		return patch_functions(index, 1, n + 1, enable);
 	if (!o->selected) {
-		o->selected = rt_filter_select(o->path, o->bias, &o->map);
-		if (!o->selected)
-			return -ENOMEM;
+		ret = fn_filter_select(filter, o->path, o->bias, &o->map,
+				       &o->selected);
+		if (ret)
+			return ret;
 	}
 	for (uint32_t f = 1; f <= n;) {
 		uint32_t from;
@@ -770,7 +796,7 @@ int rt_patch_all(bool enable)
 	__atomic_store_n(&patched_all, enable, __ATOMIC_RELAXED);
 	rt_api_lock();
 	ret = scan_locked(); /* picks up objects loaded since */
-	if (!ret && rt_filter_load(err, sizeof(err))) {
+	if (!ret && load_filter(err, sizeof(err))) {
 		pr_warn("XRAYFDR_FILTER: %s; patching nothing\n", err);
 		ret = -EINVAL;
 	}
@@ -813,7 +839,7 @@ int rt_objects_opened(void)
 
 		if (!empty[i] || !objects[i].path)
 			continue;
-		if (rt_filter_load(NULL, 0))
+		if (load_filter(NULL, 0))
 			r = -EINVAL;
 		else
 			r = patch_selected(i, true);
@@ -920,7 +946,7 @@ int rt_patch_object(int32_t index, bool enable)
 	if (!ret &&
 	    (index < 0 || (size_t)index >= nobjects || !objects[index].path))
 		ret = -EINVAL;
-	if (!ret && enable && rt_filter_load(NULL, 0))
+	if (!ret && enable && load_filter(NULL, 0))
 		ret = -EINVAL;
 	if (!ret)
 		ret = patch_selected((size_t)index, enable);

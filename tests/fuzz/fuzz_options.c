@@ -14,7 +14,7 @@
 
 #include <xrayfdr/common.h>
 
-#include "../../lib/runtime/filter.h"
+#include "../../lib/filter/filter.h"
 #include "../../lib/runtime/options.h"
 #include "../../lib/runtime/tsc.h"
 
@@ -38,16 +38,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						     "twice<long>",
 						     "ns::C::f(int) const" };
 
-		ret = rt_filter_parse((const char *)data + 1, size - 1, err,
+		struct fn_filter *f = fn_filter_new();
+
+		if (!f)
+			return 0;
+		ret = fn_filter_parse(f, (const char *)data + 1, size - 1, err,
 				      sizeof(err));
 		if (ret ? (ret != -EINVAL && ret != -ENOMEM) ||
 				    (ret == -EINVAL &&
 				     strncmp(err, "rule ", 5)) ||
-				    rt_filter_active() :
+				    fn_filter_active(f) :
 			  0)
 			abort();
 		for (size_t i = 0; !ret && i < 5; i++)
-			(void)rt_filter_match(names[i], "/usr/lib/libx.so.1");
+			(void)fn_filter_match(f, names[i],
+					      "/usr/lib/libx.so.1");
+		fn_filter_free(f);
 		return 0;
 	}
 	rt_options_defaults(&o);

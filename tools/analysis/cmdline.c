@@ -4,8 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../xrayfdr.h"
 #include "cmdline.h"
+#include "funcfilter.h"
+#include "option_values.h"
+#include "report.h"
 
 static int parse_tids(const char *arg, uint32_t **tids, size_t *n)
 {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../xrayfdr.h"
 #include "evfilter.h"
+#include "report.h"
 
 /* A thread's open calls of functions the rules match. */
 struct filter_thread {
@@ -25,13 +25,20 @@ int event_filter_init(struct event_filter *f, const struct event_filter_opts *o)
 			tool_error(o->cmd, "function filters need names");
 			return -EINVAL;
 		}
-		if (rt_filter_parse(o->filter, strlen(o->filter), err,
+		f->rules = fn_filter_new();
+		if (!f->rules) {
+			tool_error(o->cmd, "out of memory");
+			return -ENOMEM;
+		}
+		if (fn_filter_parse(f->rules, o->filter, strlen(o->filter), err,
 				    sizeof(err))) {
 			tool_error(o->cmd, "%s", err);
+			fn_filter_free(f->rules);
+			f->rules = NULL;
 			return -EINVAL;
 		}
-		func_filter_init(&f->funcs, o->names, o->map_path);
-		f->selects = rt_filter_selects();
+		func_filter_init(&f->funcs, f->rules, o->names, o->map_path);
+		f->selects = fn_filter_selects(f->rules);
 	}
 	return 0;
 }
@@ -46,6 +53,7 @@ void event_filter_input(struct event_filter *f, const char *path, double freq)
 void event_filter_free(struct event_filter *f)
 {
 	func_filter_free(&f->funcs);
+	fn_filter_free(f->rules);
 	u64map_free_values(&f->threads);
 }
 
@@ -107,7 +115,7 @@ static int funcs_wanted(struct event_filter *f, const struct xrayfdr_event *ev)
 		return c;
 	entry = ev->kind == XRAYFDR_EV_ENTRY ||
 		ev->kind == XRAYFDR_EV_ENTRY_ARGS;
-	if (c & RT_FILTER_LEFT_OUT) {
+	if (c & FN_FILTER_LEFT_OUT) {
 		if (entry)
 			ft->left_out++;
 		else if (ft->left_out)
@@ -117,12 +125,12 @@ static int funcs_wanted(struct event_filter *f, const struct xrayfdr_event *ev)
 	if (ft->left_out)
 		return 0;
 	if (entry) {
-		ft->selected += !!(c & RT_FILTER_SELECTED);
+		ft->selected += !!(c & FN_FILTER_SELECTED);
 		return !f->selects || ft->selected;
 	}
 	if (!f->selects || !ft->selected)
 		return !f->selects;
-	ft->selected -= !!(c & RT_FILTER_SELECTED);
+	ft->selected -= !!(c & FN_FILTER_SELECTED);
 	return 1;
 }
 

@@ -50,6 +50,7 @@ struct event_filter {
 	struct event_filter_opts o;
 	bool active; /* anything to check */
 	bool selects; /* there are "+" rules */
+	struct fn_filter *rules; /* o.filter parsed, or NULL */
 	struct func_filter funcs;
 	struct u64map threads; /* thread key -> its open calls */
 	/* the input being read */
@@ -59,7 +60,8 @@ struct event_filter {
 	uint64_t from, to; /* the range in ticks */
 };
 
-/* 0, or -EINVAL after saying what is wrong with the rules. */
+/* 0, or -EINVAL or -ENOMEM after saying what is wrong (nothing to free
+ * then). */
 int event_filter_init(struct event_filter *f,
 		      const struct event_filter_opts *o);
 

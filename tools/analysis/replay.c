@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 
 #include "../../lib/util/u64map.h"
-#include "../xrayfdr.h"
 #include "llvm_compat.h"
 #include "replay.h"
+#include "report.h"
 #include "symbols.h"
 #include "ticks.h"
 
@@ -76,6 +76,7 @@ struct replay *replay_new(const struct replay_opts *opts)
 	r->calls = calls_new(opts->mode, opts->by_tid, &opts->hooks->calls,
 			     opts->ctx);
 	if (!r->calls) {
+		event_filter_free(&r->filter);
 		free(r);
 		return NULL;
 	}

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../xrayfdr.h"
+#include "report.h"
 #include "source.h"
 #include "text_reader.h"
 

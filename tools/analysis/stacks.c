@@ -6,9 +6,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../xrayfdr.h"
 #include "cmdline.h"
 #include "llvm_compat.h"
+#include "report.h"
 #include "stacks.h"
 #include "symbols.h"
 

@@ -116,7 +116,7 @@ int stacks_write_folded_lines(struct stacks *s, FILE *out, bool llvm_style,
 			      bool count);
 
 /* convert -f folded: read @t, write its folded stacks.  An exit status
- * (xrayfdr.h); says what went wrong itself. */
+ * (report.h); says what went wrong itself. */
 int stacks_write_folded(struct trace *t, const char *path, struct symbols *syms,
 			FILE *out, const struct analysis_opts *o);
 

@@ -6,7 +6,7 @@
 #ifndef XRAYFDR_TOOLS_YAML_READER_H
 #define XRAYFDR_TOOLS_YAML_READER_H
 
-#include "text_reader.h"
+#include "text_lines.h"
 
 struct yaml_reader;
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Record-time function filters (see filter.h). */
+/* Function filters: rules and their matching (see filter.h). */
 #define LOG_DOMAIN "xrayfdr"
 #include <dlfcn.h>
 #include <errno.h>
@@ -25,9 +25,20 @@ struct rule {
 	regex_t re;
 };
 
-static struct rule rules[MAX_RULES];
-static size_t nrules;
-static bool any_select;
+struct fn_filter {
+	struct rule rules[MAX_RULES];
+	size_t nrules;
+	bool any_select;
+};
+
+struct fn_filter *fn_filter_new(void)
+{
+	struct fn_filter *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		errno = ENOMEM;
+	return f;
+}
 
 #define MAX_REGEX 128
 #define MAX_REPEAT 255
@@ -101,21 +112,22 @@ static const char *regex_problem(const char *re)
 }
 
 /* One "+PATTERN[@OBJECT]" or "-..." rule of @len bytes at @text. */
-static int parse_rule(const char *text, size_t len, char *err, size_t errlen)
+static int parse_rule(struct fn_filter *f, const char *text, size_t len,
+		      char *err, size_t errlen)
 {
-	struct rule *r = &rules[nrules];
+	struct rule *r = &f->rules[f->nrules];
 	char *body, *at;
 	int rc;
 
 	if (len < 2 || (text[0] != '+' && text[0] != '-')) {
 		snprintf(err, errlen,
 			 "rule %zu '%.*s': wants +PATTERN or -PATTERN",
-			 nrules + 1, (int)len, text);
+			 f->nrules + 1, (int)len, text);
 		return -EINVAL;
 	}
-	if (nrules == MAX_RULES) {
+	if (f->nrules == MAX_RULES) {
 		snprintf(err, errlen, "rule %zu: more than %d rules",
-			 nrules + 1, MAX_RULES);
+			 f->nrules + 1, MAX_RULES);
 		return -EINVAL;
 	}
 	body = strndup(text + 1, len - 1);
@@ -136,15 +148,16 @@ static int parse_rule(const char *text, size_t len, char *err, size_t errlen)
 			snprintf(
 				err, errlen,
 				"rule %zu '%.*s': a regular expression ends with '/'",
-				nrules + 1, (int)len, text);
+				f->nrules + 1, (int)len, text);
 			free(body);
 			return -EINVAL;
 		}
 		body[n - 1] = '\0';
 		r->pattern = body + 1;
 		if (regex_problem(r->pattern)) {
-			snprintf(err, errlen, "rule %zu '%.*s': %s", nrules + 1,
-				 (int)len, text, regex_problem(r->pattern));
+			snprintf(err, errlen, "rule %zu '%.*s': %s",
+				 f->nrules + 1, (int)len, text,
+				 regex_problem(r->pattern));
 			free(body);
 			return -EINVAL;
 		}
@@ -154,34 +167,45 @@ static int parse_rule(const char *text, size_t len, char *err, size_t errlen)
 			char why[128];
 
 			regerror(rc, &r->re, why, sizeof(why));
-			snprintf(err, errlen, "rule %zu '%.*s': %s", nrules + 1,
-				 (int)len, text, why);
+			snprintf(err, errlen, "rule %zu '%.*s': %s",
+				 f->nrules + 1, (int)len, text, why);
 			free(body);
 			return -EINVAL;
 		}
 	}
-	any_select = any_select || r->select;
-	nrules++;
+	f->any_select = f->any_select || r->select;
+	f->nrules++;
 	return 0;
 }
 
-static void clear_rules(void)
+static void clear_rules(struct fn_filter *f)
 {
-	for (size_t i = 0; i < nrules; i++) {
-		if (rules[i].regex)
-			regfree(&rules[i].re);
-		free(rules[i].regex ? rules[i].pattern - 1 : rules[i].pattern);
+	for (size_t i = 0; i < f->nrules; i++) {
+		struct rule *r = &f->rules[i];
+
+		if (r->regex)
+			regfree(&r->re);
+		free(r->regex ? r->pattern - 1 : r->pattern);
 	}
-	nrules = 0;
-	any_select = false;
+	f->nrules = 0;
+	f->any_select = false;
 }
 
-int rt_filter_parse(const char *spec, size_t len, char *err, size_t errlen)
+void fn_filter_free(struct fn_filter *f)
+{
+	if (!f)
+		return;
+	clear_rules(f);
+	free(f);
+}
+
+int fn_filter_parse(struct fn_filter *f, const char *spec, size_t len,
+		    char *err, size_t errlen)
 {
 	const char *end = spec + len;
 	int ret;
 
-	clear_rules();
+	clear_rules(f);
 	while (spec < end) {
 		const char *eol = memchr(spec, '\n', (size_t)(end - spec));
 
@@ -189,15 +213,15 @@ int rt_filter_parse(const char *spec, size_t len, char *err, size_t errlen)
 			eol = end;
 		if (eol > spec && memchr(spec, '\0', (size_t)(eol - spec))) {
 			snprintf(err, errlen, "rule %zu holds a NUL byte",
-				 nrules + 1);
-			clear_rules();
+				 f->nrules + 1);
+			clear_rules(f);
 			return -EINVAL;
 		}
 		if (eol > spec) {
-			ret = parse_rule(spec, (size_t)(eol - spec), err,
+			ret = parse_rule(f, spec, (size_t)(eol - spec), err,
 					 errlen);
 			if (ret) {
-				clear_rules();
+				clear_rules(f);
 				return ret;
 			}
 		}
@@ -206,23 +230,14 @@ int rt_filter_parse(const char *spec, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
-int rt_filter_load(char *err, size_t errlen)
+bool fn_filter_active(const struct fn_filter *f)
 {
-	static bool loaded;
-	static int result;
-	const char *spec = getenv("XRAYFDR_FILTER");
-
-	if (loaded)
-		return result;
-	loaded = true;
-	if (spec)
-		result = rt_filter_parse(spec, strlen(spec), err, errlen);
-	return result;
+	return f->nrules > 0;
 }
 
-bool rt_filter_active(void)
+bool fn_filter_selects(const struct fn_filter *f)
 {
-	return nrules > 0;
+	return f->any_select;
 }
 
 static const char *base_name(const char *path)
@@ -263,9 +278,10 @@ static bool matches(const struct rule *r, const char *name,
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
-/* Which kinds of rule @name in @object matches (RT_FILTER_*): each kind
+/* Which kinds of rule @name in @object matches (FN_FILTER_*): each kind
  * is looked for until one rule of it matches. */
-static unsigned int classify(const char *name, const char *object)
+static unsigned int classify(const struct fn_filter *f, const char *name,
+			     const char *object)
 {
 	static demangle_fn demangle;
 	static bool looked;
@@ -281,10 +297,10 @@ static unsigned int classify(const char *name, const char *object)
 		demangled = demangle(name, NULL, NULL, &status);
 	if (status)
 		demangled = NULL; /* (failed: nothing allocated) */
-	for (size_t i = 0; i < nrules && !(hits & RT_FILTER_LEFT_OUT); i++) {
-		const struct rule *r = &rules[i];
-		unsigned int kind = r->select ? RT_FILTER_SELECTED :
-						RT_FILTER_LEFT_OUT;
+	for (size_t i = 0; i < f->nrules && !(hits & FN_FILTER_LEFT_OUT); i++) {
+		const struct rule *r = &f->rules[i];
+		unsigned int kind = r->select ? FN_FILTER_SELECTED :
+						FN_FILTER_LEFT_OUT;
 
 		if (hits & kind)
 			continue;
@@ -297,27 +313,25 @@ static unsigned int classify(const char *name, const char *object)
 	return hits;
 }
 
-static bool passes(const char *name, const char *object)
+static bool passes(const struct fn_filter *f, const char *name,
+		   const char *object)
 {
-	unsigned int hits = classify(name, object);
+	unsigned int hits = classify(f, name, object);
 
-	return (!any_select || (hits & RT_FILTER_SELECTED)) &&
-	       !(hits & RT_FILTER_LEFT_OUT);
+	return (!f->any_select || (hits & FN_FILTER_SELECTED)) &&
+	       !(hits & FN_FILTER_LEFT_OUT);
 }
 
-bool rt_filter_match(const char *name, const char *path)
+bool fn_filter_match(const struct fn_filter *f, const char *name,
+		     const char *path)
 {
-	return passes(name, base_name(path));
+	return passes(f, name, base_name(path));
 }
 
-unsigned int rt_filter_classify(const char *name, const char *path)
+unsigned int fn_filter_classify(const struct fn_filter *f, const char *name,
+				const char *path)
 {
-	return classify(name, base_name(path));
-}
-
-bool rt_filter_selects(void)
-{
-	return any_select;
+	return classify(f, name, base_name(path));
 }
 
 struct sym {
@@ -395,8 +409,9 @@ static const struct sym *symbol_at(const struct sym *s, size_t n, uint64_t a)
 	return a < s->value + (s->size ? s->size : 1) ? s : NULL;
 }
 
-uint8_t *rt_filter_select(const char *path, uintptr_t bias,
-			  const struct xray_instr_map *map)
+int fn_filter_select(const struct fn_filter *f, const char *path,
+		     uintptr_t bias, const struct xray_instr_map *map,
+		     uint8_t **selected)
 {
 	uint8_t *sel = calloc(map->nfunctions ? map->nfunctions : 1, 1);
 	const char *object = base_name(path);
@@ -406,22 +421,23 @@ uint8_t *rt_filter_select(const char *path, uintptr_t bias,
 	int fd;
 
 	if (!sel)
-		return NULL;
+		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 && elf_version(EV_CURRENT) != EV_NONE)
 		elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (elf)
 		nsyms = read_symbols(elf, &syms);
-	for (size_t f = 0; f < map->nfunctions; f++) {
+	for (size_t i = 0; i < map->nfunctions; i++) {
 		const struct sym *s = symbol_at(
-			syms, nsyms, map->functions[f].address - bias);
+			syms, nsyms, map->functions[i].address - bias);
 
-		sel[f] = passes(s ? s->name : "", object);
+		sel[i] = passes(f, s ? s->name : "", object);
 	}
 	free(syms);
 	if (elf)
 		elf_end(elf);
 	if (fd >= 0)
 		close(fd);
-	return sel;
+	*selected = sel;
+	return 0;
 }
