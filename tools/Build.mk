@@ -68,10 +68,14 @@ $(SAN_XRAYFDR): $(TOOL_SRCS:%.c=$(BUILD)/san/%.o) \
 CHECK_DEPS += $(SAN_XRAYFDR)
 CHECK_SUITES += tools/sanitized:tests/tools/test_sanitized.sh
 
-# The tool's objects in layers, without a cycle (scripts/object-deps.py
-# over the objects it is linked from, listed here).
+# The library's and the tool's objects in layers, without a cycle
+# (scripts/object-deps.py over the objects each is linked from, listed
+# here; LIB_OBJS is known by the time the recipe runs).
 TOOL_OBJ_LIST := $(BUILD)/obj/tools/objects.list
+LIB_OBJ_LIST := $(BUILD)/obj/lib/objects.list
 $(TOOL_OBJ_LIST): $(XRAYFDR_BIN) tools/Build.mk
 	$(Q)printf '%s\n' $(TOOL_OBJS) $(TOOL_CXX_OBJS) >$@
-CHECK_DEPS += $(TOOL_OBJ_LIST)
-CHECK_SUITES += style/tools-layers:tests/style/check-layers.sh
+$(LIB_OBJ_LIST): $(LIB_A) tools/Build.mk
+	$(Q)printf '%s\n' $(LIB_OBJS) >$@
+CHECK_DEPS += $(TOOL_OBJ_LIST) $(LIB_OBJ_LIST)
+CHECK_SUITES += style/layers:tests/style/check-layers.sh
