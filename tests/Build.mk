@@ -27,10 +27,10 @@ $(BUILD)/tests/unit/test_%: $(BUILD)/san/tests/unit/test_%.o \
 
 # Unit tests of the analysis tools' parts link those parts too.
 $(BUILD)/tests/unit/test_order_stats: \
-	$(BUILD)/san/tools/analysis/order_stats.o $(BUILD)/san/tools/analysis/sorter.o
+	$(BUILD)/san/tools/analysis/stats/order_stats.o $(BUILD)/san/tools/analysis/stats/sorter.o
 $(BUILD)/tests/unit/test_calls: \
-	$(BUILD)/san/tools/analysis/calls.o $(BUILD)/san/tools/analysis/table.o
-$(BUILD)/tests/unit/test_trie: $(BUILD)/san/tools/analysis/trie.o
+	$(BUILD)/san/tools/analysis/engine/calls.o $(BUILD)/san/tools/analysis/stats/table.o
+$(BUILD)/tests/unit/test_trie: $(BUILD)/san/tools/analysis/engine/trie.o
 
 # Fuzz targets: one per parser, seeded with logs from `xrayfdr synth`.
 FUZZ_TARGETS := fuzz_reader fuzz_instr_map fuzz_yaml fuzz_tracelog

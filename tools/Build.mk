@@ -5,25 +5,25 @@ TOOL_SRCS += tools/xrayfdr.c tools/util.c tools/cmd_dump.c tools/cmd_synth.c \
 # The analysis commands (extract, convert, account, stack, graph) and the
 # code they share in tools/analysis/.  The readers of text formats stay
 # free of libdw and C++ so the fuzz targets can build them alone.
-ANALYSIS_READER_SRCS := tools/analysis/yaml_scalar.c tools/analysis/outbuf.c \
-	tools/analysis/text_lines.c tools/analysis/text_reader.c \
-	tools/analysis/yaml_reader.c \
-	tools/analysis/tracelog_reader.c tools/analysis/yaml_map.c
-ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/symbols.c \
-	tools/analysis/source.c tools/analysis/sorter.c \
-	tools/analysis/llvm_compat.c tools/analysis/xray_yaml.c \
-	tools/analysis/calls.c tools/analysis/replay.c tools/analysis/funcfilter.c tools/analysis/evfilter.c tools/analysis/trie.c tools/analysis/flamegraph.c \
-	tools/analysis/writers.c tools/analysis/order_stats.c tools/analysis/shared_stats.c \
-	tools/analysis/shared_read.c \
-	tools/analysis/cmdline.c tools/analysis/report.c \
-	tools/analysis/option_values.c \
-	tools/analysis/table.c tools/analysis/perfetto.c \
-	tools/analysis/stacks.c
+ANALYSIS_READER_SRCS := tools/analysis/output/yaml_scalar.c tools/analysis/output/outbuf.c \
+	tools/analysis/input/text_lines.c tools/analysis/input/text_reader.c \
+	tools/analysis/input/yaml_reader.c \
+	tools/analysis/input/tracelog_reader.c tools/analysis/input/yaml_map.c
+ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/input/symbols.c \
+	tools/analysis/input/source.c tools/analysis/stats/sorter.c \
+	tools/analysis/engine/llvm_compat.c tools/analysis/output/xray_yaml.c \
+	tools/analysis/engine/calls.c tools/analysis/engine/replay.c tools/analysis/engine/funcfilter.c tools/analysis/engine/evfilter.c tools/analysis/engine/trie.c tools/analysis/output/flamegraph.c \
+	tools/analysis/output/writers.c tools/analysis/stats/order_stats.c tools/analysis/stats/shared_stats.c \
+	tools/analysis/stats/shared_read.c \
+	tools/analysis/cmdline/cmdline.c tools/analysis/cmdline/report.c \
+	tools/analysis/cmdline/option_values.c \
+	tools/analysis/stats/table.c tools/analysis/output/perfetto.c \
+	tools/analysis/engine/stacks.c
 TOOL_SRCS += $(ANALYSIS_SRCS) tools/cmd_extract.c tools/cmd_convert.c \
 	tools/cmd_account.c tools/cmd_stack.c tools/cmd_graph.c tools/cmd_replay.c
 # C++ only where a C++ facility is needed: demangling, and std::sort's
 # order of equal elements, which llvm-xray's output inherits (libstdc++).
-TOOL_CXX_SRCS := tools/analysis/demangle.cc tools/analysis/llvm_sort.cc
+TOOL_CXX_SRCS := tools/analysis/input/demangle.cc tools/analysis/engine/llvm_sort.cc
 TOOL_CXX_OBJS := $(TOOL_CXX_SRCS:%.cc=$(BUILD)/obj/%.o)
 TOOL_LDLIBS += $(TOOL_CXX_OBJS) -ldw -lelf -lstdc++ -lm
 
@@ -52,7 +52,7 @@ CHECK_SUITES += tools/viewer:tests/tools/test_viewer.py
 # The text readers' fuzz targets build them in (tests/fuzz/fuzz_*.c).
 TEXT_FUZZ_BINS := $(BUILD)/fuzz/fuzz_yaml $(BUILD)/fuzz/fuzz_tracelog \
 	$(BUILD)/fuzz/fuzz_instr_map
-$(TEXT_FUZZ_BINS): $(ANALYSIS_READER_SRCS) $(wildcard tools/analysis/*.h)
+$(TEXT_FUZZ_BINS): $(ANALYSIS_READER_SRCS) $(wildcard tools/analysis/*/*.h)
 $(TEXT_FUZZ_BINS): FUZZ_EXTRA_SRCS = $(ANALYSIS_READER_SRCS)
 
 # make bench: tool throughput against llvm-xray (bench/tools/).

@@ -4,7 +4,7 @@
  * computes them, plus exclusive time and on/off-CPU time.
  *
  * Exact percentiles need every duration: they go through the external
- * sort (analysis/order_stats.h) keyed by function then duration, so memory
+ * sort (analysis/stats/order_stats.h) keyed by function then duration, so memory
  * stays bounded whatever the trace's size.  Rows come out in llvm-xray's
  * order: its table of functions is a DenseMap filled in the order of the
  * first completed call of each function, sorted with std::sort.
@@ -24,16 +24,16 @@
 #include <string.h>
 
 #include "../lib/util/u64map.h"
-#include "analysis/calls.h"
-#include "analysis/cmdline.h"
-#include "analysis/llvm_compat.h"
-#include "analysis/order_stats.h"
-#include "analysis/replay.h"
-#include "analysis/shared_read.h"
-#include "analysis/shared_stats.h"
-#include "analysis/source.h"
-#include "analysis/symbols.h"
-#include "analysis/table.h"
+#include "analysis/engine/calls.h"
+#include "analysis/cmdline/cmdline.h"
+#include "analysis/engine/llvm_compat.h"
+#include "analysis/stats/order_stats.h"
+#include "analysis/engine/replay.h"
+#include "analysis/stats/shared_read.h"
+#include "analysis/stats/shared_stats.h"
+#include "analysis/input/source.h"
+#include "analysis/input/symbols.h"
+#include "analysis/stats/table.h"
 #include "xrayfdr.h"
 
 #define MAX_FUNCTIONS ORDER_STATS_MAX_SETS

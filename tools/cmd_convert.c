@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/cmdline.h"
-#include "analysis/perfetto.h"
-#include "analysis/source.h"
-#include "analysis/stacks.h"
-#include "analysis/symbols.h"
-#include "analysis/writers.h"
-#include "analysis/xray_yaml.h"
+#include "analysis/cmdline/cmdline.h"
+#include "analysis/output/perfetto.h"
+#include "analysis/input/source.h"
+#include "analysis/engine/stacks.h"
+#include "analysis/input/symbols.h"
+#include "analysis/output/writers.h"
+#include "analysis/output/xray_yaml.h"
 #include "xrayfdr.h"
 
 enum out_format {

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/cmdline.h"
-#include "analysis/funcfilter.h"
-#include "analysis/symbols.h"
-#include "analysis/yaml_scalar.h"
+#include "analysis/cmdline/cmdline.h"
+#include "analysis/engine/funcfilter.h"
+#include "analysis/input/symbols.h"
+#include "analysis/output/yaml_scalar.h"
 #include "../lib/filter/filter.h"
 #include "xrayfdr.h"
 

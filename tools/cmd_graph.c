@@ -24,16 +24,16 @@
 #include <string.h>
 
 #include "../lib/util/u64map.h"
-#include "analysis/calls.h"
-#include "analysis/cmdline.h"
-#include "analysis/llvm_compat.h"
-#include "analysis/order_stats.h"
-#include "analysis/replay.h"
-#include "analysis/shared_read.h"
-#include "analysis/shared_stats.h"
-#include "analysis/source.h"
-#include "analysis/symbols.h"
-#include "analysis/table.h"
+#include "analysis/engine/calls.h"
+#include "analysis/cmdline/cmdline.h"
+#include "analysis/engine/llvm_compat.h"
+#include "analysis/stats/order_stats.h"
+#include "analysis/engine/replay.h"
+#include "analysis/stats/shared_read.h"
+#include "analysis/stats/shared_stats.h"
+#include "analysis/input/source.h"
+#include "analysis/input/symbols.h"
+#include "analysis/stats/table.h"
 #include "xrayfdr.h"
 
 /* durations of edge i are set 2i, of vertex j set 2j + 1 */

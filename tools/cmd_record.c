@@ -22,7 +22,7 @@
 #include <xrayfdr/fdr.h>
 
 #include "../lib/xray/instr_map.h"
-#include "analysis/funcfilter.h"
+#include "analysis/engine/funcfilter.h"
 #include "xrayfdr.h"
 
 #define LIBRARY "libxrayfdr.so.0"

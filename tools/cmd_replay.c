@@ -21,12 +21,12 @@
 
 #include "../lib/filter/filter.h"
 #include "../lib/util/u64map.h"
-#include "analysis/cmdline.h"
-#include "analysis/funcfilter.h"
-#include "analysis/outbuf.h"
-#include "analysis/replay.h"
-#include "analysis/symbols.h"
-#include "analysis/ticks.h"
+#include "analysis/cmdline/cmdline.h"
+#include "analysis/engine/funcfilter.h"
+#include "analysis/output/outbuf.h"
+#include "analysis/engine/replay.h"
+#include "analysis/input/symbols.h"
+#include "analysis/engine/ticks.h"
 #include "xrayfdr.h"
 
 static void replay_usage(FILE *out)

@@ -4,7 +4,7 @@
  * by time and count, or every stack), and flame graphs with exclusive time:
  * FlameGraph's folded format, or an SVG drawn here.
  *
- * The stacks are a trie (analysis/trie.h) built in one pass; with
+ * The stacks are a trie (analysis/engine/trie.h) built in one pass; with
  * --aggregate-threads the threads' tries are merged the way llvm-xray
  * merges them, so that its reports come out in the same order.
  */
@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/calls.h"
-#include "analysis/cmdline.h"
-#include "analysis/flamegraph.h"
-#include "analysis/llvm_compat.h"
-#include "analysis/replay.h"
-#include "analysis/source.h"
-#include "analysis/symbols.h"
-#include "analysis/stacks.h"
-#include "analysis/trie.h"
+#include "analysis/engine/calls.h"
+#include "analysis/cmdline/cmdline.h"
+#include "analysis/output/flamegraph.h"
+#include "analysis/engine/llvm_compat.h"
+#include "analysis/engine/replay.h"
+#include "analysis/input/source.h"
+#include "analysis/input/symbols.h"
+#include "analysis/engine/stacks.h"
+#include "analysis/engine/trie.h"
 #include "xrayfdr.h"
 
 enum stack_format {

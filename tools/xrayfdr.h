@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analysis/option_values.h"
-#include "analysis/report.h"
+#include "analysis/cmdline/option_values.h"
+#include "analysis/cmdline/report.h"
 
 struct command {
 	const char *name;

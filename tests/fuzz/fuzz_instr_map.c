@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for the instrumentation-map decoders.  The first 8 bytes
  * of the input give the section address, the rest is the section; the
- * whole input is also read as a YAML map (tools/analysis/yaml_map.c).
+ * whole input is also read as a YAML map (tools/analysis/input/yaml_map.c).
  * Checks that the function table always partitions the sleds: every sled
  * belongs to exactly one function, in order, with that function's
  * address, and (from a section) neighbouring functions differ; a rejected
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../../lib/xray/instr_map.h"
-#include "../../tools/analysis/yaml_map.h"
+#include "../../tools/analysis/input/yaml_map.h"
 
 static bool odd_reloc(void *ctx, uint64_t at, uint64_t *value)
 {

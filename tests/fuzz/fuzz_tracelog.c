@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/analysis/text_reader.h"
+#include "../../tools/analysis/input/text_reader.h"
 
 #define THREADS 64
 #define DEPTH 4096

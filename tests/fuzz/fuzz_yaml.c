@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../tools/analysis/text_reader.h"
+#include "../../tools/analysis/input/text_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "../../tools/analysis/calls.h"
+#include "../../tools/analysis/engine/calls.h"
 
 struct log {
 	char text[1024];

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "../../tools/analysis/order_stats.h"
+#include "../../tools/analysis/stats/order_stats.h"
 
 #define NSETS 40
 #define MAX_VALUES 20000

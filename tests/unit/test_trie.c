@@ -3,7 +3,7 @@
  * collides with others', across the hash table's growth, and
  * trie_finish() lists children in the order they were made. */
 #include "testutil.h"
-#include "../../tools/analysis/trie.h"
+#include "../../tools/analysis/engine/trie.h"
 
 /* A path hash for (parent, function): every hash at most 2 values, so
  * that lookups walk long runs of slots that are not theirs */

@@ -5,8 +5,8 @@ CTL_BIN := $(BUILD)/bin/xrayfdr-ctl
 CTL_SRCS := tools/ctl/xrayfdr-ctl.c tools/ctl/ctl_nl.c
 # (the tool's helpers: messages and option values)
 CTL_OBJS := $(CTL_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tools/util.o \
-	$(BUILD)/obj/tools/analysis/report.o \
-	$(BUILD)/obj/tools/analysis/option_values.o
+	$(BUILD)/obj/tools/analysis/cmdline/report.o \
+	$(BUILD)/obj/tools/analysis/cmdline/option_values.o
 CTL_CFLAGS := -isystem /usr/include/libnl3
 # libxrayfdr.a: the dump command writes logs with the runtime's drain
 CTL_LDLIBS := -static -lnl-genl-3 -lnl-3 -lelf -lz -lpthread -lm

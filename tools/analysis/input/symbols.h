@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../lib/xray/instr_map.h"
+#include "../../../lib/xray/instr_map.h"
 
 struct symbols;
 

@@ -6,11 +6,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "cmdline.h"
+#include "../cmdline/cmdline.h"
 #include "llvm_compat.h"
-#include "report.h"
+#include "../cmdline/report.h"
 #include "stacks.h"
-#include "symbols.h"
+#include "../input/symbols.h"
 
 static void on_thread(void *ctx, struct call_thread *t)
 {

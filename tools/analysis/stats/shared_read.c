@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "calls.h"
+#include "../engine/calls.h"
 #include "shared_read.h"
 
 void read_facts_of(const struct replay *r, struct read_facts *facts)

@@ -26,8 +26,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "source.h"
-#include "symbols.h"
+#include "../input/source.h"
+#include "../input/symbols.h"
 
 struct perfetto_writer;
 

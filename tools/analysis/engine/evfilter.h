@@ -22,7 +22,7 @@
 
 #include <xrayfdr/fdr.h>
 
-#include "../../lib/util/u64map.h"
+#include "../../../lib/util/u64map.h"
 #include "funcfilter.h"
 
 /* --time-range: [from, to], both included. */

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "demangle.h"
-#include "outbuf.h"
+#include "../output/outbuf.h"
 #include "symbols.h"
 #include "yaml_map.h"
 

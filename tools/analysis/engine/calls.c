@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "calls.h"
-#include "table.h"
+#include "../stats/table.h"
 
 struct calls {
 	enum calls_mode mode;

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../lib/filter/filter.h"
-#include "../../lib/util/u64map.h"
+#include "../../../lib/filter/filter.h"
+#include "../../../lib/util/u64map.h"
 
 struct symbols;
 

@@ -18,8 +18,8 @@
 
 #include <stdio.h>
 
-#include "source.h"
-#include "symbols.h"
+#include "../input/source.h"
+#include "../input/symbols.h"
 
 enum call_writer_kind {
 	WRITER_TRACE_EVENT,

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "funcfilter.h"
-#include "report.h"
-#include "symbols.h"
+#include "../cmdline/report.h"
+#include "../input/symbols.h"
 
 void func_filter_init(struct func_filter *f, const struct fn_filter *rules,
 		      struct symbols *syms, const char *map_path)

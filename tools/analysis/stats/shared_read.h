@@ -16,9 +16,9 @@
 #include <stdint.h>
 
 #include "order_stats.h"
-#include "replay.h"
+#include "../engine/replay.h"
 #include "shared_stats.h"
-#include "source.h"
+#include "../input/source.h"
 
 /* What the output needs of the readers besides the command's rows. */
 struct read_facts {

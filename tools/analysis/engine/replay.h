@@ -36,7 +36,7 @@
 
 #include "calls.h"
 #include "evfilter.h"
-#include "source.h"
+#include "../input/source.h"
 
 struct symbols;
 

@@ -66,8 +66,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/util/u64map.h"
-#include "calls.h"
+#include "../../../lib/util/u64map.h"
+#include "../engine/calls.h"
 #include "perfetto.h"
 
 enum {

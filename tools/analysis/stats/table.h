@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../lib/util/u64map.h"
+#include "../../../lib/util/u64map.h"
 
 /* The record's number lives right before it. */
 struct table_slot {

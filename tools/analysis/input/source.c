@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "../cmdline/report.h"
 #include "source.h"
 #include "text_reader.h"
 

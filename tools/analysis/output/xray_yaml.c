@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "llvm_compat.h"
+#include "../engine/llvm_compat.h"
 #include "outbuf.h"
-#include "sorter.h"
-#include "table.h"
+#include "../stats/sorter.h"
+#include "../stats/table.h"
 #include "xray_yaml.h"
 #include "yaml_scalar.h"
 

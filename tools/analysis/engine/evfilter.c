@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "evfilter.h"
-#include "report.h"
+#include "../cmdline/report.h"
 
 /* A thread's open calls of functions the rules match. */
 struct filter_thread {

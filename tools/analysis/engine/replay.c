@@ -8,11 +8,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../lib/util/u64map.h"
+#include "../../../lib/util/u64map.h"
 #include "llvm_compat.h"
 #include "replay.h"
-#include "report.h"
-#include "symbols.h"
+#include "../cmdline/report.h"
+#include "../input/symbols.h"
 #include "ticks.h"
 
 /* calls decoded at a time: a 16 KiB buffer of function records is 2048 */

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../lib/xray/instr_map.h"
+#include "../../../lib/xray/instr_map.h"
 
 /* Does @len bytes at @text start a YAML document? */
 bool yaml_map_looks_like(const char *text, size_t len);

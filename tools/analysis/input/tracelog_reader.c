@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/util/u64map.h"
+#include "../../../lib/util/u64map.h"
 #include "tracelog_reader.h"
 
 #define MAX_STACK 65536

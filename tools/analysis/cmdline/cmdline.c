@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "cmdline.h"
-#include "funcfilter.h"
+#include "../engine/funcfilter.h"
 #include "option_values.h"
 #include "report.h"
 

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "replay.h"
-#include "source.h"
+#include "../engine/replay.h"
+#include "../input/source.h"
 
 #define DEFAULT_SORT_MEMORY (256ull << 20)
 

@@ -16,7 +16,7 @@
 
 #include "calls.h"
 #include "replay.h"
-#include "source.h"
+#include "../input/source.h"
 #include "trie.h"
 
 struct analysis_opts;

@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "source.h"
-#include "symbols.h"
+#include "../input/source.h"
+#include "../input/symbols.h"
 
 struct xray_yaml_opts {
 	FILE *out;

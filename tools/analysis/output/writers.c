@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "calls.h"
+#include "../engine/calls.h"
 #include "outbuf.h"
-#include "ticks.h"
+#include "../engine/ticks.h"
 #include "writers.h"
 
 struct call_writer {
