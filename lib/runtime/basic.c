@@ -313,7 +313,7 @@ out:
 		t->busy = 0;
 }
 
-void rt_basic_handle_arg0(int32_t id, XRayEntryType type)
+static void handle_arg0(int32_t id, XRayEntryType type)
 {
 	record(id, type, false, 0);
 }
@@ -366,7 +366,7 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t buffer_max,
 	__atomic_store_n(&basic.status, XRAY_LOG_INITIALIZED, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&lock);
 	rt_set_handler_arg1(handle_arg1);
-	rt_set_handler_arg0(rt_basic_handle_arg0);
+	rt_set_handler_arg0(handle_arg0);
 	rt_set_handler_custom(NULL);
 	rt_set_handler_typed(NULL);
 	return XRAY_LOG_INITIALIZED;
@@ -413,6 +413,6 @@ void rt_basic_register(void)
 	rt_modes_register("xray-basic",
 			  (XRayLogImpl){ .log_init = basic_init,
 					 .log_finalize = basic_finalize,
-					 .handle_arg0 = rt_basic_handle_arg0,
+					 .handle_arg0 = handle_arg0,
 					 .flush_log = basic_flush });
 }

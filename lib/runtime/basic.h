@@ -9,7 +9,6 @@
 
 /* Register the mode (modes.h). */
 void rt_basic_register(void);
-void rt_basic_handle_arg0(int32_t id, XRayEntryType type);
 /* At exit: write what the threads hold, if the mode is recording. */
 void rt_basic_shutdown(void);
 
