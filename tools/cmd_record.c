@@ -21,6 +21,7 @@
 
 #include <xrayfdr/fdr.h>
 
+#include "../lib/util/outfile.h"
 #include "../lib/xray/instr_map.h"
 #include "analysis/engine/funcfilter.h"
 #include "xrayfdr.h"
@@ -356,20 +357,17 @@ static int reserve_output(const char *prog, char *out, size_t size)
 
 /*
  * Make sure the log @path can be written before the program runs: create
- * it, or empty the existing file (the log replaces it; an old
- * one must not be taken for what this run wrote).  Return 0 or a negative
- * errno.
+ * it, or empty the existing file (the log replaces it; an old one must not
+ * be taken for what this run wrote) if it is a regular file of ours with
+ * one link: under sudo, root must not write through a symlink or a hard
+ * link a user planted (out_create()).  Return 0 or a negative errno.
  */
 static int check_output(const char *path)
 {
-	struct stat st;
-	int fd;
+	int fd = out_create(path, 0644, OUT_REPLACE);
 
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		return -EISDIR;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	close(fd);
 	return 0;
 }
@@ -761,7 +759,8 @@ static int record_run(int argc, char **argv)
 	}
 	if (o.output && (ret = check_output(output))) {
 		tool_error("record", "cannot write the log %s: %s", output,
-			   strerror(-ret));
+			   out_create_reason(ret) ? out_create_reason(ret) :
+						    strerror(-ret));
 		return EXIT_USAGE;
 	}
 

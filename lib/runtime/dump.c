@@ -30,6 +30,7 @@
 #include "../fdr/frame.h"
 #include "../log.h"
 #include "../util/opts.h"
+#include "../util/outfile.h"
 #include "logfile.h"
 #include "options.h"
 #include "ring.h"
@@ -53,7 +54,11 @@ static uint64_t note_u64(const char *notes, const char *key, uint64_t dflt)
 	return dflt;
 }
 
-/* The object lines of @notes (and its program), for the info event. */
+/*
+ * The object lines of @notes (and its program), for the info event: paths
+ * the dead process wrote, kept as text and never opened here, with control
+ * characters made '?' so no tool that prints them sends a terminal escape.
+ */
 static void note_objects(const char *notes, char *out, size_t size)
 {
 	size_t n = 0;
@@ -69,8 +74,13 @@ static void note_objects(const char *notes, char *out, size_t size)
 			continue;
 		if (n + len + 2 > size) /* a newline and the NUL may follow */
 			break;
-		memcpy(out + n, p, len);
-		n += len;
+		for (size_t i = 0; i < len; i++) {
+			unsigned char c = (unsigned char)p[i];
+
+			out[n++] = (c < 0x20 && c != '\n') || c == 0x7f ?
+					   '?' :
+					   (char)c;
+		}
 		if (!eol)
 			out[n++] = '\n';
 		out[n] = '\0';
@@ -111,17 +121,22 @@ static void give_stats(struct xrayfdr_trace_stats *out,
 	OPTS_PUT(out, &s);
 }
 
-/* Write the log of @view, whose sink is the session's rings, to @path. */
+/*
+ * Write the log of @view, whose sink is the session's rings, to @path:
+ * mode 0600, so a dump root makes of another user's session is root's
+ * alone; never through a symlink or a second link (out_create()).
+ */
 static int write_view(const struct rt_trace *view, const char *path,
-		      const char *objects, struct rt_totals *tot)
+		      bool overwrite, const char *objects,
+		      struct rt_totals *tot)
 {
 	const struct rt_log_extra x = { .objects = objects };
 	struct rt_drain d = { .trace = view };
 	int fd, ret;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = out_create(path, 0600, overwrite ? OUT_REPLACE : 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	view->sink->drain_begin(&d, true);
 	ret = rt_log_write(view, fd, &d, &x, tot);
 	view->sink->drain_end(&d);
@@ -225,9 +240,12 @@ int xrayfdr_session_dump(uint32_t id, const char *path,
 	view.opts.buffer_size = buffer_size;
 	ret = rt_cpu_view_setup(version, view.capacity, view.pid);
 	if (!ret)
-		ret = write_view(&view, path, objects, &tot);
+		ret = write_view(&view, path, OPTS_GET(opts, overwrite, false),
+				 objects, &tot);
 	if (ret)
-		pr_warn("%s: cannot write the log: %s\n", path, strerror(-ret));
+		pr_warn("%s: cannot write the log: %s\n", path,
+			out_create_reason(ret) ? out_create_reason(ret) :
+						 strerror(-ret));
 	else if (OPTS_HAS(stats, sz))
 		give_stats(stats, &view, &tot);
 out_close:

@@ -18,6 +18,7 @@
 #include "../arch/x86_64/arch.h"
 #include "../fdr/frame.h"
 #include "../fdr/records.h"
+#include "../util/outfile.h"
 #include "logfile.h"
 #include "state.h"
 
@@ -74,6 +75,7 @@ int rt_open_log(const struct rt_options *o, char *path, size_t size)
 	pid_t pid = getpid();
 	uint64_t seed = arch_tsc() ^ ((uint64_t)pid << 32);
 	char num[24];
+	int fd;
 
 	path[0] = '\0';
 	if (o->output[0]) {
@@ -82,12 +84,14 @@ int rt_open_log(const struct rt_options *o, char *path, size_t size)
 			add(&t, ".");
 			add(&t, rt_utoa((uint64_t)pid, num));
 		}
-		return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			    0644);
+		fd = out_create(path, 0644, OUT_REPLACE);
+		if (fd < 0) {
+			errno = -fd;
+			return -1;
+		}
+		return fd;
 	}
 	for (int tries = 0; tries < 100; tries++) {
-		int fd;
-
 		t.n = 0;
 		add(&t, o->logfile_base);
 		add(&t, program_invocation_short_name);

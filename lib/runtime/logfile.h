@@ -21,8 +21,9 @@ struct rt_options;
 
 /*
  * Open a new log as @o names it: its exact output path (suffixed with the
- * pid in a process it was not meant for), or <base><program>.<6 random>;
- * the name in @path.  Return the descriptor, or -1 with errno.
+ * pid in a process it was not meant for; an existing file there replaced
+ * only as out_create() allows), or a new <base><program>.<6 random>; the
+ * name in @path.  Return the descriptor, or -1 with errno.
  */
 int rt_open_log(const struct rt_options *o, char *path, size_t size);
 /* All @len bytes of @data to @fd (a signal's EINTR retried): 0 or a

@@ -45,11 +45,14 @@ static void usage(FILE *out)
 		"                  keep (or not) session ID's rings in kernel memory after its\n"
 		"                  process exits or is killed; default on\n"
 		"  drop ID         free a retained session\n"
-		"  dump ID -o FILE [--drop]\n"
+		"  dump ID -o FILE [--force] [--drop]\n"
 		"                  write retained session ID's rings as an XRay FDR log\n"
 		"                  (a process traced in CPU mode with keep=true, e.g.\n"
 		"                  xrayfdr record --keep), then drop it if asked; the\n"
-		"                  owner or CAP_SYS_ADMIN may\n"
+		"                  owner or CAP_SYS_ADMIN may.  FILE is created mode\n"
+		"                  0600, never through a symbolic link; an existing FILE\n"
+		"                  is replaced only with --force, and only if it is a\n"
+		"                  regular file of the caller's with one link\n"
 		"  config [OPTION...]\n"
 		"                  show the limits, or change those given (CAP_SYS_ADMIN)\n"
 		"\n"
@@ -495,12 +498,13 @@ static int cmd_session(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* dump ID -o FILE [--drop]: a kept session's rings as an FDR log. */
+/* dump ID -o FILE [--force] [--drop]: a kept session's rings as a log. */
 static int cmd_session_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "drop", no_argument, NULL, 'd' },
+		{ "force", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct xrayfdr_trace_stats st = { .sz = sizeof(st) };
@@ -512,21 +516,24 @@ static int cmd_session_dump(int argc, char **argv)
 	int opt, err;
 
 	optind = 0; /* a fresh scan: main() parsed with "+" */
-	while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:f", opts, NULL)) != -1) {
 		if (opt == 'o') {
 			output = optarg;
+		} else if (opt == 'f') {
+			dopts.overwrite = true;
 		} else if (opt == 'd') {
 			drop = true;
 		} else {
 			ctl_error(
 				"dump",
-				"usage: xrayfdr-ctl dump ID -o FILE [--drop]");
+				"usage: xrayfdr-ctl dump ID -o FILE [--force] [--drop]");
 			return EXIT_USAGE;
 		}
 	}
 	if (optind + 1 != argc || !output) {
-		ctl_error("dump",
-			  "usage: xrayfdr-ctl dump ID -o FILE [--drop]");
+		ctl_error(
+			"dump",
+			"usage: xrayfdr-ctl dump ID -o FILE [--force] [--drop]");
 		return EXIT_USAGE;
 	}
 	if (parse_id("dump", argv[optind], &id))
@@ -534,7 +541,8 @@ static int cmd_session_dump(int argc, char **argv)
 	err = xrayfdr_session_dump(id, output, &dopts);
 	if (err) {
 		ctl_error("dump", "session %u: no log written (%s)", id,
-			  strerror(-err));
+			  err == -EEXIST ? "FILE exists; --force replaces it" :
+					   strerror(-err));
 		return EXIT_INVALID;
 	}
 	if (drop) {

@@ -124,6 +124,9 @@ struct xrayfdr_dump_opts {
 	const char *device; /* the module's device; NULL: /dev/xrayfdr */
 	/* the counts of the log written (may be NULL) */
 	struct xrayfdr_trace_stats *stats;
+	/* replace an existing @path (a regular file of the caller's with one
+	 * link); else an existing @path is -EEXIST */
+	bool overwrite;
 };
 
 /**
