@@ -31,6 +31,7 @@
 #include "../log.h"
 #include "../util/opts.h"
 #include "../util/outfile.h"
+#include "dump.h"
 #include "logfile.h"
 #include "options.h"
 #include "ring.h"
@@ -151,11 +152,9 @@ static int fail(int err)
 	return err;
 }
 
-int xrayfdr_session_dump(uint32_t id, const char *path,
-			 const struct xrayfdr_dump_opts *opts)
+int rt_dump_attached(int fd, uint32_t id, const char *path, bool overwrite,
+		     struct xrayfdr_trace_stats *stats)
 {
-	struct xray_fdr_attach attach = { .size = sizeof(attach),
-					  .session_id = id };
 	static char notes[RT_NOTES_MAX], objects[RT_NOTES_MAX];
 	static struct rt_trace view; /* the session's trace, as its notes say */
 	const struct xray_fdr_header *h;
@@ -163,44 +162,12 @@ int xrayfdr_session_dump(uint32_t id, const char *path,
 	unsigned int version;
 	uint64_t buffer_size;
 	char err[256];
-	int fd, ret;
+	int ret;
 
-	const char *device = OPTS_GET(opts, device, NULL);
-	struct xrayfdr_trace_stats *stats = OPTS_GET(opts, stats, NULL);
-
-	if (!OPTS_VALID(opts))
-		return fail(-E2BIG);
-	if (!path)
-		return fail(-EINVAL);
-	if (!device)
-		device = "/dev/xrayfdr";
-	rt_api_lock();
-	if (rt_live.status != XRAY_LOG_UNINITIALIZED) {
-		/* this process's own trace uses the same state */
-		pr_warn("cannot dump a session while this process traces\n");
-		rt_api_unlock();
-		return fail(-EBUSY);
-	}
-	fd = open(device, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		ret = errno == ENOENT || errno == ENXIO ? -ENODEV : -errno;
-		pr_warn("%s: %s\n", device, strerror(errno));
-		goto out_unlock;
-	}
-	if (ioctl(fd, XRAY_FDR_IOC_ATTACH, &attach)) {
-		ret = -errno;
-		pr_warn("session %u: %s\n", id,
-			errno == ENOENT ?
-				"no such session is kept" :
-			errno == EPERM ?
-				"not yours (CAP_SYS_ADMIN may dump it)" :
-				strerror(errno));
-		goto out_close;
-	}
 	ret = rt_cpu_view(fd, err, sizeof(err));
 	if (ret) {
 		pr_warn("session %u: %s\n", id, err);
-		goto out_close;
+		return ret;
 	}
 	h = rt_ring.header;
 	rt_cpu_notes(notes, sizeof(notes));
@@ -240,14 +207,57 @@ int xrayfdr_session_dump(uint32_t id, const char *path,
 	view.opts.buffer_size = buffer_size;
 	ret = rt_cpu_view_setup(version, view.capacity, view.pid);
 	if (!ret)
-		ret = write_view(&view, path, OPTS_GET(opts, overwrite, false),
-				 objects, &tot);
+		ret = write_view(&view, path, overwrite, objects, &tot);
 	if (ret)
 		pr_warn("%s: cannot write the log: %s\n", path,
 			out_create_reason(ret) ? out_create_reason(ret) :
 						 strerror(-ret));
 	else if (OPTS_HAS(stats, sz))
 		give_stats(stats, &view, &tot);
+	return ret;
+}
+
+int xrayfdr_session_dump(uint32_t id, const char *path,
+			 const struct xrayfdr_dump_opts *opts)
+{
+	struct xray_fdr_attach attach = { .size = sizeof(attach),
+					  .session_id = id };
+	int fd, ret;
+
+	const char *device = OPTS_GET(opts, device, NULL);
+	struct xrayfdr_trace_stats *stats = OPTS_GET(opts, stats, NULL);
+	bool overwrite = OPTS_GET(opts, overwrite, false);
+
+	if (!OPTS_VALID(opts))
+		return fail(-E2BIG);
+	if (!path)
+		return fail(-EINVAL);
+	if (!device)
+		device = "/dev/xrayfdr";
+	rt_api_lock();
+	if (rt_live.status != XRAY_LOG_UNINITIALIZED) {
+		/* this process's own trace uses the same state */
+		pr_warn("cannot dump a session while this process traces\n");
+		rt_api_unlock();
+		return fail(-EBUSY);
+	}
+	fd = open(device, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		ret = errno == ENOENT || errno == ENXIO ? -ENODEV : -errno;
+		pr_warn("%s: %s\n", device, strerror(errno));
+		goto out_unlock;
+	}
+	if (ioctl(fd, XRAY_FDR_IOC_ATTACH, &attach)) {
+		ret = -errno;
+		pr_warn("session %u: %s\n", id,
+			errno == ENOENT ?
+				"no such session is kept" :
+			errno == EPERM ?
+				"not yours (CAP_SYS_ADMIN may dump it)" :
+				strerror(errno));
+		goto out_close;
+	}
+	ret = rt_dump_attached(fd, id, path, overwrite, stats);
 out_close:
 	close(fd);
 out_unlock:

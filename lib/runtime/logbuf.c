@@ -65,6 +65,7 @@ int rt_logbuf_time(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc, size_t need,
 		return -1;
 	fdr_put_metadata(o->p, false, o->version, &md);
 	o->p += MD;
+	o->args_open = false;
 	o->cpu = cpu;
 	o->last = tsc;
 	return 1;
@@ -86,11 +87,13 @@ bool rt_logbuf_function_slow(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
 		rt_rewind_erase(&o->rewind, &o->p, &o->last, tsc, o->threshold);
 		/* (it erases function records only) */
 		o->events -= (uint64_t)(before - o->p) / FN;
+		o->args_open = false;
 		return true;
 	}
 	fdr_put_function(o->p, false, kind, fdr_function_id(word, false),
 			 (uint32_t)(tsc - o->last));
 	o->p += FN;
+	o->args_open = kind == XRAYFDR_FUNC_ENTRY_ARGS;
 	o->last = tsc;
 	o->events++;
 	rt_rewind_note(&o->rewind, kind, wrote, tsc);
@@ -100,7 +103,7 @@ bool rt_logbuf_function_slow(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
 bool rt_logbuf_argument(struct rt_logbuf *o, const uint8_t *md)
 {
 	rt_rewind_reset(&o->rewind);
-	if (o->cpu == UINT32_MAX)
+	if (!o->args_open)
 		return true; /* no entry before it here: damage */
 	if (room(o) < MD)
 		return false;
@@ -115,6 +118,7 @@ static void put_event(struct rt_logbuf *o, const struct xrayfdr_metadata *md,
 	fdr_put_metadata(o->p, false, o->version, md);
 	memcpy(o->p + MD, data, size);
 	o->p += MD + size;
+	o->args_open = false;
 	o->events++;
 }
 

@@ -25,6 +25,9 @@ struct rt_logbuf {
 	unsigned int version;
 	uint64_t threshold; /* ticks; 0: nothing is rewound */
 	uint64_t events; /* function records and events in it */
+	/* the last record is an entry with arguments or an argument: only
+	 * then may an argument follow (the reader's rule) */
+	bool args_open;
 	struct rt_rewind rewind;
 };
 
@@ -70,13 +73,15 @@ static inline bool rt_logbuf_function(struct rt_logbuf *o, uint32_t cpu,
 	delta = delta << 32 | word;
 	__builtin_memcpy(o->p, &delta, 8);
 	o->p += 8;
+	o->args_open = false;
 	o->last = tsc;
 	o->events++;
 	return true;
 }
 
-/* A CallArgument record @md as it is (dropped if no record came before
- * it in this buffer).  False if it does not fit. */
+/* A CallArgument record @md as it is (dropped, as damage, unless an
+ * entry with arguments or another argument is the last record in this
+ * buffer).  False if it does not fit. */
 bool rt_logbuf_argument(struct rt_logbuf *o, const uint8_t *md);
 
 /*

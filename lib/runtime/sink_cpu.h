@@ -145,6 +145,9 @@ static inline size_t record_len(const uint8_t *p, size_t left, bool *event)
 	if (left < 8)
 		return 0;
 	if (!(p[0] & XRAY_FDR_REC_EXTENDED)) {
+		/* a function record: only four of its eight actions exist */
+		if (((p[0] >> 1) & 7) > XRAYFDR_FUNC_ENTRY_ARGS)
+			return 0;
 		*event = true;
 		return 8;
 	}

@@ -46,6 +46,26 @@ $(BUILD)/fuzz/corpus-options.stamp: tests/runtime/Build.mk
 	$(Q)printf '2000000\n' >$(BUILD)/fuzz/corpus-options/sysfs
 	$(Q)touch $@
 
+# The dump's fuzz target (tests/fuzz/fuzz_dump.c), seeded with the rings
+# of test_sink's CPU scenarios, each also as 64 CPUs and in discard mode.
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_dump
+FUZZ_SEEDS += $(BUILD)/fuzz/corpus-dump.stamp
+$(BUILD)/fuzz/fuzz_dump: tests/fuzz/fuzz_dump.h $(wildcard lib/runtime/*.h)
+$(BUILD)/fuzz/corpus-dump.stamp: $(BUILD)/tests/runtime/test_sink
+	$(call msg,CORPUS,$(BUILD)/fuzz/corpus-dump)
+	$(Q)rm -rf $(BUILD)/fuzz/corpus-dump
+	$(Q)mkdir -p $(BUILD)/fuzz/corpus-dump
+	$(Q)XRAYFDR_DUMP_SEEDS=$(BUILD)/fuzz/corpus-dump $< \
+		>$(BUILD)/fuzz/corpus-dump.log 2>&1 || \
+		{ cat $(BUILD)/fuzz/corpus-dump.log; exit 1; }
+	$(Q)for f in $(BUILD)/fuzz/corpus-dump/*; do \
+		cp $$f $$f.cpus64 && printf '\077' | \
+			dd of=$$f.cpus64 bs=1 count=1 conv=notrunc 2>/dev/null; \
+		cp $$f $$f.discard && printf '\001' | \
+			dd of=$$f.discard bs=1 seek=3 count=1 conv=notrunc 2>/dev/null; \
+	done
+	$(Q)touch $@
+
 # ... and again for CPU mode's trampolines.
 RUNTIME_TRAMP_CPU_TEST := $(BUILD)/tests/runtime/test_tramp_cpu
 $(BUILD)/obj/tests/runtime/test_tramp_cpu.o: tests/runtime/test_tramp.c

@@ -40,6 +40,7 @@
 #include "../../lib/runtime/sink_thread.h"
 #include "../../lib/runtime/state.h"
 #include "../../lib/runtime/thread.h"
+#include "../fuzz/fuzz_dump.h"
 #include "rtutil.h"
 
 #define MD XRAYFDR_METADATA_RECORD_SIZE
@@ -331,6 +332,30 @@ static int to_membuf(void *ctx, const void *p, size_t n)
 	return membuf_write(ctx, p, n);
 }
 
+static const char *scenario_now;
+
+/*
+ * With XRAYFDR_DUMP_SEEDS=DIR, the rings as each drain of the CPU sink
+ * finds them, as inputs of the dump's fuzz target (tests/fuzz/fuzz_dump.h):
+ * real layouts, and the scribble scenario's hostile ones.
+ */
+static void save_seed(const struct rt_sink *s)
+{
+	static unsigned int n;
+	const char *to = getenv("XRAYFDR_DUMP_SEEDS");
+	char path[512];
+	FILE *f;
+
+	if (!to || !is_cpu(s) || !rt_ring.header)
+		return;
+	snprintf(path, sizeof(path), "%s/%s-%u", to, scenario_now, n++);
+	f = fopen(path, "wb");
+	CHECK(f, "%s: %s", path, strerror(errno));
+	if (fuzz_dump_write(f, rt_ring.header, rt_ring.areas))
+		remove(path); /* a geometry the target does not make */
+	CHECK(!fclose(f), "%s: %s", path, strerror(errno));
+}
+
 /* Drain the sink into a log in memory and read it back (with the call
  * check unless @no_call_check). */
 static void drain(const struct rt_sink *s, struct drained *out,
@@ -353,6 +378,7 @@ static void drain(const struct rt_sink *s, struct drained *out,
 					   .cycle_frequency = 1000000000,
 					   .buffer_size = opts.buffer_size });
 	CHECK(membuf_write(&m, hdr, sizeof(hdr)) == 0, "membuf");
+	save_seed(s);
 	s->drain_begin(&d, true);
 	while (s->drain_next(&d, &c)) {
 		CHECK(++out->chunks < MAX_CHUNKS,
@@ -901,6 +927,18 @@ static void scribble_cpu(const struct rt_sink *s, uint64_t *damaged)
 	scribble_drain(s, damaged, &kept);
 	alarm(0);
 	CHECK(kept <= made, "kept %zu of %llu", kept, (unsigned long long)made);
+	/* notes without an end, with a terminal escape in an object line,
+	 * on every CPU: nothing a drain reads, but the dump's fuzz target
+	 * takes these rings as a seed (save_seed()) */
+	for (uint32_t c = 0; c < rt_ring.ncpus; c++) {
+		char *notes = (char *)ring_control(c) + RT_NOTES_OFFSET;
+		size_t room = RT_NOTES_END - RT_NOTES_OFFSET;
+		static const char evil[] = "\nobject=/tmp/\033[2Jx\n";
+
+		memset(notes, 'x', room);
+		memcpy(notes + room / 2, evil, sizeof(evil) - 1);
+	}
+	scribble_drain(s, damaged, &kept);
 }
 
 /*
@@ -956,6 +994,7 @@ static void run_one(void **state)
 	const struct run_ctx *r = *state;
 
 	wants_reset();
+	scenario_now = r->scenario->name;
 	r->scenario->run(r->sink);
 }
 
