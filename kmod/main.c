@@ -36,6 +36,8 @@ struct xfdr_config xfdr_config = {
 	.max_user_retained = 3,
 	.admin_reserve_sessions = 4,
 	.admin_reserve_kb = 32 * 1024,
+	.admin_reserve_retained = 2,
+	.retained_max_age = 7 * 24 * 3600,
 	.sched_records = true,
 };
 
@@ -72,6 +74,13 @@ MODULE_PARM_DESC(admin_reserve_sessions,
 module_param_named(admin_reserve_kb, xfdr_config.admin_reserve_kb, uint, 0444);
 MODULE_PARM_DESC(admin_reserve_kb,
 		 "KiB of max_total_kb only CAP_SYS_ADMIN may use (32768)");
+module_param_named(admin_reserve_retained, xfdr_config.admin_reserve_retained,
+		   uint, 0444);
+MODULE_PARM_DESC(admin_reserve_retained,
+		 "Keep slots of max_retained only CAP_SYS_ADMIN may use (2)");
+module_param_named(retained_max_age, xfdr_config.retained_max_age, uint, 0444);
+MODULE_PARM_DESC(retained_max_age,
+		 "Seconds a user's retained session stays; 0: ever (604800)");
 
 atomic64_t xfdr_bytes_mapped = ATOMIC64_INIT(0);
 

@@ -52,7 +52,7 @@ static struct netlink_range_validation xfdr_reserve_kb_range = {
 };
 
 static const struct nla_policy
-	xfdr_config_set_nl_policy[XRAY_FDR_A_CONFIG_ADMIN_RESERVE_KB + 1] = {
+	xfdr_config_set_nl_policy[XRAY_FDR_A_CONFIG_RETAINED_MAX_AGE + 1] = {
 		[XRAY_FDR_A_CONFIG_MAX_SESSION_KB] =
 			NLA_POLICY_FULL_RANGE(NLA_U32, &xfdr_session_kb_range),
 		[XRAY_FDR_A_CONFIG_MAX_TOTAL_KB] =
@@ -72,6 +72,9 @@ static const struct nla_policy
 			NLA_POLICY_MAX(NLA_U32, 4096),
 		[XRAY_FDR_A_CONFIG_ADMIN_RESERVE_KB] =
 			NLA_POLICY_FULL_RANGE(NLA_U32, &xfdr_reserve_kb_range),
+		[XRAY_FDR_A_CONFIG_ADMIN_RESERVE_RETAINED] =
+			NLA_POLICY_MAX(NLA_U32, 1024),
+		[XRAY_FDR_A_CONFIG_RETAINED_MAX_AGE] = { .type = NLA_U32 },
 	};
 
 /* The u32 limits: config-set writes them, status reports them. */
@@ -89,6 +92,9 @@ static const struct {
 	{ XRAY_FDR_A_CONFIG_ADMIN_RESERVE_SESSIONS,
 	  &xfdr_config.admin_reserve_sessions },
 	{ XRAY_FDR_A_CONFIG_ADMIN_RESERVE_KB, &xfdr_config.admin_reserve_kb },
+	{ XRAY_FDR_A_CONFIG_ADMIN_RESERVE_RETAINED,
+	  &xfdr_config.admin_reserve_retained },
+	{ XRAY_FDR_A_CONFIG_RETAINED_MAX_AGE, &xfdr_config.retained_max_age },
 };
 
 static const struct nla_policy
@@ -197,7 +203,10 @@ static int xfdr_nl_put_status(struct sk_buff *msg, bool admin)
 			      c.bytes_mapped, XRAY_FDR_A_STATUS_PAD) ||
 	    nla_put_u64_64bit(msg, XRAY_FDR_A_STATUS_TSC_KHZ, xfdr_tsc_khz(),
 			      XRAY_FDR_A_STATUS_PAD) ||
-	    nla_put_u32(msg, XRAY_FDR_A_STATUS_TSC_FLAGS, xfdr_tsc_flags()))
+	    nla_put_u32(msg, XRAY_FDR_A_STATUS_TSC_FLAGS, xfdr_tsc_flags()) ||
+	    nla_put_u64_64bit(msg, XRAY_FDR_A_STATUS_RETAINED_EXPIRED,
+			      xfdr_totals.retained_expired,
+			      XRAY_FDR_A_STATUS_PAD))
 		goto out_unlock;
 	err = xfdr_nl_put_config(msg) ?: xfdr_nl_put_users(msg, admin);
 out_unlock:
@@ -396,6 +405,9 @@ static int xfdr_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 		WRITE_ONCE(xfdr_config.sched_records,
 			   nla_get_u8(a[XRAY_FDR_A_CONFIG_SCHED_RECORDS]));
 	mutex_unlock(&xfdr_lock);
+	/* a shorter age frees what it makes due before this returns */
+	if (a[XRAY_FDR_A_CONFIG_RETAINED_MAX_AGE])
+		xfdr_sessions_expire();
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 #include <asm/msr.h>
 
 #include "xfdr.h"
@@ -84,7 +85,8 @@ static void xfdr_user_put(struct xfdr_user *u)
 /*
  * May @s take @sessions more sessions and @bytes more memory, and mark
  * @kept more sessions keep?  The global caps hold for everyone; the
- * reserves and the per-user limits for the unprivileged.  xfdr_lock held.
+ * reserves (of sessions, memory and keep slots) and the per-user limits
+ * for the unprivileged.  xfdr_lock held.
  *
  * Return: 0, or the errno the caller reports.
  */
@@ -110,6 +112,9 @@ static int xfdr_session_may_take(const struct xfdr_session *s, u32 sessions,
 		return -EMFILE;
 	if (bytes && total_bytes + bytes + (u64)c->admin_reserve_kb * 1024 >
 			     (u64)c->max_total_kb * 1024)
+		return -ENOSPC;
+	if (kept && xfdr_totals.keep + kept + c->admin_reserve_retained >
+			    c->max_retained)
 		return -ENOSPC;
 	if (u->sessions + sessions > c->max_user_sessions ||
 	    u->bytes + bytes > (u64)c->max_user_kb * 1024 ||
@@ -568,8 +573,9 @@ out_unlock:
  * @keep: the new setting
  *
  * Return: 0; -ENOENT if no longer listed, -ESRCH if already retained,
- * -ENOSPC if max_retained sessions are already marked keep, -EDQUOT if
- * max_user_retained of the user's are.
+ * -ENOSPC if max_retained sessions (less admin_reserve_retained for the
+ * unprivileged) are already marked keep, -EDQUOT if max_user_retained of
+ * the user's are.
  */
 int xfdr_session_keep(struct xfdr_session *s, bool keep)
 {
@@ -643,6 +649,103 @@ int xfdr_session_drop(struct xfdr_session *s)
 	return err;
 }
 
+/*
+ * Expiry: a retained session of an unprivileged opener is freed
+ * retained_max_age seconds after its process went, so dead processes of
+ * users cannot hold memory and keep slots for ever.  One delayed work,
+ * due when the oldest such session expires.
+ */
+static void xfdr_expire_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(xfdr_expire_work, xfdr_expire_fn);
+
+/* Is @s due to be freed at @now?  xfdr_lock held. */
+static bool xfdr_session_expired(struct xfdr_session *s, time64_t now)
+{
+	u32 age = xfdr_config.retained_max_age;
+
+	return age && xfdr_priv(s)->listed && !s->privileged &&
+	       (s->state & XRAY_FDR_STATE_RETAINED) &&
+	       now - s->retained_at >= age;
+}
+
+/* Run the work when the oldest session it may free is due.  xfdr_lock
+ * held.
+ */
+static void xfdr_expire_schedule_locked(void)
+{
+	time64_t now = ktime_get_boottime_seconds(), due = TIME64_MAX;
+	u32 age = xfdr_config.retained_max_age;
+	struct xfdr_session *s;
+
+	lockdep_assert_held(&xfdr_lock);
+	if (!age)
+		return;
+	list_for_each_entry(s, &xfdr_sessions, node) {
+		if (xfdr_priv(s)->listed && !s->privileged &&
+		    (s->state & XRAY_FDR_STATE_RETAINED))
+			due = min(due, s->retained_at + age);
+	}
+	if (due == TIME64_MAX)
+		return;
+	mod_delayed_work(system_wq, &xfdr_expire_work,
+			 due <= now ? 0 : (unsigned long)(due - now) * HZ);
+}
+
+/* Free @s (a reference held) if it is still due. */
+static void xfdr_session_expire(struct xfdr_session *s, time64_t now)
+{
+	bool expired;
+
+	mutex_lock(&s->lock);
+	mutex_lock(&xfdr_lock);
+	expired = xfdr_session_expired(s, now);
+	if (expired) {
+		xfdr_session_unretain_locked(s);
+		xfdr_totals.retained_expired++;
+		xfdr_netlink_notify(s, XRAY_FDR_EVENT_DROPPED);
+	}
+	mutex_unlock(&xfdr_lock);
+	mutex_unlock(&s->lock);
+	if (expired)
+		xfdr_session_put(s);
+}
+
+/**
+ * xfdr_sessions_expire() - free the retained sessions now due, and run
+ * again when the next one is
+ *
+ * Called by the delayed work, and by config-set so that a shorter
+ * retained_max_age applies at once.
+ */
+void xfdr_sessions_expire(void)
+{
+	struct xfdr_session *s, *due[16];
+	time64_t now = ktime_get_boottime_seconds();
+	unsigned int n = 0, i;
+
+	/* in batches: each expiry takes the session's lock first */
+	mutex_lock(&xfdr_lock);
+	list_for_each_entry(s, &xfdr_sessions, node) {
+		if (n < ARRAY_SIZE(due) && xfdr_session_expired(s, now)) {
+			kref_get(&s->ref);
+			due[n++] = s;
+		}
+	}
+	mutex_unlock(&xfdr_lock);
+	for (i = 0; i < n; i++) {
+		xfdr_session_expire(due[i], now);
+		xfdr_session_put(due[i]);
+	}
+	mutex_lock(&xfdr_lock);
+	xfdr_expire_schedule_locked();
+	mutex_unlock(&xfdr_lock);
+}
+
+static void xfdr_expire_fn(struct work_struct *work)
+{
+	xfdr_sessions_expire();
+}
+
 /**
  * xfdr_session_owner_gone() - the file open() created is being released
  * @s: its session
@@ -667,11 +770,13 @@ void xfdr_session_owner_gone(struct xfdr_session *s)
 		 (s->state & XRAY_FDR_STATE_CONFIGURED);
 	if (retain) {
 		s->state |= XRAY_FDR_STATE_RETAINED | XRAY_FDR_STATE_FROZEN;
+		s->retained_at = ktime_get_boottime_seconds();
 		xfdr_totals.retained++;
 		mmdrop(s->mm);
 		s->mm = NULL;
 		xfdr_session_publish(s);
 		xfdr_netlink_notify(s, XRAY_FDR_EVENT_RETAINED);
+		xfdr_expire_schedule_locked();
 	} else {
 		xfdr_priv(s)->listed = false;
 		s->user->sessions--;
@@ -721,6 +826,8 @@ void xfdr_sessions_drop_all(void)
 	struct xfdr_session *s, *tmp;
 	LIST_HEAD(dropped);
 
+	/* netlink is gone and no file is open: nothing schedules it again */
+	cancel_delayed_work_sync(&xfdr_expire_work);
 	mutex_lock(&xfdr_lock);
 	list_for_each_entry_safe(s, tmp, &xfdr_sessions, node) {
 		if (WARN_ON_ONCE(!(s->state & XRAY_FDR_STATE_RETAINED)))

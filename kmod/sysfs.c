@@ -26,6 +26,7 @@ enum xfdr_value {
 	XFDR_V_TSC_RELIABLE,
 	XFDR_V_TSC_CLOCKSOURCE,
 	XFDR_V_TSC_KNOWN_FREQ,
+	XFDR_V_RETAINED_EXPIRED, /* (new values go last: "stats" keeps its order) */
 	XFDR_V_COUNT
 };
 
@@ -44,6 +45,7 @@ static const char *const xfdr_value_names[XFDR_V_COUNT] = {
 	[XFDR_V_TSC_RELIABLE] = "tsc_reliable",
 	[XFDR_V_TSC_CLOCKSOURCE] = "tsc_clocksource",
 	[XFDR_V_TSC_KNOWN_FREQ] = "tsc_known_freq",
+	[XFDR_V_RETAINED_EXPIRED] = "retained_expired",
 };
 
 /* Every value at one moment. */
@@ -57,6 +59,7 @@ static void xfdr_values(u64 *v)
 	mutex_lock(&xfdr_lock);
 	v[XFDR_V_SESSIONS] = xfdr_totals.sessions;
 	v[XFDR_V_SESSIONS_RETAINED] = xfdr_totals.retained;
+	v[XFDR_V_RETAINED_EXPIRED] = xfdr_totals.retained_expired;
 	v[XFDR_V_BYTES_ALLOCATED] = xfdr_totals.bytes_allocated;
 	mutex_unlock(&xfdr_lock);
 	v[XFDR_V_SWITCH_RECORDS] = counts.switch_records;
@@ -124,6 +127,7 @@ static ssize_t users_show(struct kobject *kobj, struct kobj_attribute *attr,
 XFDR_VALUE_ATTR(abi_version);
 XFDR_VALUE_ATTR(sessions);
 XFDR_VALUE_ATTR(sessions_retained);
+XFDR_VALUE_ATTR(retained_expired);
 XFDR_VALUE_ATTR(switch_records);
 XFDR_VALUE_ATTR(migration_records);
 XFDR_VALUE_ATTR(records_lost);
@@ -143,6 +147,7 @@ static struct attribute *xfdr_attrs[] = {
 	&xfdr_attr_abi_version.attr,
 	&xfdr_attr_sessions.attr,
 	&xfdr_attr_sessions_retained.attr,
+	&xfdr_attr_retained_expired.attr,
 	&xfdr_attr_switch_records.attr,
 	&xfdr_attr_migration_records.attr,
 	&xfdr_attr_records_lost.attr,

@@ -55,6 +55,9 @@ struct sk_buff;
  * @max_user_retained: most sessions of one user marked keep
  * @admin_reserve_sessions: of @max_sessions, what only CAP_SYS_ADMIN may use
  * @admin_reserve_kb: of @max_total_kb, what only CAP_SYS_ADMIN may use
+ * @admin_reserve_retained: of @max_retained, what only CAP_SYS_ADMIN may use
+ * @retained_max_age: seconds before a retained session of an unprivileged
+ *	opener is freed (0: never)
  * @sched_records: scheduler records allowed at all
  *
  * The per-user limits and the reserves do not apply to sessions opened
@@ -74,6 +77,8 @@ struct xfdr_config {
 	u32 max_user_retained;
 	u32 admin_reserve_sessions;
 	u32 admin_reserve_kb;
+	u32 admin_reserve_retained;
+	u32 retained_max_age;
 	bool sched_records;
 };
 
@@ -173,6 +178,7 @@ struct xfdr_thread {
  * @cpus: nr_cpu_ids entries
  * @threads: thread table, @thread_mask + 1 slots
  * @thread_mask: slots - 1
+ * @retained_at: boot-time seconds when it became retained
  */
 struct xfdr_session {
 	struct kref ref;
@@ -201,6 +207,7 @@ struct xfdr_session {
 	struct xfdr_cpu *cpus;
 	struct xfdr_thread *threads;
 	u32 thread_mask;
+	time64_t retained_at;
 };
 
 /* Global statistics that are not per CPU; under xfdr_lock. */
@@ -209,6 +216,7 @@ struct xfdr_totals {
 	u32 retained;
 	u32 keep;
 	u64 bytes_allocated;
+	u64 retained_expired;
 };
 
 extern struct xfdr_totals xfdr_totals;
@@ -243,6 +251,7 @@ int xfdr_session_attach(struct xfdr_session *s);
 void xfdr_session_counts(const struct xfdr_session *s,
 			 struct xfdr_counts *counts);
 void xfdr_sessions_drop_all(void);
+void xfdr_sessions_expire(void);
 
 /* ring.c */
 void xfdr_ring_init(struct xfdr_session *s, unsigned int cpu);

@@ -31,9 +31,9 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..40"
+echo "1..45"
 check "status prints the module's state" 0 "xray_fdr ABI 1" -- status
-check "status --json is one object" 0 '^{"abi_version":1,.*"tsc":{"khz":[0-9]*,.*"config":{.*},"users":\[.*],"users_omitted":[0-9]*}$' -- --json status
+check "status --json is one object" 0 '^{"abi_version":1,.*"tsc":{"khz":[0-9]*,.*"config":{.*},"retained_expired":[0-9]*,"users":\[.*],"users_omitted":[0-9]*}$' -- --json status
 check "config shows the limits" 0 "KiB per session" -- config
 check "config --json" 0 '"max_sessions":64' -- --json config
 check "config rejects an out-of-range value" 1 "out of range" -- config --max-sessions 0
@@ -46,8 +46,16 @@ check "config --sched-records wants on or off" 2 "on or off" -- config --sched-r
 param() { cat "/sys/module/xray_fdr/parameters/$1"; }
 us=$(param max_user_sessions) ukb=$(param max_user_kb) ur=$(param max_user_retained)
 rs=$(param admin_reserve_sessions) rkb=$(param admin_reserve_kb)
+rr=$(param admin_reserve_retained) age=$(param retained_max_age)
 check "status shows the per-user limits" 0 "^per user    $ukb KiB, $us sessions, $ur kept" -- status
-check "status shows the admin reserve" 0 "^reserve     $rkb KiB, $rs sessions for CAP_SYS_ADMIN" -- status
+check "status shows the admin reserve" 0 "^reserve     $rkb KiB, $rs sessions, $rr kept for CAP_SYS_ADMIN" -- status
+check "status shows the expiry of users' retained sessions" 0 "^expiry      a user's retained session is freed $age s after" -- status
+check "status counts the expired sessions" 0 "^sessions    [0-9]* open, [0-9]* retained, [0-9]* freed at their maximum age" -- status
+check "config sets the keep reserve and the maximum age" 0 "\"admin_reserve_retained\":$((rr + 1)),\"retained_max_age\":0," -- \
+	--json config --admin-reserve-retained $((rr + 1)) --retained-max-age 0
+check "config without a maximum age says so" 0 "^expiry      none" -- config
+check "config puts them back" 0 "\"admin_reserve_retained\":$rr,\"retained_max_age\":$age," -- \
+	--json config --admin-reserve-retained "$rr" --retained-max-age "$age"
 check "config --json has the new limits" 0 "\"max_user_sessions\":$us,\"max_user_kb\":$ukb,\"max_user_retained\":$ur,\"admin_reserve_sessions\":$rs,\"admin_reserve_kb\":$rkb," -- --json config
 check "status without sessions has no user" 0 "^users       none with sessions" -- status
 check "status --json without sessions" 0 '"users":\[],"users_omitted":0}$' -- --json status

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * One user against the others: the per-user limits, the reserve that only
- * CAP_SYS_ADMIN may use, kept sessions of a killed unprivileged process,
+ * One user against the others: the per-user limits, the reserves that only
+ * CAP_SYS_ADMIN may use (sessions, memory, keep marks), kept sessions of a
+ * killed unprivileged process and their expiry,
  * ring memory charged to the opener's memory cgroup, and other users'
  * operations while one user storms start/stop (stopping waits for an RCU
  * grace period, which must not hold the module's global lock).
@@ -45,6 +46,8 @@ static const struct {
 	{ "max_user_retained", XRAY_FDR_A_CONFIG_MAX_USER_RETAINED },
 	{ "admin_reserve_sessions", XRAY_FDR_A_CONFIG_ADMIN_RESERVE_SESSIONS },
 	{ "admin_reserve_kb", XRAY_FDR_A_CONFIG_ADMIN_RESERVE_KB },
+	{ "admin_reserve_retained", XRAY_FDR_A_CONFIG_ADMIN_RESERVE_RETAINED },
+	{ "retained_max_age", XRAY_FDR_A_CONFIG_RETAINED_MAX_AGE },
 };
 
 #define NLIMITS (sizeof(limits) / sizeof(limits[0]))
@@ -99,6 +102,24 @@ static struct use user_use(unsigned int uid)
 	}
 	fclose(f);
 	return u;
+}
+
+/* Sessions marked keep, of every user (the "retained" column). */
+static unsigned int kept_by_all(void)
+{
+	unsigned int id, sessions, kept, all = 0;
+	unsigned long long bytes;
+	char line[128];
+	FILE *f = fopen(XS_SYSFS "users", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %u %u %llu", &id, &sessions, &kept,
+			   &bytes) == 4)
+			all += kept;
+	fclose(f);
+	return all;
 }
 
 /* The memory the module charges for a geometry (kernel-module.rst). */
@@ -294,23 +315,28 @@ static void parse_report(const char *line, struct report *r)
 }
 
 /*
- * Run hog(@h) as nobody and wait for its report, logged and parsed into
- * @r.  Returns the child's pid (it holds its sessions until killed).
+ * Run hog(@h) as @uid and wait for its report, logged and parsed into @r.
+ * Returns the child's pid (it holds its sessions until killed).
  */
-static pid_t start_hog(struct hog *h, struct report *r)
+static pid_t start_hog_as(unsigned int uid, struct hog *h, struct report *r)
 {
 	char line[512];
 	pid_t pid;
 	int rd;
 
-	pid = spawn_as(NOBODY, hog, h, &rd);
+	pid = spawn_as(uid, hog, h, &rd);
 	if (pid < 0)
 		return pid;
 	read_report(rd, line, sizeof(line));
 	close(rd);
-	ksft_print_msg("nobody: %s\n", line);
+	ksft_print_msg("uid %u: %s\n", uid, line);
 	parse_report(line, r);
 	return pid;
+}
+
+static pid_t start_hog(struct hog *h, struct report *r)
+{
+	return start_hog_as(NOBODY, h, r);
 }
 
 static int open_and_configure(void *arg, int fd)
@@ -458,6 +484,98 @@ TEST_F(users, kept_sessions_of_a_killed_user_stay_within_its_limit)
 						XRAY_FDR_CMD_SESSION_DROP,
 						r.ids[i], -1));
 	EXPECT_FALSE(user_use(NOBODY).listed);
+}
+
+/*
+ * Users filling the keep slots leave admin_reserve_retained of them to
+ * root, who may then need one to keep a crashing service's rings.
+ */
+TEST_F(users, the_last_keep_slots_are_for_admins_only)
+{
+	struct hog h = {
+		.sessions = 4, .sb = 4096, .count = 2, .keep = 1, .hold = 1
+	};
+	unsigned int kept = kept_by_all();
+	struct xs_session mine[3];
+	struct report r;
+	pid_t pid;
+	int i;
+
+	ASSERT_EQ(0, set_limit(&self->nl, XRAY_FDR_A_CONFIG_MAX_RETAINED,
+			       kept + 3));
+	ASSERT_EQ(0, set_limit(&self->nl,
+			       XRAY_FDR_A_CONFIG_ADMIN_RESERVE_RETAINED, 2));
+	ASSERT_EQ(0,
+		  set_limit(&self->nl, XRAY_FDR_A_CONFIG_MAX_USER_RETAINED, 8));
+	pid = start_hog(&h, &r);
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(1, r.kept);
+	EXPECT_EQ(ENOSPC, r.keep_err);
+	/* root gets the two reserved, then the global cap holds for it */
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, xs_open(&mine[i]));
+		ASSERT_EQ(0, xs_configure(&mine[i], 4096, 2, 0));
+	}
+	EXPECT_EQ(0, xs_ioctl(&mine[0], XRAY_FDR_IOC_KEEP, 1));
+	EXPECT_EQ(0, xs_ioctl(&mine[1], XRAY_FDR_IOC_KEEP, 1));
+	EXPECT_EQ(-ENOSPC, xs_ioctl(&mine[2], XRAY_FDR_IOC_KEEP, 1));
+	for (i = 0; i < 3; i++) {
+		xs_ioctl(&mine[i], XRAY_FDR_IOC_KEEP, 0);
+		xs_close(&mine[i]);
+	}
+	kill(pid, SIGKILL);
+	EXPECT_EQ(128 + SIGKILL, child_status(pid));
+	for (i = 0; i < r.kept; i++)
+		EXPECT_EQ(0, ctl_nl_session_cmd(&self->nl,
+						XRAY_FDR_CMD_SESSION_DROP,
+						r.ids[i], -1));
+	EXPECT_EQ(kept, kept_by_all());
+}
+
+/*
+ * A user's retained sessions are freed once older than retained_max_age
+ * (counted in retained_expired); root's stay until dropped.  Setting the
+ * age frees at once what it makes due, so the test waits only for the
+ * sessions to be two seconds old, however busy the machine.
+ */
+TEST_F(users, retained_sessions_of_users_expire_and_roots_stay)
+{
+	struct hog h = {
+		.sessions = 2, .sb = 4096, .count = 2, .keep = 1, .hold = 1
+	};
+	struct report mine, theirs;
+	uint64_t expired, retained;
+	pid_t pid;
+
+	ASSERT_EQ(0,
+		  set_limit(&self->nl, XRAY_FDR_A_CONFIG_RETAINED_MAX_AGE, 0));
+	pid = start_hog(&h, &theirs);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(2, theirs.kept);
+	kill(pid, SIGKILL);
+	EXPECT_EQ(128 + SIGKILL, child_status(pid));
+	h.sessions = 1;
+	pid = start_hog_as(0, &h, &mine);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, mine.kept);
+	kill(pid, SIGKILL);
+	EXPECT_EQ(128 + SIGKILL, child_status(pid));
+	EXPECT_EQ(2, user_use(NOBODY).retained);
+	expired = xs_sysfs("retained_expired");
+	retained = xs_sysfs("sessions_retained");
+
+	sleep(2);
+	ASSERT_EQ(0,
+		  set_limit(&self->nl, XRAY_FDR_A_CONFIG_RETAINED_MAX_AGE, 1));
+	EXPECT_EQ(expired + 2, xs_sysfs("retained_expired"));
+	EXPECT_EQ(retained - 2, xs_sysfs("sessions_retained"));
+	EXPECT_FALSE(user_use(NOBODY).listed);
+	EXPECT_EQ(-ENOENT,
+		  ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_DROP,
+				     theirs.ids[0], -1));
+	/* root's was kept: it is still there to drop */
+	EXPECT_EQ(0, ctl_nl_session_cmd(&self->nl, XRAY_FDR_CMD_SESSION_DROP,
+					mine.ids[0], -1));
 }
 
 static int write_file(const char *path, const char *s)

@@ -252,6 +252,12 @@ static int ctl_decode_config(struct nlattr *nest, struct ctl_config *c)
 	    get_u32(a, XRAY_FDR_A_CONFIG_ADMIN_RESERVE_KB,
 		    &c->admin_reserve_kb))
 		return -EBADMSG;
+	/* (not in the modules before them: those answer without) */
+	c->has_retained_limits =
+		!get_u32(a, XRAY_FDR_A_CONFIG_ADMIN_RESERVE_RETAINED,
+			 &c->admin_reserve_retained) &&
+		!get_u32(a, XRAY_FDR_A_CONFIG_RETAINED_MAX_AGE,
+			 &c->retained_max_age);
 	return 0;
 }
 
@@ -273,6 +279,7 @@ int ctl_decode_status(struct nlattr **a, struct ctl_status *st)
 	    get_u64(a, XRAY_FDR_A_STATUS_TSC_KHZ, &st->tsc_khz) ||
 	    get_u32(a, XRAY_FDR_A_STATUS_TSC_FLAGS, &st->tsc_flags))
 		return -EBADMSG;
+	get_u64(a, XRAY_FDR_A_STATUS_RETAINED_EXPIRED, &st->retained_expired);
 	return ctl_decode_config(a[XRAY_FDR_A_STATUS_CONFIG], &st->config);
 }
 

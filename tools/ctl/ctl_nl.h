@@ -65,6 +65,9 @@ struct ctl_config {
 	uint32_t max_user_retained;
 	uint32_t admin_reserve_sessions;
 	uint32_t admin_reserve_kb;
+	uint32_t admin_reserve_retained;
+	uint32_t retained_max_age; /* seconds; 0: until dropped */
+	bool has_retained_limits; /* the two above: a module that has them */
 };
 
 /* One user's use: an XRAY_FDR_A_STATUS_USER nest. */
@@ -93,6 +96,7 @@ struct ctl_status {
 	uint64_t bytes_mapped;
 	uint64_t tsc_khz;
 	uint32_t tsc_flags;
+	uint64_t retained_expired; /* (config.has_retained_limits) */
 	struct ctl_config config;
 	/* every user with sessions for CAP_SYS_ADMIN, else the caller's own */
 	uint32_t nr_users;

@@ -72,6 +72,13 @@ static void usage(FILE *out)
 		"                            may open (0..4096)\n"
 		"  --admin-reserve-kb N      of --max-total-kb, how much only CAP_SYS_ADMIN\n"
 		"                            may use, in KiB (0..67108864)\n"
+		"  --admin-reserve-retained N\n"
+		"                            of --max-retained, how many keep marks only\n"
+		"                            CAP_SYS_ADMIN may set (0..1024)\n"
+		"  --retained-max-age N      seconds a retained session of a user without\n"
+		"                            CAP_SYS_ADMIN is kept before the module frees\n"
+		"                            it; 0 keeps it until dropped.  Setting it frees\n"
+		"                            at once what the new age makes due\n"
 		"  --sched-records on|off    allow scheduler records in every session\n"
 		"\n"
 		"The per-user limits and the reserves bind only the sessions opened\n"
@@ -79,8 +86,9 @@ static void usage(FILE *out)
 		"it until it is closed, or dropped if it was retained; its memory until\n"
 		"it is freed.  Past a per-user limit, opening /dev/xrayfdr, setting the\n"
 		"rings' geometry or marking keep fails with EDQUOT; reaching into a\n"
-		"reserve, with EMFILE (sessions) or ENOSPC (memory).  Lowering a limit\n"
-		"frees nothing: it holds for what is asked next.\n"
+		"reserve, with EMFILE (sessions) or ENOSPC (memory, keep marks).\n"
+		"Lowering a limit frees nothing: it holds for what is asked next; but\n"
+		"--retained-max-age frees the retained sessions it makes too old.\n"
 		"\n"
 		"Options:\n"
 		"  --json          print one JSON object instead of text\n"
@@ -156,7 +164,7 @@ static int refused(const char *cmd, const struct ctl_nl *nl, uint32_t id,
 			      "another session already records this process";
 		break;
 	case -ENOSPC:
-		why = "too many sessions are kept already (see max-retained in 'xrayfdr-ctl config')";
+		why = "too many sessions are kept already (see max-retained and admin-reserve-retained in 'xrayfdr-ctl config')";
 		break;
 	case -EDQUOT:
 		why = "the session's user has reached a per-user limit (see max-user-retained in 'xrayfdr-ctl config')";
@@ -234,21 +242,35 @@ static void print_config(const struct ctl_config *c)
 	if (json) {
 		printf("{\"max_session_kb\":%u,\"max_total_kb\":%u,\"max_sessions\":%u,\"max_retained\":%u,"
 		       "\"max_user_sessions\":%u,\"max_user_kb\":%u,\"max_user_retained\":%u,"
-		       "\"admin_reserve_sessions\":%u,\"admin_reserve_kb\":%u,\"sched_records\":%s}",
+		       "\"admin_reserve_sessions\":%u,\"admin_reserve_kb\":%u,",
 		       c->max_session_kb, c->max_total_kb, c->max_sessions,
 		       c->max_retained, c->max_user_sessions, c->max_user_kb,
 		       c->max_user_retained, c->admin_reserve_sessions,
-		       c->admin_reserve_kb, json_bool(c->sched_records));
+		       c->admin_reserve_kb);
+		if (c->has_retained_limits)
+			printf("\"admin_reserve_retained\":%u,\"retained_max_age\":%u,",
+			       c->admin_reserve_retained, c->retained_max_age);
+		printf("\"sched_records\":%s}", json_bool(c->sched_records));
 		return;
 	}
 	printf("limits      %u KiB per session, %u KiB in all, %u sessions, %u kept\n"
-	       "per user    %u KiB, %u sessions, %u kept (CAP_SYS_ADMIN exempt)\n"
-	       "reserve     %u KiB, %u sessions for CAP_SYS_ADMIN only\n"
-	       "scheduler   records %s\n",
+	       "per user    %u KiB, %u sessions, %u kept (CAP_SYS_ADMIN exempt)\n",
 	       c->max_session_kb, c->max_total_kb, c->max_sessions,
 	       c->max_retained, c->max_user_kb, c->max_user_sessions,
-	       c->max_user_retained, c->admin_reserve_kb,
-	       c->admin_reserve_sessions, c->sched_records ? "on" : "off");
+	       c->max_user_retained);
+	if (c->has_retained_limits)
+		printf("reserve     %u KiB, %u sessions, %u kept for CAP_SYS_ADMIN only\n",
+		       c->admin_reserve_kb, c->admin_reserve_sessions,
+		       c->admin_reserve_retained);
+	else
+		printf("reserve     %u KiB, %u sessions for CAP_SYS_ADMIN only\n",
+		       c->admin_reserve_kb, c->admin_reserve_sessions);
+	if (c->has_retained_limits && c->retained_max_age)
+		printf("expiry      a user's retained session is freed %u s after its process went (CAP_SYS_ADMIN's are kept)\n",
+		       c->retained_max_age);
+	else if (c->has_retained_limits)
+		printf("expiry      none: retained sessions stay until dropped\n");
+	printf("scheduler   records %s\n", c->sched_records ? "on" : "off");
 }
 
 /* What each user's sessions hold: a table, or the JSON members "users" and
@@ -326,17 +348,24 @@ static int cmd_status(int argc, char **argv)
 		       json_bool(f & XRAY_FDR_TSC_CLOCKSOURCE),
 		       json_bool(f & XRAY_FDR_TSC_KNOWN_FREQ));
 		print_config(&st.config);
+		if (st.config.has_retained_limits)
+			printf(",\"retained_expired\":%llu",
+			       (unsigned long long)st.retained_expired);
 		putchar(',');
 		print_users(&st);
 		printf("}\n");
 		return EXIT_OK;
 	}
 	printf("module      xray_fdr ABI %u, %u CPU areas per session\n"
-	       "sessions    %u open, %u retained\n"
+	       "sessions    %u open, %u retained",
+	       st.abi_version, st.nr_cpus, st.sessions, st.sessions_retained);
+	if (st.config.has_retained_limits)
+		printf(", %llu freed at their maximum age",
+		       (unsigned long long)st.retained_expired);
+	printf("\n"
 	       "records     %llu switches, %llu migrations, %llu lost\n"
 	       "memory      %llu bytes allocated, %llu bytes mapped\n"
 	       "TSC         %llu kHz; constant %s, nonstop %s, reliable %s, clocksource %s, known frequency %s\n",
-	       st.abi_version, st.nr_cpus, st.sessions, st.sessions_retained,
 	       (unsigned long long)st.switch_records,
 	       (unsigned long long)st.migration_records,
 	       (unsigned long long)st.records_lost,
@@ -594,6 +623,10 @@ static int cmd_config(int argc, char **argv)
 		  XRAY_FDR_A_CONFIG_ADMIN_RESERVE_SESSIONS },
 		{ "admin-reserve-kb", required_argument, NULL,
 		  XRAY_FDR_A_CONFIG_ADMIN_RESERVE_KB },
+		{ "admin-reserve-retained", required_argument, NULL,
+		  XRAY_FDR_A_CONFIG_ADMIN_RESERVE_RETAINED },
+		{ "retained-max-age", required_argument, NULL,
+		  XRAY_FDR_A_CONFIG_RETAINED_MAX_AGE },
 		{ "sched-records", required_argument, NULL,
 		  XRAY_FDR_A_CONFIG_SCHED_RECORDS },
 		{ "help", no_argument, NULL, 'h' },

@@ -410,6 +410,8 @@ enum {
 	 * for CAP_SYS_ADMIN, else the caller's own (if it has any)
 	 */
 	XRAY_FDR_A_STATUS_USER,
+	/* u64: retained sessions freed at retained_max_age */
+	XRAY_FDR_A_STATUS_RETAINED_EXPIRED,
 
 	__XRAY_FDR_A_STATUS_MAX,
 	XRAY_FDR_A_STATUS_MAX = (__XRAY_FDR_A_STATUS_MAX - 1)
@@ -430,6 +432,12 @@ enum {
 	/* What only CAP_SYS_ADMIN may use of the global caps. */
 	XRAY_FDR_A_CONFIG_ADMIN_RESERVE_SESSIONS, /* u32 */
 	XRAY_FDR_A_CONFIG_ADMIN_RESERVE_KB, /* u32 */
+	XRAY_FDR_A_CONFIG_ADMIN_RESERVE_RETAINED, /* u32: sessions marked keep */
+	/*
+	 * u32: seconds a retained session of an unprivileged opener is kept
+	 * before the module frees it (0: until dropped)
+	 */
+	XRAY_FDR_A_CONFIG_RETAINED_MAX_AGE,
 
 	__XRAY_FDR_A_CONFIG_MAX,
 	XRAY_FDR_A_CONFIG_MAX = (__XRAY_FDR_A_CONFIG_MAX - 1)
