@@ -184,8 +184,13 @@ static int module_rings(struct rings *r, const struct rt_options *o,
 	return 0;
 fail:
 	ret = -errno;
-	snprintf(err, errlen, "%s: %s refused: %s", o->device, what,
-		 strerror(errno));
+	snprintf(
+		err, errlen, "%s: %s refused: %s%s", o->device, what,
+		strerror(errno),
+		(ret == -ENOSPC || ret == -EDQUOT) && o->keep &&
+				!strcmp(what, "XRAY_FDR_IOC_KEEP") ?
+			" (too many sessions are kept: xrayfdr-ctl list shows them, drop frees them; the last keep slots are root's)" :
+			"");
 	rings_free(r);
 	return ret;
 }
@@ -303,12 +308,19 @@ int rt_cpu_view_setup(unsigned int version, size_t capacity, pid_t pid)
 	return 0;
 }
 
+/* @a + @b, or UINT64_MAX: counters in the rings are the process's to
+ * write, and a sum that wraps would report a small count */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 uint64_t rt_cpu_user_lost(void)
 {
 	uint64_t n = 0;
 
 	for (uint32_t c = 0; rt_ring.header && c < rt_ring.ncpus; c++)
-		n += control(c)->user_records_lost;
+		n = sat_add(n, control(c)->user_records_lost);
 	return n;
 }
 
@@ -428,16 +440,22 @@ void rt_cpu_counters(struct rt_sink_counters *c)
 	for (uint32_t cpu = 0; rt_ring.header && cpu < rt_ring.ncpus; cpu++) {
 		const uint8_t *ctl = (const uint8_t *)control(cpu);
 
-		c->kernel_lost += control(cpu)->records_lost;
+		c->kernel_lost =
+			sat_add(c->kernel_lost, control(cpu)->records_lost);
 		/* the user writer's count, and the kernel's of its takeovers */
-		c->overwritten +=
+		c->overwritten = sat_add(
+			c->overwritten,
 			__atomic_load_n(
 				(const uint64_t *)(ctl + RT_CTL_OVERWRITTEN),
-				__ATOMIC_RELAXED) +
+				__ATOMIC_RELAXED));
+		c->overwritten = sat_add(
+			c->overwritten,
 			__atomic_load_n(&control(cpu)->user_events_overwritten,
-					__ATOMIC_RELAXED);
-		c->recycled += __atomic_load_n(
-			(const uint64_t *)(ctl + RT_CTL_RECYCLED),
-			__ATOMIC_RELAXED);
+					__ATOMIC_RELAXED));
+		c->recycled = sat_add(
+			c->recycled,
+			__atomic_load_n(
+				(const uint64_t *)(ctl + RT_CTL_RECYCLED),
+				__ATOMIC_RELAXED));
 	}
 }

@@ -34,7 +34,7 @@ MEM=${VM_MEM:-1G}
 KERNEL=$VM/vmlinuz
 INITRD=$VM/initramfs.cpio.gz
 LIST=$VM/selftests.list
-BAD='BUG:|WARNING:|Oops|general protection fault|Kernel panic|Call Trace:|RIP:|UBSAN:|soft lockup|hung task|kernel BUG|detected stalls'
+BAD='BUG:|WARNING:|blocked for more than|Oops|general protection fault|Kernel panic|Call Trace:|RIP:|UBSAN:|soft lockup|hung task|kernel BUG|detected stalls'
 [ -n "${VM_BAD_EXTRA:-}" ] && BAD="$BAD|$VM_BAD_EXTRA"
 
 n=0

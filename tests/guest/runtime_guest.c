@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -224,6 +225,53 @@ static void child_scribble(void)
 	}
 	worker((void *)2000);
 	printf("count work %ld\n", counts[1]);
+	fflush(stdout);
+	kill(getpid(), SIGKILL);
+}
+
+/*
+ * What an attacker leaves for root to dump: in every CPU area, the open
+ * sub-buffer's sequence number at 2^64 - 1 (a walk up to it would never
+ * end), consumed at 2^64 - 1, counters about to wrap, and notes without
+ * an end whose object lines carry a terminal escape.  Then SIGKILL.
+ */
+static void child_hostile(void)
+{
+	static const char evil[] = "\nobject=/tmp/\033]0;owned\007x\n";
+	const struct xray_fdr_header *h = NULL;
+	uint8_t *areas = NULL;
+	char line[256];
+	FILE *maps = fopen("/proc/self/maps", "r");
+	unsigned long lo, hi;
+	char perm[5];
+
+	worker((void *)2000);
+	while (maps && fgets(line, sizeof(line), maps)) {
+		if (!strstr(line, "/dev/xrayfdr") ||
+		    sscanf(line, "%lx-%lx %4s", &lo, &hi, perm) != 3)
+			continue;
+		if (!strcmp(perm, "r--s") && !h)
+			h = (const void *)lo;
+		else if (!strcmp(perm, "rw-s"))
+			areas = (uint8_t *)lo;
+	}
+	for (uint32_t c = 0; h && areas && c < h->nr_cpus; c++) {
+		uint8_t *a = areas + c * h->area_size;
+		struct xray_fdr_control *ctl = (void *)a;
+		uint32_t off = XRAY_FDR_COMMIT_OFFSET(ctl->commit);
+		uint32_t open = off ? (off - 1) / h->subbuf_size : 0;
+		struct xray_fdr_subbuf *sb =
+			(void *)(a + h->page_size +
+				 (uint64_t)(open % h->subbuf_count) *
+					 h->subbuf_size);
+
+		sb->seq = UINT64_MAX;
+		ctl->consumed = UINT64_MAX;
+		ctl->user_records_lost = UINT64_MAX - 1;
+		memset(a + 64, 'x', 4016);
+		memcpy(a + 64 + 2000, evil, sizeof(evil) - 1);
+	}
+	printf("hostile %s\n", h && areas ? "done" : "no mapping");
 	fflush(stdout);
 	kill(getpid(), SIGKILL);
 }
@@ -747,13 +795,17 @@ static long read_number(const char *path)
 }
 
 /* Start "child @scenario" with stdout and stderr to @out. */
-static pid_t spawn_child(const char *scenario, const char *options,
-			 const char *out)
+static pid_t spawn_child_as(uid_t uid, const char *scenario,
+			    const char *options, const char *out)
 {
 	pid_t pid = fork();
 
 	if (!pid) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fd;
+
+		if (uid && (setgid(uid) || setuid(uid)))
+			_exit(126);
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 		dup2(fd, 1);
 		dup2(fd, 2);
@@ -763,6 +815,12 @@ static pid_t spawn_child(const char *scenario, const char *options,
 		_exit(127);
 	}
 	return pid;
+}
+
+static pid_t spawn_child(const char *scenario, const char *options,
+			 const char *out)
+{
+	return spawn_child_as(0, scenario, options, out);
 }
 
 /* xrayfdr-ctl with @args as user @uid; its exit status. */
@@ -1022,6 +1080,67 @@ static void test_scribble(void)
 	export_log(r.log);
 }
 
+/*
+ * Root dumps what a hostile user's process left (child_hostile()) into a
+ * directory that user owns: through the user's symlink it writes nothing;
+ * the dump it writes ends (the hung-task and soft-lockup detectors of the
+ * debug kernel watch), is root's alone, verifies, and replaces nothing
+ * unless asked.
+ */
+static void test_hostile_dump(void)
+{
+	struct run_result r = { 0 };
+	char args[160], line[64] = "";
+	struct stat st;
+	struct tally t;
+	FILE *f;
+	long id;
+	pid_t pid;
+	int fd;
+
+	mkdir("/tmp/hostile", 0755);
+	chown("/tmp/hostile", 65534, 65534);
+	fd = open("/tmp/precious", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		write(fd, "precious\n", 9);
+		close(fd);
+	}
+	unlink("/tmp/hostile/crash.xray");
+	symlink("/tmp/precious", "/tmp/hostile/crash.xray");
+	lchown("/tmp/hostile/crash.xray", 65534, 65534);
+
+	pid = spawn_child_as(65534, "hostile", "mode=cpu keep=true",
+			     "/tmp/hostile/run.out");
+	waitpid(pid, &r.status, 0);
+	id = kept_session("/tmp/hostile/run.out");
+	tap(WIFSIGNALED(r.status) && id > 0,
+	    "hostile: nobody's process scribbled its rings and notes and died, session %ld kept",
+	    id);
+	snprintf(args, sizeof(args), "dump %ld -o /tmp/hostile/crash.xray", id);
+	f = fopen("/tmp/precious", "r");
+	if (f) {
+		fgets(line, sizeof(line), f);
+		fclose(f);
+	}
+	tap(ctl_as(0, args) != 0 && !strcmp(line, "precious\n"),
+	    "hostile: root's dump does not write through the user's symlink");
+	snprintf(args, sizeof(args), "dump %ld -o /tmp/hostile/new.xray", id);
+	tap(ctl_as(0, args) == 0 && !stat("/tmp/hostile/new.xray", &st) &&
+		    st.st_uid == 0 && (st.st_mode & 07777) == 0600,
+	    "hostile: root's dump ends and writes a file of its own, mode 0600");
+	snprintf(r.log, sizeof(r.log), "/tmp/hostile/new.xray");
+	read_log(r.log, &t, 0, NULL, NULL);
+	tap(!t.errors && !strchr(t.info, '\033'),
+	    "hostile: the dump verifies, no terminal escape in its info event%s%s",
+	    t.errors ? ": " : "", t.first_error);
+	tap(ctl_as(0, args) != 0,
+	    "hostile: a second dump to the same file is refused without --force");
+	snprintf(args, sizeof(args),
+		 "dump %ld -o /tmp/hostile/new.xray --force --drop", id);
+	tap(ctl_as(0, args) == 0, "hostile: --force replaces root's own file");
+	export_log(r.log);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -1032,6 +1151,7 @@ int main(int argc, char **argv)
 		{ "onoff", child_onoff },	{ "pingpong", child_pingpong },
 		{ "killme", child_killme },	{ "discard", child_threads },
 		{ "scribble", child_scribble }, { "streamme", child_streamme },
+		{ "hostile", child_hostile },
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "child")) {
@@ -1042,7 +1162,7 @@ int main(int argc, char **argv)
 				children[i].fn();
 		return 0;
 	}
-	printf("1..%d\n", 5 + 4 + 6 + 5 + 5 + 10 + 4 + 2);
+	printf("1..%d\n", 5 + 4 + 6 + 5 + 5 + 10 + 4 + 2 + 6);
 	test_threads();
 	test_discard();
 	test_migrate();
@@ -1051,5 +1171,6 @@ int main(int argc, char **argv)
 	test_killed();
 	test_killed_streamed();
 	test_scribble();
+	test_hostile_dump();
 	return nfailed ? 1 : 0;
 }

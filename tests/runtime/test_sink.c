@@ -927,6 +927,21 @@ static void scribble_cpu(const struct rt_sink *s, uint64_t *damaged)
 	scribble_drain(s, damaged, &kept);
 	alarm(0);
 	CHECK(kept <= made, "kept %zu of %llu", kept, (unsigned long long)made);
+	/* counters at 2^64 - 1 on every CPU: their sums stop there */
+	for (uint32_t c = 0; c < rt_ring.ncpus; c++) {
+		ring_control(c)->user_records_lost = UINT64_MAX;
+		ring_control(c)->records_lost = UINT64_MAX;
+	}
+	{
+		struct rt_sink_counters ctr;
+
+		s->counters(&ctr);
+		CHECK(rt_cpu_user_lost() == UINT64_MAX &&
+			      ctr.kernel_lost == UINT64_MAX,
+		      "counters wrapped: %llu lost, %llu kernel_lost",
+		      (unsigned long long)rt_cpu_user_lost(),
+		      (unsigned long long)ctr.kernel_lost);
+	}
 	/* notes without an end, with a terminal escape in an object line,
 	 * on every CPU: nothing a drain reads, but the dump's fuzz target
 	 * takes these rings as a seed (save_seed()) */
