@@ -25,6 +25,7 @@ extern const struct command cmd_extract;
 extern const struct command cmd_graph;
 extern const struct command cmd_record;
 extern const struct command cmd_replay;
+extern const struct command cmd_snapshot;
 extern const struct command cmd_stack;
 extern const struct command cmd_synth;
 

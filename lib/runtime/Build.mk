@@ -6,6 +6,7 @@ LIB_SRCS += lib/runtime/options.c lib/runtime/tsc.c lib/runtime/state.c \
 	lib/runtime/sink_cpu_drain.c lib/runtime/sink_cpu_stream.c \
 	lib/runtime/fdr.c lib/runtime/fdr_setup.c lib/runtime/handlers.c \
 	lib/runtime/logfile.c lib/runtime/stream.c lib/runtime/trace.c \
+	lib/runtime/control.c \
 	lib/runtime/modes.c lib/runtime/mode_fdr.c lib/runtime/basic.c \
 	lib/runtime/objects.c lib/runtime/init.c lib/runtime/xray_api.c \
 	lib/runtime/api.c lib/runtime/dump.c \

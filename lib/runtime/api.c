@@ -22,6 +22,7 @@
 
 #include "../log.h"
 #include "../util/opts.h"
+#include "../util/outfile.h"
 #include "basic.h"
 #include "init.h"
 #include "objects.h"
@@ -231,6 +232,49 @@ int xrayfdr_trace_stats(struct xrayfdr_trace_stats *stats)
 	s.dropped = __atomic_load_n(&rt_live.dropped, __ATOMIC_RELAXED);
 	rt_api_unlock();
 	OPTS_PUT(stats, &s);
+	return 0;
+}
+
+int xrayfdr_snapshot(const char *path, const struct xrayfdr_snapshot_opts *opts)
+{
+	struct xrayfdr_trace_stats *stats = OPTS_GET(opts, stats, NULL);
+	bool overwrite = OPTS_GET(opts, overwrite, false);
+	struct rt_totals tot;
+	int fd, ret;
+
+	if (!OPTS_VALID(opts))
+		return fail(-E2BIG);
+	if (!path)
+		return fail(-EINVAL);
+	ret = rt_init();
+	if (ret)
+		return fail(ret);
+	rt_api_lock();
+	ret = rt_trace_snapshot_ready();
+	fd = ret ? ret : out_create(path, 0644, overwrite ? OUT_REPLACE : 0);
+	if (fd >= 0) {
+		ret = rt_trace_snapshot(fd, "api", &tot);
+		if (close(fd) && !ret)
+			ret = -errno;
+	} else {
+		ret = fd;
+	}
+	rt_api_unlock();
+	if (ret)
+		return fail(ret);
+	if (OPTS_HAS(stats, sz)) {
+		struct xrayfdr_trace_stats s = {
+			.sz = sizeof(s),
+			.events = tot.events,
+			.overwritten = tot.overwritten,
+			.dropped = __atomic_load_n(&rt_live.dropped,
+						   __ATOMIC_RELAXED),
+			.buffers = tot.buffers,
+			.recycled = tot.recycled,
+		};
+
+		OPTS_PUT(stats, &s);
+	}
 	return 0;
 }
 

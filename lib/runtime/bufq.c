@@ -182,25 +182,30 @@ void rt_bufq_release(struct rt_bufq *q, struct rt_buf *b)
 	rt_bufq_unlock(q);
 }
 
-size_t rt_bufq_sort(struct rt_bufq *q)
+size_t rt_bufq_order(const struct rt_bufq *q, uint32_t *order)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < q->count; i++)
 		if (q->bufs[i].state == RT_BUF_FULL ||
 		    q->bufs[i].state == RT_BUF_ACTIVE)
-			q->order[n++] = (uint32_t)i;
+			order[n++] = (uint32_t)i;
 	/* shell sort: in place, no recursion, fine for a signal handler */
 	for (size_t gap = n / 2; gap; gap /= 2)
 		for (size_t i = gap; i < n; i++) {
-			uint32_t v = q->order[i];
+			uint32_t v = order[i];
 			size_t j = i;
 
 			for (; j >= gap &&
-			       q->bufs[q->order[j - gap]].seq > q->bufs[v].seq;
+			       q->bufs[order[j - gap]].seq > q->bufs[v].seq;
 			     j -= gap)
-				q->order[j] = q->order[j - gap];
-			q->order[j] = v;
+				order[j] = order[j - gap];
+			order[j] = v;
 		}
 	return n;
+}
+
+size_t rt_bufq_sort(struct rt_bufq *q)
+{
+	return rt_bufq_order(q, q->order);
 }

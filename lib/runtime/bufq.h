@@ -92,8 +92,10 @@ bool rt_bufq_draining(const struct rt_bufq *q);
 /* The writer is done with @b: it is free.  Takes the lock. */
 void rt_bufq_release(struct rt_bufq *q, struct rt_buf *b);
 
-/* Fill q->order with the buffers that hold records for the flush (full
- * and active ones, by seq); return how many. */
+/* The indexes of the buffers that hold records (full and active ones),
+ * by seq, into @order; return how many. */
+size_t rt_bufq_order(const struct rt_bufq *q, uint32_t *order);
+/* The same into q->order, the flush's. */
 size_t rt_bufq_sort(struct rt_bufq *q);
 
 #endif

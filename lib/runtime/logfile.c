@@ -134,7 +134,7 @@ static void put_md(uint8_t **p, unsigned int version,
 
 /* Our info buffer's records (without its frame); returns its size. */
 static size_t build_info(const struct rt_trace *tr, const struct rt_totals *tot,
-			 const char *objects)
+			 const struct rt_log_extra *x)
 {
 	char text[INFO_MAX];
 	struct text t = { text, 0, sizeof(text) };
@@ -175,8 +175,12 @@ static size_t build_info(const struct rt_trace *tr, const struct rt_totals *tot,
 		add(&t, "\nrings=");
 		add(&t, tr->sink->memory());
 	}
+	if (x->snapshot) {
+		add(&t, "\nsnapshot=");
+		add(&t, x->snapshot);
+	}
 	add(&t, "\n");
-	add(&t, objects);
+	add(&t, x->objects);
 	if (t.n > room)
 		t.n = room;
 
@@ -274,7 +278,7 @@ int rt_log_write(const struct rt_trace *t, int fd, struct rt_drain *d,
 	tot->buffers = buffers;
 	/* last: it is the latest, and llvm-xray account wants the first
 	 * record to be the earliest */
-	info = build_info(t, tot, x->objects);
+	info = build_info(t, tot, x);
 	if (!ret)
 		ret = write_buffer(t, fd, info_buf, info);
 	return ret;

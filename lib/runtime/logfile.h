@@ -53,6 +53,9 @@ struct rt_log_extra {
 	/* the header and these were written already (a streamed log) */
 	bool streamed;
 	uint64_t streamed_events, streamed_buffers;
+	/* a snapshot of a running trace: what asked for it (the info
+	 * event's snapshot=) */
+	const char *snapshot;
 };
 
 /*

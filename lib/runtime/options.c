@@ -85,6 +85,7 @@ static const struct opt_def defs[] = {
 	{ "discard", OPT_BOOL, FIELD(discard), 0, 1, IN_OURS },
 	{ "keep", OPT_BOOL, FIELD(keep), 0, 1, IN_OURS },
 	{ "stream", OPT_BOOL, FIELD(stream), 0, 1, IN_OURS },
+	{ "control", OPT_BOOL, FIELD(control), 0, 1, IN_OURS },
 	{ "tsc_sysfs", OPT_STR, FIELD(tsc_sysfs), 0, 0, IN_OURS },
 	{ "tsc_sources", OPT_SOURCES, FIELD(tsc_sources), 0, 0, IN_OURS },
 };
@@ -98,6 +99,7 @@ void rt_options_defaults(struct rt_options *o)
 	o->buffer_max = RT_DEFAULT_BUFFER_MAX;
 	o->version = 5;
 	o->verbosity = 1;
+	o->control = true;
 	o->signals = true;
 	o->fork = RT_FORK_CLEAN;
 	snprintf(o->tsc_sysfs, sizeof(o->tsc_sysfs), "/sys/kernel/xrayfdr");

@@ -77,6 +77,7 @@ struct rt_options {
 	bool discard; /* a full CPU ring drops new records */
 	bool keep; /* the module keeps the rings if the process dies */
 	bool stream; /* every record to the log as the program runs */
+	bool control; /* the control channel (control.h): snapshots on request */
 	char tsc_sysfs[PATH_MAX]; /* the module's sysfs directory */
 	unsigned int tsc_sources; /* enum rt_tsc_source mask */
 };

@@ -74,7 +74,7 @@ struct rt_drain {
 	bool name_pending;
 	uint32_t name_cpu;
 	uint64_t name_tsc;
-	uint64_t sink_state[6];
+	uint64_t sink_state[8];
 };
 
 /* The name a drain's thread's records hold last (rt_logbuf_name_now()):
@@ -166,6 +166,15 @@ struct rt_sink {
 	void (*drain_begin)(struct rt_drain *d, bool wait);
 	bool (*drain_next)(struct rt_drain *d, struct rt_chunk *c);
 	void (*drain_end)(struct rt_drain *d);
+	/*
+	 * A snapshot (NULL where the sink has none): copy what the sink
+	 * holds while its writers go on, stopping none of them for longer
+	 * than one buffer's copy, and set @d to walk the copy with
+	 * drain_next and drain_end.  The caller keeps the trace from ending
+	 * meanwhile and takes one snapshot at a time.  Return 0 or a
+	 * negative errno.
+	 */
+	int (*snapshot_begin)(struct rt_drain *d);
 	/*
 	 * Streaming (stream.c; NULL where the sink cannot): hand the oldest
 	 * full buffer to @write(@ctx, log buffer) and free it.  Return 1 if

@@ -33,12 +33,18 @@ static size_t scratch_size;
  * meanwhile, in a signal handler) */
 static uint8_t *stream_scratch;
 static size_t stream_scratch_size;
+/* Snapshots: the copy of the queue, and their own log buffer (a fatal
+ * signal's flush may run meanwhile) */
+static struct rt_bufq snap;
+static uint8_t *snap_scratch;
+static size_t snap_scratch_size;
 
 /* This sink's part of a drain (rt_drain's sink_state): the buffers'
  * indexes, in the order they go out; where their log buffers are built;
  * the base of record times and the CPU at the drain's position; whether
  * the walk holds the queue's lock. */
 struct thread_drain {
+	const struct rt_bufq *q; /* the sink's queue, or a snapshot's copy */
 	const uint32_t *order;
 	uint8_t *scratch;
 	size_t scratch_size;
@@ -136,6 +142,7 @@ static void thread_drain_begin(struct rt_drain *d, bool wait)
 	d->offset = 0;
 	td->locked = false;
 	d->name_pending = false;
+	td->q = &rt_tsink.q;
 	td->order = rt_tsink.q.order;
 	td->scratch = scratch;
 	td->scratch_size = scratch_size;
@@ -189,9 +196,9 @@ static bool saw_name(struct rt_drain *d, uint32_t tid, const uint8_t *p)
 static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 {
 	struct thread_drain *td = own(d);
-	const struct rt_buf *b = &rt_tsink.q.bufs[td->order[d->next]];
+	const struct rt_buf *b = &td->q->bufs[td->order[d->next]];
 	bool bad = false;
-	size_t used = rt_bufq_used(&rt_tsink.q, b, &bad),
+	size_t used = rt_bufq_used(td->q, b, &bad),
 	       preamble = fdr_preamble_size(rt_tsink.version);
 	/* its thread is still there: the flush is the last chance to see a
 	 * rename since the buffer began */
@@ -294,6 +301,88 @@ static bool thread_drain_next(struct rt_drain *d, struct rt_chunk *c)
 	return false;
 }
 
+/*
+ * Copy the buffers of @q that hold records into @to (mapped with @q's
+ * geometry) while @q's threads go on writing.  Each buffer is copied as
+ * it is when the copy reaches it, up to its owner's last published record
+ * (never a record half written), under the lock for that one copy: a
+ * thread that needs a buffer meanwhile waits at most one buffer's copy.
+ * A buffer recycled since the copy began is left out.  The copies are
+ * FULL, @to->order lists them by seq; return how many.  (Not in bufq.c:
+ * the recording path's objects call no memcpy.)
+ */
+static size_t copy_queue(struct rt_bufq *q, struct rt_bufq *to)
+{
+	size_t n, kept = 0;
+
+	if (to->count < q->count || to->capacity < q->capacity)
+		return 0;
+	/* (q->order is a flush's: one in a signal handler may use it) */
+	rt_bufq_lock(q);
+	n = rt_bufq_order(q, to->order);
+	for (size_t i = 0; i < n; i++)
+		to->bufs[i].seq = q->bufs[to->order[i]].seq;
+	rt_bufq_unlock(q);
+	for (size_t i = 0; i < n; i++) {
+		const struct rt_buf *b = &q->bufs[to->order[i]];
+		struct rt_buf *c = &to->bufs[kept];
+		uint64_t seq = to->bufs[i].seq;
+		size_t used = 0;
+
+		/* one buffer's copy under the lock: a writer that needs a
+		 * buffer meanwhile waits for this copy only */
+		rt_bufq_lock(q);
+		if (b->seq == seq &&
+		    (b->state == RT_BUF_FULL || b->state == RT_BUF_ACTIVE ||
+		     b->state == RT_BUF_WRITING))
+			used = rt_bufq_used(q, b, NULL);
+		if (used) {
+			memcpy(c->data, b->data, used);
+			c->tid = b->tid;
+		}
+		rt_bufq_unlock(q);
+		if (!used)
+			continue; /* recycled since the sort: gone */
+		c->seq = seq;
+		c->used = used;
+		c->owner_pos = NULL;
+		c->state = RT_BUF_FULL;
+		kept++;
+	}
+	for (size_t i = 0; i < kept; i++)
+		to->order[i] = (uint32_t)i;
+	for (size_t i = kept; i < to->count; i++)
+		to->bufs[i].state = RT_BUF_FREE;
+	return kept;
+}
+
+static int thread_snapshot_begin(struct rt_drain *d)
+{
+	struct thread_drain *td = own(d);
+	const struct rt_bufq *q = &rt_tsink.q;
+
+	if (!q->mem)
+		return -ENODATA;
+	if (snap.count != q->count || snap.capacity != q->capacity) {
+		rt_bufq_destroy(&snap);
+		if (rt_bufq_init(&snap, q->capacity, q->count))
+			return -ENOMEM;
+	}
+	if (rt_logbuf_scratch(&snap_scratch, &snap_scratch_size, q->capacity))
+		return -ENOMEM;
+	d->next = 0;
+	d->offset = 0;
+	d->name_pending = false;
+	*td = (struct thread_drain){ .q = &snap,
+				     .order = snap.order,
+				     .scratch = snap_scratch,
+				     .scratch_size = snap_scratch_size,
+				     .damaged = &rt_tsink.damaged };
+	rt_tsink.damaged = 0; /* what this walk skips, as a drain's */
+	d->count = copy_queue(&rt_tsink.q, &snap);
+	return 0;
+}
+
 static void thread_drain_end(struct rt_drain *d)
 {
 	if (own(d)->locked)
@@ -314,7 +403,8 @@ static int thread_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 	if (!b)
 		return 0;
 	index = (uint32_t)(b - rt_tsink.q.bufs);
-	*own(&d) = (struct thread_drain){ .order = &index,
+	*own(&d) = (struct thread_drain){ .q = &rt_tsink.q,
+					  .order = &index,
 					  .scratch = stream_scratch,
 					  .scratch_size = stream_scratch_size,
 					  .damaged = &rt_tsink.stream_damaged };
@@ -347,5 +437,6 @@ const struct rt_sink rt_thread_sink = {
 	.drain_begin = thread_drain_begin,
 	.drain_next = thread_drain_next,
 	.drain_end = thread_drain_end,
+	.snapshot_begin = thread_snapshot_begin,
 	.stream_one = thread_stream_one,
 };

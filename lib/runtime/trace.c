@@ -17,6 +17,7 @@
 #include "../arch/x86_64/arch.h"
 #include "../fdr/frame.h"
 #include "../log.h"
+#include "control.h"
 #include "controller.h"
 #include "handlers.h"
 #include "logfile.h"
@@ -136,6 +137,12 @@ int rt_trace_start(const struct rt_options *o, char *err, size_t errlen)
 		if (ret)
 			return ret;
 	}
+	/* (a process without a channel is still traced: not an error).
+	 * Only where there are snapshots to take: in CPU mode the module
+	 * would record the channel's thread as one of the program's. */
+	if (o->control && rt_live.sink->snapshot_begin && rt_control_start() &&
+	    o->verbosity)
+		pr_warn("no control channel: xrayfdr snapshot cannot reach this process\n");
 	return 0;
 }
 
@@ -325,6 +332,35 @@ void rt_trace_totals(struct rt_totals *tot)
 	rt_live.sink->drain_end(&d);
 }
 
+int rt_trace_snapshot_ready(void)
+{
+	if ((rt_live.status != XRAY_LOG_INITIALIZED &&
+	     rt_live.status != XRAY_LOG_FINALIZED) ||
+	    rt_live.flush_status != XRAY_LOG_NOT_FLUSHING)
+		return -ENODATA;
+	if (!rt_live.sink || !rt_live.sink->snapshot_begin)
+		return -ENOTSUP;
+	return 0;
+}
+
+int rt_trace_snapshot(int fd, const char *why, struct rt_totals *tot)
+{
+	const struct rt_log_extra x = { .objects = rt_objects_text(),
+					.snapshot = why };
+	struct rt_drain d = { .trace = &rt_live };
+	const struct rt_sink *sink = rt_live.sink;
+	int ret = rt_trace_snapshot_ready();
+
+	if (ret)
+		return ret;
+	ret = sink->snapshot_begin(&d);
+	if (ret)
+		return ret;
+	ret = rt_log_write(&rt_live, fd, &d, &x, tot);
+	sink->drain_end(&d);
+	return ret;
+}
+
 void rt_trace_fork_prepare(void)
 {
 	rt_live.sink->fork_prepare();
@@ -347,5 +383,9 @@ void rt_trace_fork_child(void)
 	if (rt_live.opts.fork == RT_FORK_OFF &&
 	    rt_live.status == XRAY_LOG_INITIALIZED)
 		rt_live.status = XRAY_LOG_UNINITIALIZED;
+	rt_control_fork_child();
+	if (rt_live.opts.control && rt_live.sink->snapshot_begin &&
+	    rt_live.status == XRAY_LOG_INITIALIZED)
+		rt_control_start(); /* (without one, it is still traced) */
 	rt_update_fast();
 }

@@ -9,6 +9,7 @@
 #ifndef XRAYFDR_LIB_RUNTIME_TRACE_H
 #define XRAYFDR_LIB_RUNTIME_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <xrayfdr/xray.h>
@@ -40,6 +41,16 @@ void rt_trace_quiesce(void);
 /* What the trace's sink holds now and its counters (takes the sink's
  * lock). */
 void rt_trace_totals(struct rt_totals *tot);
+/*
+ * A snapshot of the trace (running, or stopped and not yet flushed): the
+ * newest window as a log written to @fd, while the writers go on; @why,
+ * what asked for it, goes into the info event.  The API lock held.
+ * Return 0; -ENODATA without a trace; -ENOTSUP if its sink has no
+ * snapshots; another negative errno.
+ */
+int rt_trace_snapshot(int fd, const char *why, struct rt_totals *tot);
+/* Would rt_trace_snapshot() take one now?  0, -ENODATA or -ENOTSUP. */
+int rt_trace_snapshot_ready(void);
 
 /* fork(): around it, and the child's view of the trace. */
 void rt_trace_fork_prepare(void);

@@ -27,9 +27,11 @@ import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "pylib"))
@@ -551,6 +553,23 @@ def check_api():
         log = os.path.join(d, "ourapi.xray")
         check_ok_lines("xrayfdr API", run([exe, log]))
         verify_log("xrayfdr API: the flushed log is valid", log)
+
+    # snapshots of a running trace: the program checks what it can see
+    # (tests/runtime/progs/snapshot.c); both verifiers check a sample
+    exe = os.path.join(d, "snapshot")
+    snaps = os.path.join(d, "snapshots")
+    shutil.rmtree(snaps, ignore_errors=True)
+    os.makedirs(snaps)
+    p = build_api(os.path.join(PROGS, "snapshot.c"), exe)
+    if p.returncode:
+        tap(False, "snapshots: the program builds against <xrayfdr/runtime.h>", p.stderr)
+    else:
+        check_ok_lines("snapshots", run([exe, snaps]))
+        verify_logs("snapshots: a sample of them and the logs at the end verify",
+                    [os.path.join(snaps, f) for f in
+                     ("snap-000.xray", "snap-050.xray", "snap-099.xray",
+                      "final.xray", "wrap-1.xray", "wrap-2.xray", "wrap-final.xray")
+                     if os.path.exists(os.path.join(snaps, f))])
 
     # LLVM's own programmatic FDR test program, unchanged, on libxrayfdr
     exe = os.path.join(d, "llvm_runtime")
@@ -1120,6 +1139,85 @@ def check_basic():
         f"exit {p.returncode}, header {head!r}, {got} entries of {want} calls\n{p.stderr}")
 
 
+def check_snapshot_cli():
+    """xrayfdr snapshot PID on a running server: each snapshot verifies
+    and moves forward; other users, untraced and missing processes get a
+    clear refusal; the log at the end is whole."""
+    d = os.path.join(OUT, "snapshot_cli")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    exe, stop = os.path.join(d, "server"), os.path.join(d, "stop")
+    p = build_api(os.path.join(PROGS, "server.c"), exe)
+    if p.returncode:
+        tap(False, "snapshot PID: the server builds", p.stderr)
+        return
+    final = os.path.join(d, "final.xray")
+    # 2048 buffers of 64 KiB hold 400 s of the server's requests
+    srv = subprocess.Popen([XRAYFDR, "record", "-q", "-o", final, "--buffer-max", "2048",
+                            "--", exe, stop],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        pid = None
+        # the server is the record's child: wait for its channel (no bound
+        # on how long that takes but the harness's own)
+        for _ in range(600):
+            q = run(["pgrep", "-P", str(srv.pid), "-x", "server"])
+            if q.returncode == 0:
+                pid = int(q.stdout.split()[0])
+                if run([XRAYFDR, "snapshot", "--list"]).stdout.find(f"{pid} ") >= 0:
+                    break
+            time.sleep(0.1)
+        snaps, maxes, problems = [], [], []
+        for i in range(5):
+            out = os.path.join(d, f"snap-{i}.xray")
+            q = run([XRAYFDR, "snapshot", "-q", "-o", out, str(pid)])
+            if q.returncode:
+                problems.append(f"snapshot {i}: exit {q.returncode}: {q.stderr}")
+                continue
+            snaps.append(out)
+            args = [e["args"][0] for e in events_of(out)
+                    if e.get("kind") == "function-enter-arg" and e.get("args")]
+            maxes.append(max(args) if args else 0)
+        tap(not problems and len(snaps) == 5,
+            "snapshot PID: five snapshots of a running server", "\n".join(problems))
+        tap(maxes == sorted(maxes) and maxes and maxes[0] > 0,
+            "snapshot PID: each holds requests, and they move forward", repr(maxes))
+        verify_logs("snapshot PID: every snapshot verifies", snaps)
+        q = run([XRAYFDR, "snapshot", "-o", snaps[0] if snaps else final, str(pid)])
+        tap(q.returncode == 2 and "exists" in q.stderr,
+            "snapshot PID: an existing file is not replaced without --force",
+            q.stderr)
+        if os.geteuid() == 0:
+            other = os.path.join(d, "other.xray")
+            q = run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                     XRAYFDR, "snapshot", "-o", "/tmp/xrayfdr-nobody-%d.xray" % pid,
+                     str(pid)])
+            tap(q.returncode == 1 and "not yours" in q.stderr and
+                not os.path.exists("/tmp/xrayfdr-nobody-%d.xray" % pid),
+                "snapshot PID: another user is refused, and no file is left",
+                q.stderr)
+            del other
+        else:
+            tap(True, "snapshot PID: another user is refused",
+                skip="needs root to be another user")
+        q = run([XRAYFDR, "snapshot", "-o", os.path.join(d, "self.xray"),
+                 str(os.getpid())])
+        tap(q.returncode == 1 and "not traced" in q.stderr,
+            "snapshot PID: an untraced process gets a clear error", q.stderr)
+        q = run([XRAYFDR, "snapshot", "-o", os.path.join(d, "none.xray"), "2147483646"])
+        tap(q.returncode == 1 and "no process" in q.stderr,
+            "snapshot PID: a missing process gets a clear error", q.stderr)
+    finally:
+        open(stop, "w").close()
+        out, err = srv.communicate(timeout=300)
+    m = re.search(r"handled (\d+)", out)
+    calls = sum(1 for e in events_of(final) if e.get("kind") == "function-enter-arg") \
+        if os.path.exists(final) else -1
+    tap(srv.returncode == 0 and m and calls == int(m.group(1)),
+        "snapshot PID: the log at the end has every request the server handled",
+        f"exit {srv.returncode}, {calls} entries, server says {m.group(0) if m else out!r}\n{err}")
+
+
 def check_stream():
     """record --stream: with a queue (or rings) far smaller than the trace,
     every call reaches the log (threads wait for the writer), in order,
@@ -1491,7 +1589,7 @@ def main():
                check_patching,
                check_version1_and_threshold, check_environment, check_static_link,
                check_thread_names, check_depth, check_dlopen, check_basic,
-               check_stream, check_migrate):
+               check_stream, check_migrate, check_snapshot_cli):
         try:
             fn()
         except Exception as e:

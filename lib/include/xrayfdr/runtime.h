@@ -78,6 +78,38 @@ struct xrayfdr_trace_stats {
 
 XRAYFDR_API int xrayfdr_trace_stats(struct xrayfdr_trace_stats *stats);
 
+/* Fill with XRAYFDR_OPTS(xrayfdr_snapshot_opts, ...). */
+struct xrayfdr_snapshot_opts {
+	size_t sz;
+	/* replace an existing @path (a regular file of the caller's with one
+	 * link); else an existing @path is -EEXIST */
+	bool overwrite;
+	/* the counts of the log written (may be NULL) */
+	struct xrayfdr_trace_stats *stats;
+};
+
+/**
+ * xrayfdr_snapshot() - write the newest window of the running trace as a
+ * log, and go on tracing
+ * @path: the FDR log to write (created mode 0644, never through a
+ *	symbolic link)
+ * @opts: options, or NULL
+ *
+ * The flight recorder read in flight: what the buffers hold now, as the
+ * flush would write it, while every thread goes on recording; the next
+ * snapshot holds what came after, and the log the trace writes when it
+ * ends is unchanged.  No thread stops: one that needs a new buffer while
+ * the snapshot copies it waits for that one copy
+ * (Documentation/runtime.rst, "Snapshots").  Thread mode; the info event
+ * says snapshot=api.
+ *
+ * Return: 0; -ENODATA if no trace is running (or it was flushed);
+ * -ENOTSUP in CPU mode and LLVM's basic mode; -EEXIST; another negative
+ * errno of the write.
+ */
+XRAYFDR_API int xrayfdr_snapshot(const char *path,
+				 const struct xrayfdr_snapshot_opts *opts);
+
 /* Patch or unpatch all sleds, or those of one function id. */
 XRAYFDR_API int xrayfdr_patch(void);
 XRAYFDR_API int xrayfdr_unpatch(void);

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The control channel (control.h; protocol: ../util/control_proto.h).
+ * One thread, started with the first trace of a process, blocks in
+ * accept() and serves one request at a time; all signals are blocked in
+ * it, so the program's handlers never run there.
+ */
+#define LOG_DOMAIN "xrayfdr"
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "../log.h"
+#include "../util/control_proto.h"
+#include "control.h"
+#include "sink.h"
+#include "state.h"
+#include "trace.h"
+
+static struct {
+	int fd; /* listening, or -1 */
+	pid_t pid; /* the process that listens on it */
+} ch = { .fd = -1 };
+
+static void reply(int conn, const char *text)
+{
+	send(conn, text, strlen(text), MSG_NOSIGNAL);
+}
+
+/* The request of @conn, and the descriptor that came with it (or -1). */
+static ssize_t receive(int conn, char *buf, size_t size, int *fd)
+{
+	union {
+		struct cmsghdr h;
+		char space[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = { buf, size - 1 };
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cm.space,
+			    .msg_controllen = sizeof(cm.space) };
+	struct cmsghdr *c;
+	ssize_t n = recvmsg(conn, &m, MSG_CMSG_CLOEXEC);
+
+	*fd = -1;
+	for (c = n < 0 ? NULL : CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)) && *fd < 0)
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+static void snapshot(int conn, int fd, const struct ucred *peer)
+{
+	char why[64], text[CONTROL_MSG_MAX];
+	struct rt_totals tot;
+	int ret;
+
+	if (fd < 0) {
+		reply(conn, "error 22"); /* EINVAL: no file came */
+		return;
+	}
+	snprintf(why, sizeof(why), "request(pid=%ld,uid=%ld)", (long)peer->pid,
+		 (long)peer->uid);
+	rt_api_lock();
+	ret = rt_trace_snapshot(fd, why, &tot);
+	rt_api_unlock();
+	if (ret)
+		snprintf(text, sizeof(text), "error %d", -ret);
+	else
+		snprintf(
+			text, sizeof(text),
+			"ok events=%llu overwritten=%llu dropped=%llu buffers=%llu",
+			(unsigned long long)tot.events,
+			(unsigned long long)tot.overwritten,
+			(unsigned long long)__atomic_load_n(&rt_live.dropped,
+							    __ATOMIC_RELAXED),
+			(unsigned long long)tot.buffers);
+	reply(conn, text);
+}
+
+static void info(int conn)
+{
+	char text[CONTROL_MSG_MAX];
+
+	rt_api_lock();
+	snprintf(
+		text, sizeof(text),
+		"ok mode=%s running=%d buffer_size=%llu buffer_max=%llu version=%u",
+		rt_live.sink ? rt_live.sink->name : "none",
+		rt_live.status == XRAY_LOG_INITIALIZED,
+		(unsigned long long)rt_live.opts.buffer_size,
+		(unsigned long long)rt_live.opts.buffer_max,
+		rt_live.opts.version);
+	rt_api_unlock();
+	reply(conn, text);
+}
+
+static void serve(int conn)
+{
+	char buf[CONTROL_MSG_MAX];
+	struct ucred peer;
+	socklen_t len = sizeof(peer);
+	int fd;
+
+	if (receive(conn, buf, sizeof(buf), &fd) < 0)
+		return;
+	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &len) ||
+	    (peer.uid != geteuid() && peer.uid != 0)) {
+		reply(conn, "error 1"); /* EPERM: only the owner and root */
+	} else if (!strcmp(buf, "snapshot")) {
+		snapshot(conn, fd, &peer);
+	} else if (!strcmp(buf, "info")) {
+		info(conn);
+	} else {
+		reply(conn, "error 95"); /* EOPNOTSUPP: a request we lack */
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+static void *listener(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+
+	for (;;) {
+		int conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (conn < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			break; /* (closed in a forked child: not ours) */
+		}
+		serve(conn);
+		close(conn);
+	}
+	return NULL;
+}
+
+int rt_control_start(void)
+{
+	struct sockaddr_un addr;
+	socklen_t len;
+	pthread_attr_t attr;
+	pthread_t thread;
+	sigset_t all, old;
+	pid_t pid = getpid();
+	int fd, ret;
+
+	if (ch.fd >= 0 && ch.pid == pid)
+		return 0;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	len = control_address(&addr, pid);
+	if (bind(fd, (struct sockaddr *)&addr, len) || listen(fd, 8)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&thread, &attr, listener, (void *)(intptr_t)fd);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	ch.fd = fd;
+	ch.pid = pid;
+	return 0;
+}
+
+void rt_control_fork_child(void)
+{
+	/* the parent's socket and thread: the child has only the socket */
+	if (ch.fd >= 0)
+		close(ch.fd);
+	ch.fd = -1;
+}
