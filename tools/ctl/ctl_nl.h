@@ -9,6 +9,7 @@
 #define XRAYFDR_CTL_NL_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <linux/xray_fdr.h>
