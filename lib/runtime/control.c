@@ -144,7 +144,7 @@ static void *listener(void *arg)
 	return NULL;
 }
 
-int rt_control_start(void)
+static int listen_once(void)
 {
 	struct sockaddr_un addr;
 	socklen_t len;
@@ -179,6 +179,16 @@ int rt_control_start(void)
 	ch.fd = fd;
 	ch.pid = pid;
 	return 0;
+}
+
+void rt_control_trace_started(void)
+{
+	if (!rt_live.opts.control || !rt_live.sink ||
+	    !rt_live.sink->snapshot_begin ||
+	    rt_live.status != XRAY_LOG_INITIALIZED)
+		return;
+	if (listen_once() && rt_live.opts.verbosity)
+		pr_warn("no control channel: xrayfdr snapshot cannot reach this process\n");
 }
 
 void rt_control_fork_child(void)

@@ -9,9 +9,14 @@
 #ifndef XRAYFDR_LIB_RUNTIME_CONTROL_H
 #define XRAYFDR_LIB_RUNTIME_CONTROL_H
 
-/* Listen (once per process): 0, or a negative errno (the trace goes on
- * without a channel). */
-int rt_control_start(void);
+/*
+ * A trace has started (or goes on in a forked child): listen, once per
+ * process, if the trace's options and sink want a channel.  Only where
+ * there are snapshots to take: in CPU mode the module would record the
+ * channel's thread as one of the program's.  Without a channel the
+ * process is still traced; with verbosity, a warning says so.
+ */
+void rt_control_trace_started(void);
 /* fork(): in the child, before it may start its own. */
 void rt_control_fork_child(void);
 

@@ -7,6 +7,7 @@
 #include "../arch/x86_64/arch.h"
 #include "../log.h"
 #include "basic.h"
+#include "control.h"
 #include "init.h"
 #include "mode_fdr.h"
 #include "objects.h"
@@ -34,6 +35,8 @@ static void fork_child(void)
 {
 	rt_trace_fork_child();
 	rt_locks_fork_child();
+	rt_control_fork_child();
+	rt_control_trace_started();
 }
 
 static void do_init(void)

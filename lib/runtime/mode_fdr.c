@@ -12,6 +12,7 @@
 
 #include "../fdr/frame.h"
 #include "../log.h"
+#include "control.h"
 #include "controller.h"
 #include "handlers.h"
 #include "logfile.h"
@@ -114,6 +115,7 @@ static XRayLogInitStatus fdr_log_init(size_t buffer_size, size_t buffer_max,
 	rt_live.status = XRAY_LOG_INITIALIZED;
 	rt_live.flush_status = XRAY_LOG_NOT_FLUSHING;
 	rt_update_fast();
+	rt_control_trace_started();
 	rt_api_unlock();
 	return XRAY_LOG_INITIALIZED;
 }

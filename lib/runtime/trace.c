@@ -17,7 +17,6 @@
 #include "../arch/x86_64/arch.h"
 #include "../fdr/frame.h"
 #include "../log.h"
-#include "control.h"
 #include "controller.h"
 #include "handlers.h"
 #include "logfile.h"
@@ -137,12 +136,6 @@ int rt_trace_start(const struct rt_options *o, char *err, size_t errlen)
 		if (ret)
 			return ret;
 	}
-	/* (a process without a channel is still traced: not an error).
-	 * Only where there are snapshots to take: in CPU mode the module
-	 * would record the channel's thread as one of the program's. */
-	if (o->control && rt_live.sink->snapshot_begin && rt_control_start() &&
-	    o->verbosity)
-		pr_warn("no control channel: xrayfdr snapshot cannot reach this process\n");
 	return 0;
 }
 
@@ -383,9 +376,5 @@ void rt_trace_fork_child(void)
 	if (rt_live.opts.fork == RT_FORK_OFF &&
 	    rt_live.status == XRAY_LOG_INITIALIZED)
 		rt_live.status = XRAY_LOG_UNINITIALIZED;
-	rt_control_fork_child();
-	if (rt_live.opts.control && rt_live.sink->snapshot_begin &&
-	    rt_live.status == XRAY_LOG_INITIALIZED)
-		rt_control_start(); /* (without one, it is still traced) */
 	rt_update_fast();
 }
