@@ -475,6 +475,7 @@ static int convert_run(int argc, char **argv)
 	struct trace *t = NULL;
 	const char *what = "";
 	uint64_t written = 0, min_ticks = 0;
+	uint32_t tid;
 	FILE *out;
 	char err[512];
 	int status;
@@ -566,6 +567,13 @@ static int convert_run(int argc, char **argv)
 					     hdr->version :
 					     0);
 		break;
+	}
+	if (status == EXIT_OK && o.format != OUT_FOLDED &&
+	    event_filter_unseen_tid(&o.filter, &tid)) {
+		tool_error("convert",
+			   "%s: --tid %" PRIu32 ": no thread has that id",
+			   argv[optind], tid);
+		status = EXIT_USAGE;
 	}
 	status = analysis_close_output(&o.a, out, status);
 	if (status == EXIT_OK && written && !o.a.in.quiet)

@@ -942,6 +942,10 @@ static int graph_run(int argc, char **argv)
 	status = replay_file(g.replay, path);
 	if (replay_stopped(g.replay))
 		goto out;
+	if (replay_check_tids(g.replay)) {
+		status = EXIT_USAGE;
+		goto out;
+	}
 	read_facts_of(g.replay, &facts);
 select:
 	dot.freq = facts.freq;

@@ -620,6 +620,8 @@ static int replay_run(int argc, char **argv)
 	status = replay_file(v.replay, argv[optind]);
 	if (!replay_stopped(v.replay))
 		calls_close_all(replay_calls(v.replay));
+	if (!replay_stopped(v.replay) && replay_check_tids(v.replay))
+		status = EXIT_USAGE;
 	/* a failed write shows in the stream, which closing it reports */
 	ob_flush(v.ob);
 	if (v.pager_gone)

@@ -567,6 +567,10 @@ static int stack_run(int argc, char **argv)
 		if (replay_stopped(s.replay) || (st && !o.in.keep_going))
 			goto out;
 	}
+	if (replay_check_tids(s.replay)) {
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (so.format == FMT_FOLDED || so.format == FMT_SVG)
 		calls_close_all(replay_calls(s.replay));
 read:

@@ -210,6 +210,18 @@ check "a one-dash word that is no long option is still short options (-s ortx)" 
 printf 'prf zzz 1\n' >"$tmp/bad3.tl"
 check "TraceLog: an unknown record" 1 "line 1: unknown record 'prf zzz'" -- $X graph "$tmp/bad3.tl"
 
+# What a new user meets in the first hour
+check "account --sort=func sorts rows by name" 0 "^ +1 .*#1\$" -- \
+	sh -c "$X account --sort=func '$tmp/s.xray' | sed -n 3p"
+check "account --sort=func --sortorder=dsc: the names in reverse" 0 "^same\$" -- \
+	sh -c "$X account --sort=func '$tmp/s.xray' | tail -n +3 | tac >'$tmp/asc' &&
+		$X account --sort=func --sortorder=dsc '$tmp/s.xray' | tail -n +3 >'$tmp/dsc' &&
+		test -s '$tmp/asc' && cmp '$tmp/asc' '$tmp/dsc' && echo same"
+for c in account stack graph replay "convert -f yaml" "convert -f folded"; do
+	check "$c --tid of a thread the log does not have is an error naming it" 2 \
+		"s.xray: --tid 99999: no thread has that id" -- $X $c --tid 99999 "$tmp/s.xray"
+done
+
 # progress on a terminal (script(1) gives the command one)
 if command -v script >/dev/null; then
 	$X synth -o "$tmp/p.xray" --size 64M >/dev/null 2>&1

@@ -651,7 +651,9 @@ int stacks_write_folded(struct trace *t, const char *path, struct symbols *syms,
 		return EXIT_USAGE;
 	}
 	status = replay_trace(s.replay, t, path);
-	if (!replay_stopped(s.replay)) {
+	if (!replay_stopped(s.replay) && replay_check_tids(s.replay))
+		status = EXIT_USAGE;
+	else if (!replay_stopped(s.replay)) {
 		calls_close_all(replay_calls(s.replay));
 		ret = trie_finish(&s.trie);
 		if (!ret)
