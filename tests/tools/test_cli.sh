@@ -217,6 +217,13 @@ check "account --sort=func --sortorder=dsc: the names in reverse" 0 "^same\$" --
 	sh -c "$X account --sort=func '$tmp/s.xray' | tail -n +3 | tac >'$tmp/asc' &&
 		$X account --sort=func --sortorder=dsc '$tmp/s.xray' | tail -n +3 >'$tmp/dsc' &&
 		test -s '$tmp/asc' && cmp '$tmp/asc' '$tmp/dsc' && echo same"
+# instrumentation maps as llvm-xray's own tests write them
+printf '# A map with comment lines first, and no version or names\n\n---\n- { id: 1, address: 0x1, function: 0x1, kind: function-enter, always-instrument: true}\n- { id: 1, address: 0x2, function: 0x1, kind: function-exit, always-instrument: true}\n- { id: 2, address: 0x3, function: 0x3, kind: function-enter }\n- { id: 2, address: 0x4, function: 0x3, kind: function-exit }\n...\n' >"$tmp/llvm-map.yaml"
+check "-m: a YAML map with comments before '---' and without the newer fields" 0 "@\\(1\\)" -- \
+	$X account -m "$tmp/llvm-map.yaml" "$tmp/s.xray"
+grep -v -e '^---' -e '^#' "$tmp/llvm-map.yaml" >"$tmp/bare-map.yaml"
+check "-m: a YAML map without '---' (YAML's document marker is optional)" 0 "@\\(3\\)" -- \
+	$X account -m "$tmp/bare-map.yaml" "$tmp/s.xray"
 for c in account stack graph replay "convert -f yaml" "convert -f folded"; do
 	check "$c --tid of a thread the log does not have is an error naming it" 2 \
 		"s.xray: --tid 99999: no thread has that id" -- $X $c --tid 99999 "$tmp/s.xray"

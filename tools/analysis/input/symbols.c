@@ -70,7 +70,7 @@ static const Dwfl_Callbacks offline_callbacks = {
  * wrote)? */
 static bool is_yaml(const char *path)
 {
-	char head[4];
+	char head[4096]; /* room for comment lines before "---" */
 	FILE *f = fopen(path, "rb");
 	size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
 
