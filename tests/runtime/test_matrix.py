@@ -1047,6 +1047,26 @@ def check_basic():
             f"exit {p.returncode}, logs {logs}, LLVM's {llogs}\n" + "\n".join(diff[:20])
             + p.stderr[-300:])
 
+    # no call passes the threshold: as LLVM's runtime, a log of the header
+    # alone, and "Log file in" with verbosity=1 only
+    for v in (0, 1):
+        got = []
+        for who, exe, extra in (("ours", cell["ours"], preload), ("llvm", cell["llvm"], {})):
+            base = os.path.join(d, f"none{v}-{who}-")
+            for f in glob.glob(base + "*"):
+                os.unlink(f)
+            p = run([exe, "12"], env=dict(
+                extra, XRAY_OPTIONS=f"patch_premain=true xray_mode=xray-basic "
+                f"xray_logfile_base={base} verbosity={v}",
+                XRAY_BASIC_OPTIONS="func_duration_threshold_us=60000000"))
+            logs = glob.glob(base + "*")
+            got.append((p.returncode, [os.path.getsize(f) for f in logs],
+                        "XRay: Log file in" in p.stderr))
+        tap(got[0] == got[1] == (0, [32], bool(v)),
+            f"basic mode, no call over the threshold, verbosity={v}: a log of the header "
+            f"alone, {'and' if v else 'without'} LLVM's 'Log file in' line",
+            f"ours (exit, log sizes, said): {got[0]}, LLVM's {got[1]}")
+
     # LLVM's default threshold, 5 us: an entry that is still the last
     # record when its exit comes sooner on the same CPU is taken back
     tail = compile_cell(MATRIX[1], "c", "-O2")  # tailcalls
