@@ -888,11 +888,18 @@ def check_record_errors():
         p.stderr)
     log = os.path.join(d, "kill.xray")
     p = rec("-o", log, exe, "kill")
-    tap(p.returncode == 128 + 9 and "killed by SIGKILL: a thread-mode trace cannot "
-        "survive SIGKILL; CPU mode with --keep can" in p.stderr and
+    tap(p.returncode == 128 + 9 and "killed by SIGKILL before it wrote its log" in p.stderr
+        and "--stream writes records as they come" in p.stderr and
         "instrumented" not in p.stderr,
         "record: SIGKILL is named, with what survives it",
         f"exit {p.returncode}: {p.stderr}")
+    # a log that survived SIGKILL is no 'cannot survive'
+    for mode in ("thread", "cpu"):
+        p = rec("--stream", "--mode", mode, "-o", log, exe, "kill")
+        tap(p.returncode == 128 + 9 and "the records written before SIGKILL survived" in p.stderr
+            and "cannot survive" not in p.stderr and "before it wrote its log" not in p.stderr,
+            f"record --stream --mode {mode}, SIGKILL: says what survived, not that nothing could",
+            f"exit {p.returncode}: {p.stderr}")
     log = os.path.join(d, "noverify.xray")
     p = rec("--no-verify", "-o", log, exe, "exit")
     tap(p.returncode == 0 and "not checked (--no-verify" in p.stderr and
@@ -921,7 +928,6 @@ def check_filters():
          {"Square::area", "twice<long>", "main"}),
         (["-F", "*::area", "-N", "Circle::*"], {"Square::area"}, {"Square::area"}),
         (["-F", f"Square::area@{base}"], {"Square::area"}, {"Square::area"}),
-        (["-F", "Square::area@libnothing.so"], set(), set()),
     ]
     for args, allowed, must in cases:
         log = os.path.join(d, "filtered.xray")
@@ -935,6 +941,14 @@ def check_filters():
             f"record {' '.join(args)}: only what it names is traced",
             f"exit {p.returncode}; traced {sorted(got)}; may {sorted(allowed)}; "
             f"must {sorted(must)}\n{p.stderr}")
+    # a -F that matches nothing: said at the start and an error at the end
+    for args in (["-F", "Square::area@libnothing.so"], ["-F", "no_such_function"]):
+        log = os.path.join(d, "filtered.xray")
+        p = run([XRAYFDR, "record", "-o", log] + args + [exe])
+        tap(p.returncode == 1 and "selects none of the instrumented functions" in p.stderr
+            and "the -F rules selected no function that ran" in p.stderr,
+            f"record {' '.join(args)}: a filter that selects nothing is an error",
+            f"exit {p.returncode}: {p.stderr}")
     p = run([XRAYFDR, "extract", "-F", "Square::*", "-N", "*~*", exe])
     listed = {int(i) for i in re.findall(r"\{ id: (\d+),", p.stdout)}
     want = {ids[n] for n in square if "~" not in n}
