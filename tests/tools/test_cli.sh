@@ -190,6 +190,10 @@ for c in account stack graph; do
 		"window.yaml: 1 exits of calls entered before the trace began \\(not counted\\), 1 calls ended by unwinding" -- \
 		$X $c "$tmp/window.yaml"
 done
+$X convert -f fdr -o "$tmp/window.xray" "$tmp/window.yaml" 2>/dev/null
+check "dump --verify: a window that begins inside a call is no warning, said once as a count" 0 \
+	"valid: .* 0 errors, 0 warnings; 1 exits of calls entered before the window, in 1 threads" -- \
+	$X dump --verify --quiet "$tmp/window.xray"
 # llvm-xray's command lines, one-dash long options included, run as they are
 for c in account stack graph; do
 	check "$c takes llvm-xray's one-dash long options" 0 "^same$" -- \
