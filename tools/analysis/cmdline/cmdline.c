@@ -187,8 +187,8 @@ int analysis_jobs(const char *cmd, const char *arg, unsigned int *jobs)
 bool analysis_shareable(const struct analysis_opts *o, const char *path,
 			unsigned int jobs)
 {
-	return jobs > 1 && !o->in.keep_going && !o->filter && !o->ntids &&
-	       !o->range.set && replay_can_share(&o->in, path, o->min_ns);
+	return jobs > 1 && !o->filter && !o->ntids && !o->range.set &&
+	       replay_can_share(&o->in, path, o->min_ns);
 }
 
 int analysis_shared_done(const char *cmd, const char *path, int alone)

@@ -580,6 +580,9 @@ struct trace_opts replay_share_in(const struct trace_opts *in, unsigned int k)
 
 	o.silent = true;
 	o.quiet = in->quiet || k;
+	/* a worker stops at the first fault: one reader then reads the log
+	 * again, with --keep-going if asked, and says what it skipped */
+	o.keep_going = false;
 	return o;
 }
 
