@@ -280,6 +280,12 @@ static int convert_calls(struct trace *t, const struct trace_header *hdr,
 		return EXIT_USAGE;
 	}
 	report_unmatched(call_writer_unmatched(w));
+	if (call_writer_clamped(w))
+		tool_error(
+			"convert",
+			"warning: %" PRIu64
+			" times do not fit TraceLog's 64-bit fields: written as the largest (or smallest) value",
+			call_writer_clamped(w));
 	*written = call_writer_records(w);
 	call_writer_free(w);
 	return trace_status(t, ret);

@@ -599,6 +599,7 @@ read:
 		status = EXIT_USAGE;
 	}
 	status = analysis_close_output(&o, out, status);
+	stacks_note_saturated(&s, argv[argc - 1]);
 	if (!s.strict) {
 		stacks_note_window(&s, argv[argc - 1]);
 	} else if (replay_unmatched(s.replay)) {

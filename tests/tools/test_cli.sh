@@ -221,6 +221,19 @@ check "account --sort=func --sortorder=dsc: the names in reverse" 0 "^same\$" --
 	sh -c "$X account --sort=func '$tmp/s.xray' | tail -n +3 | tac >'$tmp/asc' &&
 		$X account --sort=func --sortorder=dsc '$tmp/s.xray' | tail -n +3 >'$tmp/dsc' &&
 		test -s '$tmp/asc' && cmp '$tmp/asc' '$tmp/dsc' && echo same"
+# times that add up past 64 bits (a hostile log) stop there, and say so
+printf -- '---\nheader:\n  version: 1\n  type: 0\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1\nrecords:\n' >"$tmp/huge.yaml"
+for r in "enter, tsc: 1" "exit, tsc: 18446744073709551000" "enter, tsc: 18446744073709551001" "exit, tsc: 18446744073709551010"; do
+	echo "  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-$r, data: \"\" }" >>"$tmp/huge.yaml"
+done
+check "stack: durations past 2^63 ticks saturate, not wrap negative" 0 "^#0 +#1 +2 +9223372036854775807\$" -- \
+	$X stack "$tmp/huge.yaml"
+check "stack: saturated sums are said" 0 "huge.yaml: warning: the times of 1 stacks add up past" -- \
+	$X stack "$tmp/huge.yaml"
+check "convert -f tracelog: a time past int64_t is the largest, not INT64_MIN" 0 "^sam str 0x00000000 9223372036854775807 0 0:1\$" -- \
+	$X convert -f tracelog "$tmp/huge.yaml"
+check "convert -f tracelog: clamped times are said" 0 "warning: 3 times do not fit TraceLog's 64-bit fields" -- \
+	$X convert -f tracelog "$tmp/huge.yaml"
 # instrumentation maps as llvm-xray's own tests write them
 printf '# A map with comment lines first, and no version or names\n\n---\n- { id: 1, address: 0x1, function: 0x1, kind: function-enter, always-instrument: true}\n- { id: 1, address: 0x2, function: 0x1, kind: function-exit, always-instrument: true}\n- { id: 2, address: 0x3, function: 0x3, kind: function-enter }\n- { id: 2, address: 0x4, function: 0x3, kind: function-exit }\n...\n' >"$tmp/llvm-map.yaml"
 check "-m: a YAML map with comments before '---' and without the newer fields" 0 "@\\(1\\)" -- \
