@@ -55,6 +55,15 @@ TEXT_FUZZ_BINS := $(BUILD)/fuzz/fuzz_yaml $(BUILD)/fuzz/fuzz_tracelog \
 $(TEXT_FUZZ_BINS): $(ANALYSIS_READER_SRCS) $(wildcard tools/analysis/*/*.h)
 $(TEXT_FUZZ_BINS): FUZZ_EXTRA_SRCS = $(ANALYSIS_READER_SRCS)
 
+# The pipelines' fuzz target runs the analysis commands whole, in process.
+PIPELINE_FUZZ_SRCS := $(ANALYSIS_SRCS) tools/util.c tools/cmd_account.c \
+	tools/cmd_stack.c tools/cmd_graph.c tools/cmd_convert.c
+$(BUILD)/fuzz/fuzz_pipeline: $(PIPELINE_FUZZ_SRCS) $(TOOL_CXX_OBJS) \
+	$(wildcard tools/*.h tools/analysis/*/*.h)
+$(BUILD)/fuzz/fuzz_pipeline: FUZZ_EXTRA_SRCS = $(PIPELINE_FUZZ_SRCS)
+$(BUILD)/fuzz/fuzz_pipeline: FUZZ_EXTRA_LIBS = $(TOOL_CXX_OBJS) -ldw -lelf \
+	-lstdc++ -lm -lpthread
+
 # make bench: tool throughput against llvm-xray (bench/tools/).
 BENCH_SUITES += tools:bench/tools/bench_tools.py
 
