@@ -10,7 +10,8 @@ ANALYSIS_READER_SRCS := tools/analysis/output/yaml_scalar.c tools/analysis/outpu
 	tools/analysis/input/yaml_reader.c \
 	tools/analysis/input/tracelog_reader.c tools/analysis/input/yaml_map.c
 ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/input/symbols.c \
-	tools/analysis/input/source.c tools/analysis/stats/sorter.c \
+	tools/analysis/input/source.c tools/analysis/input/log_objects.c \
+	tools/analysis/stats/sorter.c \
 	tools/analysis/engine/llvm_compat.c tools/analysis/output/xray_yaml.c \
 	tools/analysis/engine/calls.c tools/analysis/engine/replay.c tools/analysis/engine/funcfilter.c tools/analysis/engine/evfilter.c tools/analysis/engine/trie.c tools/analysis/output/flamegraph.c \
 	tools/analysis/output/writers.c tools/analysis/stats/order_stats.c tools/analysis/stats/shared_stats.c \

@@ -81,6 +81,8 @@ static void account_usage(FILE *out)
 		"\n"
 		"Options:\n"
 		"  -m, --instr-map=BINARY  name functions from BINARY (symbols, DWARF)\n"
+		"      --no-build-id-check use BINARY even if the log was\n"
+		"                          recorded from another build\n"
 		"  -s, --sort=FIELD        sort rows by funcid (default), count, min, med,\n"
 		"                          90p, 99p, max, sum, self, on-cpu, off-cpu or\n"
 		"                          func (the name)\n"
@@ -1035,6 +1037,10 @@ static int account_run(int argc, char **argv)
 		tool_error(
 			"account",
 			"--per-thread is not llvm-xray's: it does not go with --compat");
+		return EXIT_USAGE;
+	}
+	if (analysis_find_map(&o, path)) {
+		analysis_opts_free(&o);
 		return EXIT_USAGE;
 	}
 	p.syms = symbols_open(o.instr_map, true, err, sizeof(err));

@@ -69,6 +69,9 @@ static void convert_usage(FILE *out)
 		"  -o, --output=FILE      write to FILE ('-', the default: standard output)\n"
 		"  -m, --instr-map=BINARY the binary that wrote the trace: function ids get\n"
 		"                         names (with --symbolize for yaml)\n"
+		"      --no-build-id-check\n"
+		"                         use BINARY even if the log was\n"
+		"                         recorded from another build\n"
 		"  -y, --symbolize        yaml: write function names instead of ids in\n"
 		"                         'function' (needs --instr-map, as llvm-xray)\n"
 		"      --demangle         C++ names demangled (the default)\n"
@@ -491,6 +494,10 @@ static int convert_run(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	/* without a map, ids print as llvm-xray prints them: "#id" */
+	if (analysis_find_map(&o.a, argv[optind])) {
+		status = EXIT_USAGE;
+		goto out;
+	}
 	syms = symbols_open(o.a.instr_map, o.demangle, err, sizeof(err));
 	if (!syms) {
 		tool_error("convert", "%s", err);

@@ -62,6 +62,9 @@ static void replay_usage(FILE *out)
 		"                         plain integers are TSC values; either end may\n"
 		"                         be empty\n"
 		"  -m, --instr-map=BINARY name functions from BINARY\n"
+		"      --no-build-id-check\n"
+		"                         use BINARY even if the log was\n"
+		"                         recorded from another build\n"
 		"  -o, --output=FILE      write to FILE (no pager, no colour)\n"
 		"      --color=WHEN       auto (the default), always or never\n"
 		"      --no-pager         write to standard output as it is\n"
@@ -563,6 +566,10 @@ static int replay_run(int argc, char **argv)
 	if (optind != argc - 1) {
 		tool_error("replay", "expects exactly one FILE (see --help)");
 		goto out;
+	}
+	if (analysis_find_map(&o, argv[optind])) {
+		analysis_opts_free(&o);
+		return EXIT_USAGE;
 	}
 	v.syms = symbols_open(o.instr_map, true, err, sizeof(err));
 	if (!v.syms) {

@@ -246,6 +246,41 @@ for c in account stack graph replay "convert -f yaml" "convert -f folded"; do
 		"s.xray: --tid 99999: no thread has that id" -- $X $c --tid 99999 "$tmp/s.xray"
 done
 
+# symbols from the objects the log's info event names, checked by build id
+if command -v clang >/dev/null; then
+	printf '__attribute__((xray_always_instrument)) int twice(int x) { return 2 * x; }\nint main(int c, char **v) { (void)v; return twice(c); }\n' >"$tmp/prog.c"
+	clang -fxray-instrument -fnoxray-link-deps -Wl,--build-id=0x1234abcd -o "$tmp/prog" "$tmp/prog.c" &&
+		clang -fxray-instrument -fnoxray-link-deps -Wl,--build-id=0x56789abc -o "$tmp/other" "$tmp/prog.c" &&
+		clang -fxray-instrument -fnoxray-link-deps -Wl,--build-id=none -o "$tmp/noid" "$tmp/prog.c"
+	info_log() { # LOG PROGRAM BUILD-ID: a call of function 1 and an info event
+		{
+			printf -- '---\nheader:\n  version: 1\n  type: 1\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1000\nrecords:\n'
+			echo '  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-enter, tsc: 5, data: "" }'
+			echo '  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-exit, tsc: 9, data: "" }'
+			printf '  - { type: 0, func-id: 0, cpu: 0, thread: 5, kind: custom-event, tsc: 10, data: "xrayfdr-info 1\\nmode=thread\\nobject=0 1 0x0 %s\\nbuild_id=%s\\n" }\n' "$2" "$3"
+		} >"$1.yaml"
+		$X convert -q -f fdr -o "$1" "$1.yaml"
+	}
+	info_log "$tmp/named.xray" "$tmp/prog" 1234abcd
+	check "without -m: names from the program the log names, same build id" 0 "<invalid>:0:0: twice|prog.c:[0-9]+:[0-9]+: twice" -- \
+		$X account "$tmp/named.xray"
+	check "-m of another build of it: an error naming both build ids" 2 \
+		"-m $tmp/other: its build id is 56789abc, but .*named.xray was recorded from $tmp/prog, build id 1234abcd" -- \
+		$X account -m "$tmp/other" "$tmp/named.xray"
+	check "--no-build-id-check: -m is used all the same, with a warning" 0 "^warned twice\$" -- \
+		sh -c "$X account --no-build-id-check -m '$tmp/other' '$tmp/named.xray' 2>&1 |
+			sed -n -e 's/.*warning: -m .*other: .*its names may be wrong.*/warned/p' -e 's/.*: twice\$/twice/p' | paste -sd' '"
+	check "-m without a build id: a warning" 0 "noid has no build id" -- \
+		$X stack -m "$tmp/noid" "$tmp/named.xray"
+	info_log "$tmp/changed.xray" "$tmp/prog" 99999999
+	check "without -m: a program rebuilt since is not used, and that is said" 0 \
+		"warning: .*prog has changed since the log was recorded \\(build id 1234abcd, the log's 99999999\\)" -- \
+		$X graph "$tmp/changed.xray"
+else
+	n=$((n + 1))
+	echo "ok $n - symbols from the log's objects # SKIP clang is not installed"
+fi
+
 # progress on a terminal (script(1) gives the command one)
 if command -v script >/dev/null; then
 	$X synth -o "$tmp/p.xray" --size 64M >/dev/null 2>&1
