@@ -88,8 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(&cmd_account, "-q", "-j1", "-k", "--sort=func", "-o", "/dev/null",
 	    in_path, NULL);
 	run(&cmd_stack, "-q", "-j2", "-o", "/dev/null", in_path, NULL);
-	run(&cmd_stack, "-q", "-j1", "-f", "folded", "-o", "/dev/null",
-	    in_path, NULL);
+	run(&cmd_stack, "-q", "-j1", "-f", "folded", "-o", "/dev/null", in_path,
+	    NULL);
 	run(&cmd_stack, "-q", "-j1", "-f", "svg", "-o", "/dev/null", in_path,
 	    NULL);
 	run(&cmd_graph, "-q", "-j2", "-e", "sum", "-o", "/dev/null", in_path,
@@ -100,9 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unlink(fdr_path);
 	st = run(&cmd_convert, "-q", "-f", "fdr", "-o", fdr_path, in_path,
 		 NULL);
-	if (st == EXIT_OK &&
-	    run(&cmd_account, "-q", "-j1", "-o", "/dev/null", fdr_path,
-		NULL) == EXIT_INVALID) {
+	if (st == EXIT_OK && run(&cmd_account, "-q", "-j1", "-o", "/dev/null",
+				 fdr_path, NULL) == EXIT_INVALID) {
 		/* our writer wrote what our reader refuses */
 		dprintf(real_stderr,
 			"convert -f fdr wrote a log account calls invalid\n");
