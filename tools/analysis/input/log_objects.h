@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #define LOG_OBJECTS_MAX 64
-#define BUILD_ID_MAX 41 /* 20 bytes in hex, and the NUL */
+#define BUILD_ID_MAX 81 /* up to 40 bytes in hex (as the runtime keeps them) */
 
 struct log_object {
 	unsigned int index; /* 0: the program */
