@@ -33,7 +33,7 @@ $(BUILD)/tests/unit/test_calls: \
 $(BUILD)/tests/unit/test_trie: $(BUILD)/san/tools/analysis/engine/trie.o
 
 # Fuzz targets: one per parser, seeded with logs from `xrayfdr synth`.
-FUZZ_TARGETS := fuzz_reader fuzz_instr_map fuzz_yaml fuzz_tracelog
+FUZZ_TARGETS := fuzz_reader fuzz_instr_map fuzz_yaml fuzz_tracelog fuzz_pipeline
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DREADER_WINDOW_SIZE=48 \
 	-g -O1 -std=c11 -D_GNU_SOURCE -Ilib/include -Iinclude/uapi -DXRAYFDR_VERSION='"fuzz"'
@@ -43,7 +43,8 @@ FUZZ_SEEDS += $(BUILD)/fuzz/corpus.stamp
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard lib/*.h lib/*/*.h lib/include/xrayfdr/*.h)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_EXTRA_SRCS) $(LIB_SRCS) $(LIB_LDLIBS)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_EXTRA_SRCS) $(LIB_SRCS) $(LIB_LDLIBS) \
+		$(FUZZ_EXTRA_LIBS)
 
 $(BUILD)/fuzz/corpus.stamp: $(XRAYFDR_BIN) tests/fuzz/make-corpus.sh
 	$(call msg,CORPUS,$(BUILD)/fuzz/corpus-*)

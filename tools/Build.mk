@@ -10,7 +10,8 @@ ANALYSIS_READER_SRCS := tools/analysis/output/yaml_scalar.c tools/analysis/outpu
 	tools/analysis/input/yaml_reader.c \
 	tools/analysis/input/tracelog_reader.c tools/analysis/input/yaml_map.c
 ANALYSIS_SRCS := $(ANALYSIS_READER_SRCS) tools/analysis/input/symbols.c \
-	tools/analysis/input/source.c tools/analysis/stats/sorter.c \
+	tools/analysis/input/source.c tools/analysis/input/log_objects.c \
+	tools/analysis/stats/sorter.c \
 	tools/analysis/engine/llvm_compat.c tools/analysis/output/xray_yaml.c \
 	tools/analysis/engine/calls.c tools/analysis/engine/replay.c tools/analysis/engine/funcfilter.c tools/analysis/engine/evfilter.c tools/analysis/engine/trie.c tools/analysis/output/flamegraph.c \
 	tools/analysis/output/writers.c tools/analysis/stats/order_stats.c tools/analysis/stats/shared_stats.c \
@@ -54,6 +55,15 @@ TEXT_FUZZ_BINS := $(BUILD)/fuzz/fuzz_yaml $(BUILD)/fuzz/fuzz_tracelog \
 	$(BUILD)/fuzz/fuzz_instr_map
 $(TEXT_FUZZ_BINS): $(ANALYSIS_READER_SRCS) $(wildcard tools/analysis/*/*.h)
 $(TEXT_FUZZ_BINS): FUZZ_EXTRA_SRCS = $(ANALYSIS_READER_SRCS)
+
+# The pipelines' fuzz target runs the analysis commands whole, in process.
+PIPELINE_FUZZ_SRCS := $(ANALYSIS_SRCS) tools/util.c tools/cmd_account.c \
+	tools/cmd_stack.c tools/cmd_graph.c tools/cmd_convert.c
+$(BUILD)/fuzz/fuzz_pipeline: $(PIPELINE_FUZZ_SRCS) $(TOOL_CXX_OBJS) \
+	$(wildcard tools/*.h tools/analysis/*/*.h)
+$(BUILD)/fuzz/fuzz_pipeline: FUZZ_EXTRA_SRCS = $(PIPELINE_FUZZ_SRCS)
+$(BUILD)/fuzz/fuzz_pipeline: FUZZ_EXTRA_LIBS = $(TOOL_CXX_OBJS) -ldw -lelf \
+	-lstdc++ -lm -lpthread
 
 # make bench: tool throughput against llvm-xray (bench/tools/).
 BENCH_SUITES += tools:bench/tools/bench_tools.py

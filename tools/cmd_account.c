@@ -81,6 +81,8 @@ static void account_usage(FILE *out)
 		"\n"
 		"Options:\n"
 		"  -m, --instr-map=BINARY  name functions from BINARY (symbols, DWARF)\n"
+		"      --no-build-id-check use BINARY even if the log was\n"
+		"                          recorded from another build\n"
 		"  -s, --sort=FIELD        sort rows by funcid (default), count, min, med,\n"
 		"                          90p, 99p, max, sum, self, on-cpu, off-cpu or\n"
 		"                          func (the name)\n"
@@ -153,7 +155,7 @@ struct fstat {
 	uint64_t med, p90, p99;
 	/* where llvm-xray first records a latency of this function */
 	uint64_t first_rank, first_seq;
-	const char *name;
+	const char *name; /* --sort=func: its name, while rows are sorted */
 };
 
 /* Per thread, the first latency of each function it recorded. */
@@ -483,8 +485,44 @@ static double key_of(const struct fstat *f, enum sort_field field)
 	}
 }
 
-static int order_rows(struct account *a, enum sort_field field, bool dsc,
-		      struct row_order *out)
+/*
+ * --sort=func: symbols_name() returns a scratch buffer for ids the map does
+ * not name, so each row gets its own copy while the rows are sorted.
+ */
+static int sort_by_name(struct account *a, struct symbols *syms, uint32_t *rows,
+			uint32_t n, bool dsc)
+{
+	char **names = calloc(n + 1, sizeof(*names));
+	int ret = 0;
+
+	if (!names)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n && !ret; i++) {
+		names[i] = strdup(symbols_name(syms, a->funcs[i]->id));
+		if (!names[i])
+			ret = -ENOMEM;
+		a->funcs[i]->name = names[i];
+	}
+	if (!ret) {
+		qsort_r(rows, n, sizeof(*rows), cmp_name, a->funcs);
+		if (dsc)
+			for (uint32_t i = 0; i < n / 2; i++) {
+				uint32_t t = rows[i];
+
+				rows[i] = rows[n - 1 - i];
+				rows[n - 1 - i] = t;
+			}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		a->funcs[i]->name = NULL;
+		free(names[i]);
+	}
+	free(names);
+	return ret;
+}
+
+static int order_rows(struct account *a, struct symbols *syms,
+		      enum sort_field field, bool dsc, struct row_order *out)
 {
 	uint32_t n = a->nfuncs;
 	struct fstat **byfirst = malloc((n + 1) * sizeof(*byfirst));
@@ -523,18 +561,12 @@ static int order_rows(struct account *a, enum sort_field field, bool dsc,
 		rows[i] = byfirst[rows[i]]->index;
 		keys[rows[i]] = key_of(a->funcs[rows[i]], field);
 	}
-	if (field == SORT_FUNC) {
-		qsort_r(rows, n, sizeof(*rows), cmp_name, a->funcs);
-		if (dsc)
-			for (uint32_t i = 0; i < n / 2; i++) {
-				uint32_t t = rows[i];
-
-				rows[i] = rows[n - 1 - i];
-				rows[n - 1 - i] = t;
-			}
-	} else {
+	if (field == SORT_FUNC)
+		ret = sort_by_name(a, syms, rows, n, dsc);
+	else
 		llvm_sort_by_key(rows, n, keys, dsc);
-	}
+	if (ret)
+		goto out;
 	out->rows = rows;
 	out->n = n;
 	rows = NULL;
@@ -1007,6 +1039,10 @@ static int account_run(int argc, char **argv)
 			"--per-thread is not llvm-xray's: it does not go with --compat");
 		return EXIT_USAGE;
 	}
+	if (analysis_find_map(&o, path)) {
+		analysis_opts_free(&o);
+		return EXIT_USAGE;
+	}
 	p.syms = symbols_open(o.instr_map, true, err, sizeof(err));
 	if (!p.syms) {
 		tool_error("account", "%s", err);
@@ -1049,13 +1085,17 @@ static int account_run(int argc, char **argv)
 	status = replay_file(a.replay, path);
 	if (replay_stopped(a.replay))
 		goto out;
+	if (replay_check_tids(a.replay)) {
+		status = EXIT_USAGE;
+		goto out;
+	}
 	read_facts_of(a.replay, &facts);
 rows:
 	p.freq = facts.freq;
 	order_stats_jobs(a.durations, jobs);
 	ret = order_stats_select(a.durations, ranks, pick, &a);
 	if (!ret)
-		ret = order_rows(&a, field, dsc, &ro);
+		ret = order_rows(&a, p.syms, field, dsc, &ro);
 	if (!ret && a.per_thread)
 		ret = group_by_thread(&a, &ro);
 	if (ret) {

@@ -69,6 +69,9 @@ static void convert_usage(FILE *out)
 		"  -o, --output=FILE      write to FILE ('-', the default: standard output)\n"
 		"  -m, --instr-map=BINARY the binary that wrote the trace: function ids get\n"
 		"                         names (with --symbolize for yaml)\n"
+		"      --no-build-id-check\n"
+		"                         use BINARY even if the log was\n"
+		"                         recorded from another build\n"
 		"  -y, --symbolize        yaml: write function names instead of ids in\n"
 		"                         'function' (needs --instr-map, as llvm-xray)\n"
 		"      --demangle         C++ names demangled (the default)\n"
@@ -280,6 +283,12 @@ static int convert_calls(struct trace *t, const struct trace_header *hdr,
 		return EXIT_USAGE;
 	}
 	report_unmatched(call_writer_unmatched(w));
+	if (call_writer_clamped(w))
+		tool_error(
+			"convert",
+			"warning: %" PRIu64
+			" times do not fit TraceLog's 64-bit fields: written as the largest (or smallest) value",
+			call_writer_clamped(w));
 	*written = call_writer_records(w);
 	call_writer_free(w);
 	return trace_status(t, ret);
@@ -475,6 +484,7 @@ static int convert_run(int argc, char **argv)
 	struct trace *t = NULL;
 	const char *what = "";
 	uint64_t written = 0, min_ticks = 0;
+	uint32_t tid;
 	FILE *out;
 	char err[512];
 	int status;
@@ -484,6 +494,10 @@ static int convert_run(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	/* without a map, ids print as llvm-xray prints them: "#id" */
+	if (analysis_find_map(&o.a, argv[optind])) {
+		status = EXIT_USAGE;
+		goto out;
+	}
 	syms = symbols_open(o.a.instr_map, o.demangle, err, sizeof(err));
 	if (!syms) {
 		tool_error("convert", "%s", err);
@@ -566,6 +580,13 @@ static int convert_run(int argc, char **argv)
 					     hdr->version :
 					     0);
 		break;
+	}
+	if (status == EXIT_OK && o.format != OUT_FOLDED &&
+	    event_filter_unseen_tid(&o.filter, &tid)) {
+		tool_error("convert",
+			   "%s: --tid %" PRIu32 ": no thread has that id",
+			   argv[optind], tid);
+		status = EXIT_USAGE;
 	}
 	status = analysis_close_output(&o.a, out, status);
 	if (status == EXIT_OK && written && !o.a.in.quiet)

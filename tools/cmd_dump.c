@@ -583,6 +583,12 @@ static int dump_run(int argc, char **argv)
 				", skipped %" PRIu64 " bytes in %" PRIu64
 				" buffers",
 				st->skipped_bytes, st->skipped_buffers);
+		if (st->window_exits)
+			fprintf(out,
+				"; %" PRIu64
+				" exits of calls entered before the window, in %" PRIu64
+				" threads (not warnings)",
+				st->window_exits, st->window_threads);
 		fputc('\n', out);
 	}
 	xrayfdr_reader_free(r);

@@ -73,6 +73,8 @@ static void graph_usage(FILE *out)
 		"  -c, --color-edges=STAT    colour edges by STAT (OrRd scale)\n"
 		"  -b, --color-vertices=STAT colour vertices by STAT\n"
 		"  -m, --instr-map=BINARY    name functions from BINARY\n"
+		"      --no-build-id-check   use BINARY even if the log was\n"
+		"                            recorded from another build\n"
 		"      --strict              match exits as llvm-xray does: only the top\n"
 		"                            of the thread's stack may exit, and an exit\n"
 		"                            that matches no entry is an error\n"
@@ -898,6 +900,10 @@ static int graph_run(int argc, char **argv)
 	table_init(&g.edge_tab, sizeof(struct edge), MAX_ITEMS);
 	table_init(&g.vertex_tab, sizeof(struct vertex), MAX_ITEMS);
 	g.keep_going = o.in.keep_going;
+	if (analysis_find_map(&o, path)) {
+		analysis_opts_free(&o);
+		return EXIT_USAGE;
+	}
 	syms = symbols_open(o.instr_map, true, err, sizeof(err));
 	if (!syms) {
 		tool_error("graph", "%s", err);
@@ -942,6 +948,10 @@ static int graph_run(int argc, char **argv)
 	status = replay_file(g.replay, path);
 	if (replay_stopped(g.replay))
 		goto out;
+	if (replay_check_tids(g.replay)) {
+		status = EXIT_USAGE;
+		goto out;
+	}
 	read_facts_of(g.replay, &facts);
 select:
 	dot.freq = facts.freq;

@@ -100,7 +100,7 @@ static void record_usage(FILE *out)
 		"Before PROGRAM starts, the log's file is created (or emptied, if it\n"
 		"exists) to be sure it can be written.  Exit status: PROGRAM's own, or 128 + N if\n"
 		"signal N ended it (also when it left no log); 1 if it exited with 0 but\n"
-		"left no log or an invalid one; 2 for a bad command line or a log that\n"
+		"left no log or an invalid one, or -F selected no function that ran; 2 for a bad command line or a log that\n"
 		"cannot be written; 126 if PROGRAM is not executable; 127 if there is no\n"
 		"such program or it could not be started.\n",
 		LIBRARY);
@@ -470,15 +470,18 @@ static void child(const struct record_opts *o, const char *output,
 /*
  * Check and summarise one log (or only say its size, as @verify has it).
  * Return 0, -ENOENT if there is none (or it is empty), or another negative
- * errno if it is not valid.
+ * errno if it is not valid.  *@events: the events of a checked log,
+ * UINT64_MAX if it was not checked.
  */
-static int report(const char *path, bool quiet, enum verify verify)
+static int report(const char *path, bool quiet, enum verify verify,
+		  uint64_t *events)
 {
 	struct summary s;
 	char err[1024];
 	struct stat st;
 	int ret;
 
+	*events = UINT64_MAX;
 	if (stat(path, &st) || !st.st_size)
 		return -ENOENT;
 	if (verify == VERIFY_NEVER ||
@@ -504,6 +507,7 @@ static int report(const char *path, bool quiet, enum verify verify)
 		tool_error("record", "%s is not a valid log: %s", path, err);
 		return ret;
 	}
+	*events = s.events;
 	if (!quiet && s.basic) {
 		fprintf(stderr,
 			"xrayfdr record: %s: %" PRIu64 " events from %" PRIu64
@@ -539,6 +543,7 @@ static unsigned int report_children(const char *path, time_t since, bool quiet,
 {
 	char pattern[PATH_MAX + 8];
 	unsigned int n = 0;
+	uint64_t events;
 	glob_t g;
 
 	*bad = 0;
@@ -554,7 +559,7 @@ static unsigned int report_children(const char *path, time_t since, bool quiet,
 		    stat(g.gl_pathv[i], &st) || st.st_mtime < since)
 			continue;
 		n++;
-		*bad += report(g.gl_pathv[i], quiet, verify) != 0;
+		*bad += report(g.gl_pathv[i], quiet, verify, &events) != 0;
 	}
 	globfree(&g);
 	return n;
@@ -586,6 +591,7 @@ static int record_run(int argc, char **argv)
 	char prog[PATH_MAX], output[PATH_MAX], library[PATH_MAX], err[1024];
 	char sig[32];
 	unsigned int children, bad;
+	uint64_t events;
 	bool sleds;
 	time_t started = time(NULL);
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
@@ -793,12 +799,30 @@ static int record_run(int argc, char **argv)
 	if (!o.quiet && WIFSIGNALED(status))
 		fprintf(stderr, "xrayfdr record: %s was killed by %s%s\n",
 			argv[0], sig,
-			WTERMSIG(status) != SIGKILL ?
-				"" :
-			o.keep ?
+			WTERMSIG(status) == SIGKILL && o.keep ?
 				": with the kernel module in CPU mode its rings were kept (xrayfdr-ctl status)" :
-				": a thread-mode trace cannot survive SIGKILL; CPU mode with --keep can");
-	ret = report(output, o.quiet, o.verify);
+				"");
+	ret = report(output, o.quiet, o.verify, &events);
+	/* what a SIGKILL, which no handler sees, left: said once the log
+	 * is read, since --stream and CPU mode leave one */
+	if (!o.quiet && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
+	    !ret)
+		fprintf(stderr,
+			"xrayfdr record: %s: the records written before SIGKILL survived%s; those still in memory were lost\n",
+			output,
+			events == UINT64_MAX ? "" :
+					       " (the events counted above)");
+	/* -F that selected nothing: the runtime warned at the start; a log
+	 * without a call is an error, not a quiet success */
+	if (!ret && !events && o.filter &&
+	    (o.filter[0] == '+' || strstr(o.filter, "\n+")) &&
+	    !WIFSIGNALED(status)) {
+		tool_error(
+			"record",
+			"%s has no calls: the -F rules selected no function that ran (xrayfdr extract -s -F PATTERN %s lists the functions they select)",
+			output, prog);
+		return code ? code : EXIT_INVALID;
+	}
 	if (ret == -ENOENT)
 		unlink(output); /* the name we made, or emptied: no log */
 	/* logs of the processes it started (fork, exec): FILE.PID */
@@ -807,8 +831,11 @@ static int record_run(int argc, char **argv)
 		if (WIFSIGNALED(status))
 			tool_error(
 				"record",
-				"%s was killed by %s before it wrote its log %s",
-				argv[0], sig, output);
+				"%s was killed by %s before it wrote its log %s%s",
+				argv[0], sig, output,
+				WTERMSIG(status) == SIGKILL && !o.keep ?
+					" (a SIGKILL stops the flush at exit: --stream writes records as they come; CPU mode with --keep keeps the module's rings)" :
+					"");
 		else if (!sleds)
 			tool_error(
 				"record",

@@ -62,6 +62,9 @@ static void replay_usage(FILE *out)
 		"                         plain integers are TSC values; either end may\n"
 		"                         be empty\n"
 		"  -m, --instr-map=BINARY name functions from BINARY\n"
+		"      --no-build-id-check\n"
+		"                         use BINARY even if the log was\n"
+		"                         recorded from another build\n"
 		"  -o, --output=FILE      write to FILE (no pager, no colour)\n"
 		"      --color=WHEN       auto (the default), always or never\n"
 		"      --no-pager         write to standard output as it is\n"
@@ -564,6 +567,10 @@ static int replay_run(int argc, char **argv)
 		tool_error("replay", "expects exactly one FILE (see --help)");
 		goto out;
 	}
+	if (analysis_find_map(&o, argv[optind])) {
+		analysis_opts_free(&o);
+		return EXIT_USAGE;
+	}
 	v.syms = symbols_open(o.instr_map, true, err, sizeof(err));
 	if (!v.syms) {
 		tool_error("replay", "%s", err);
@@ -620,6 +627,8 @@ static int replay_run(int argc, char **argv)
 	status = replay_file(v.replay, argv[optind]);
 	if (!replay_stopped(v.replay))
 		calls_close_all(replay_calls(v.replay));
+	if (!replay_stopped(v.replay) && replay_check_tids(v.replay))
+		status = EXIT_USAGE;
 	/* a failed write shows in the stream, which closing it reports */
 	ob_flush(v.ob);
 	if (v.pager_gone)

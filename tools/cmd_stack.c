@@ -56,6 +56,8 @@ static void stack_usage(FILE *out)
 		"Options:\n"
 		"  -f, --format=FORMAT      text, folded or svg\n"
 		"  -m, --instr-map=BINARY   name functions from BINARY\n"
+		"      --no-build-id-check  use BINARY even if the log was\n"
+		"                           recorded from another build\n"
 		"      --aggregate-threads  merge the stacks of all threads\n"
 		"      --per-thread-stacks  text: a report per thread\n"
 		"      --all-stacks         print every stack as llvm-xray --all-stacks\n"
@@ -527,6 +529,10 @@ static int stack_run(int argc, char **argv)
 		so.format = FMT_ALL;
 	}
 	s.keep_going = o.in.keep_going;
+	if (analysis_find_map(&o, argv[optind])) {
+		analysis_opts_free(&o);
+		return EXIT_USAGE;
+	}
 	s.syms = symbols_open(o.instr_map, true, err, sizeof(err));
 	if (!s.syms) {
 		tool_error("stack", "%s", err);
@@ -567,6 +573,10 @@ static int stack_run(int argc, char **argv)
 		if (replay_stopped(s.replay) || (st && !o.in.keep_going))
 			goto out;
 	}
+	if (replay_check_tids(s.replay)) {
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (so.format == FMT_FOLDED || so.format == FMT_SVG)
 		calls_close_all(replay_calls(s.replay));
 read:
@@ -595,6 +605,7 @@ read:
 		status = EXIT_USAGE;
 	}
 	status = analysis_close_output(&o, out, status);
+	stacks_note_saturated(&s, argv[argc - 1]);
 	if (!s.strict) {
 		stacks_note_window(&s, argv[argc - 1]);
 	} else if (replay_unmatched(s.replay)) {

@@ -59,6 +59,7 @@ struct call_stack {
 	uint32_t depth; /* entries pushed and not popped; may exceed cap */
 	uint32_t cap;
 	int32_t *ids;
+	bool cut; /* had an exit of a call entered before the window */
 };
 
 struct xrayfdr_reader {
@@ -444,6 +445,13 @@ static int track_call(struct xrayfdr_reader *r, uint32_t pid, uint32_t tid,
 	/* Entries deeper than the limit were not kept: trust their exits. */
 	if (s->depth > s->cap) {
 		s->depth--;
+		return 0;
+	}
+	/* The window began inside this call: not a fault of the log. */
+	if (!s->depth) {
+		r->stats.window_exits++;
+		r->stats.window_threads += !s->cut;
+		s->cut = true;
 		return 0;
 	}
 	/* Unwinding (longjmp, exceptions) may skip exits: pop to the match. */

@@ -93,7 +93,7 @@ static void say_log(void)
 	rt_say(parts, sizeof(parts) / sizeof(parts[0]));
 }
 
-/* The log, opened with its header at the first buffer written (lock
+/* The log, opened with its header at the trace's first event (lock
  * held); -1 if it cannot be. */
 static int log_fd(void)
 {
@@ -214,6 +214,10 @@ static struct basic_thread *thread_state(void)
 	pthread_mutex_lock(&lock);
 	t->next = basic.threads;
 	basic.threads = t;
+	/* LLVM's runtime opens the log (and says where) at a thread's first
+	 * event, so a run whose calls all stay under the threshold still
+	 * leaves a log, of the header alone */
+	log_fd();
 	pthread_mutex_unlock(&lock);
 	pthread_setspecific(exit_key, t);
 	self = t;

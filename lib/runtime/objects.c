@@ -784,6 +784,33 @@ static int patch_selected(size_t index, bool enable)
 	return ret;
 }
 
+/*
+ * Say once, loudly, when XRAYFDR_FILTER's "+" rules select none of the
+ * functions of the objects loaded (a misspelt -F): the program would run
+ * untraced and leave an empty log without a word otherwise.  (Lock held.)
+ */
+static void warn_selected_none(void)
+{
+	static bool warned;
+	size_t nobj = 0;
+
+	if (warned || !filter || !fn_filter_selects(filter))
+		return;
+	for (size_t i = 0; i < nobjects; i++) {
+		const struct rt_object *o = &objects[i];
+
+		if (!o->path)
+			continue;
+		nobj++;
+		for (size_t f = 0; o->selected && f < o->map.nfunctions; f++)
+			if (o->selected[f])
+				return;
+	}
+	warned = true;
+	pr_warn("warning: XRAYFDR_FILTER (-F) selects none of the instrumented functions of the %zu object%s loaded: nothing is traced unless a shared object loaded later has one it selects\n",
+		nobj, nobj == 1 ? "" : "s");
+}
+
 int rt_patch_all(bool enable)
 {
 	int ret, first_err = 0;
@@ -812,6 +839,8 @@ int rt_patch_all(bool enable)
 	}
 	if (ret)
 		__atomic_store_n(&patched_all, false, __ATOMIC_RELAXED);
+	else if (enable && !first_err)
+		warn_selected_none();
 	rt_api_unlock();
 	end_patching();
 	return ret ? ret : first_err;

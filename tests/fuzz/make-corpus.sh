@@ -52,3 +52,12 @@ printf -- '---\nheader:\n  version: 1\n  type: 1\n  constant-tsc: true\n  nonsto
 printf -- '---\nheader:\n  version: 1\n  type: 1\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1000\nrecords:\n  - { type: 0, func-id: 0, cpu: 1, thread: 7, process: 5, kind: custom-event, tsc: 10, data: "XFTN\\x07\\0\\0\\0a" }\n  - { type: 0, func-id: 3, cpu: 1, thread: 7, process: 5, kind: function-enter, tsc: 10 }\n  - { type: 0, func-id: 3, cpu: 1, thread: 7, process: 5, kind: custom-event, tsc: 12, data: "XFTN\\x07\\0\\0\\0alpha-renamed" }\n  - { type: 0, func-id: 3, cpu: 1, thread: 7, process: 5, kind: function-exit, tsc: 20 }\n  - { type: 0, func-id: 0, cpu: 0, thread: 8, process: 5, kind: custom-event, tsc: 11, data: "XFTN\\x08\\0\\0\\0fifteen-bytes!!" }\n...\n' >"$BUILD/fuzz/corpus-yaml/thread-names"
 "$X" convert -q -f fdr -o "$out/thread-names" "$BUILD/fuzz/corpus-yaml/thread-names"
 "$X" convert -q -f fdr --fdr-version 1 -o "$out/thread-names-v1" "$BUILD/fuzz/corpus-yaml/thread-names"
+
+# The pipelines (fuzz_pipeline): a few logs of each kind the commands read,
+# and times that add up past 64 bits.
+mkdir -p "$BUILD/fuzz/corpus-pipeline"
+for f in "$out/fdr-v5-all" "$out/fdr-v1" "$out/fdr-v3-be" "$out/basic" "$out/thread-names" \
+	"$BUILD/fuzz/corpus-yaml/fdr-v5-all" "$BUILD/fuzz/corpus-tracelog/fdr-v5-all"; do
+	[ -f "$f" ] && cp "$f" "$BUILD/fuzz/corpus-pipeline/$(basename "$(dirname "$f")")-${f##*/}"
+done
+printf -- '---\nheader:\n  version: 1\n  type: 0\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1\nrecords:\n  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-enter, tsc: 1 }\n  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-exit, tsc: 18446744073709551000 }\n...\n' >"$BUILD/fuzz/corpus-pipeline/huge-times"

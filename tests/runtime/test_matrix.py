@@ -907,11 +907,18 @@ def check_record_errors():
         p.stderr)
     log = os.path.join(d, "kill.xray")
     p = rec("-o", log, exe, "kill")
-    tap(p.returncode == 128 + 9 and "killed by SIGKILL: a thread-mode trace cannot "
-        "survive SIGKILL; CPU mode with --keep can" in p.stderr and
+    tap(p.returncode == 128 + 9 and "killed by SIGKILL before it wrote its log" in p.stderr
+        and "--stream writes records as they come" in p.stderr and
         "instrumented" not in p.stderr,
         "record: SIGKILL is named, with what survives it",
         f"exit {p.returncode}: {p.stderr}")
+    # a log that survived SIGKILL is no 'cannot survive'
+    for mode in ("thread", "cpu"):
+        p = rec("--stream", "--mode", mode, "-o", log, exe, "kill")
+        tap(p.returncode == 128 + 9 and "the records written before SIGKILL survived" in p.stderr
+            and "cannot survive" not in p.stderr and "before it wrote its log" not in p.stderr,
+            f"record --stream --mode {mode}, SIGKILL: says what survived, not that nothing could",
+            f"exit {p.returncode}: {p.stderr}")
     log = os.path.join(d, "noverify.xray")
     p = rec("--no-verify", "-o", log, exe, "exit")
     tap(p.returncode == 0 and "not checked (--no-verify" in p.stderr and
@@ -940,7 +947,6 @@ def check_filters():
          {"Square::area", "twice<long>", "main"}),
         (["-F", "*::area", "-N", "Circle::*"], {"Square::area"}, {"Square::area"}),
         (["-F", f"Square::area@{base}"], {"Square::area"}, {"Square::area"}),
-        (["-F", "Square::area@libnothing.so"], set(), set()),
     ]
     for args, allowed, must in cases:
         log = os.path.join(d, "filtered.xray")
@@ -954,6 +960,14 @@ def check_filters():
             f"record {' '.join(args)}: only what it names is traced",
             f"exit {p.returncode}; traced {sorted(got)}; may {sorted(allowed)}; "
             f"must {sorted(must)}\n{p.stderr}")
+    # a -F that matches nothing: said at the start and an error at the end
+    for args in (["-F", "Square::area@libnothing.so"], ["-F", "no_such_function"]):
+        log = os.path.join(d, "filtered.xray")
+        p = run([XRAYFDR, "record", "-o", log] + args + [exe])
+        tap(p.returncode == 1 and "selects none of the instrumented functions" in p.stderr
+            and "the -F rules selected no function that ran" in p.stderr,
+            f"record {' '.join(args)}: a filter that selects nothing is an error",
+            f"exit {p.returncode}: {p.stderr}")
     p = run([XRAYFDR, "extract", "-F", "Square::*", "-N", "*~*", exe])
     listed = {int(i) for i in re.findall(r"\{ id: (\d+),", p.stdout)}
     want = {ids[n] for n in square if "~" not in n}
@@ -1065,6 +1079,26 @@ def check_basic():
             f"basic mode, {label}: LLVM's records, function for function",
             f"exit {p.returncode}, logs {logs}, LLVM's {llogs}\n" + "\n".join(diff[:20])
             + p.stderr[-300:])
+
+    # no call passes the threshold: as LLVM's runtime, a log of the header
+    # alone, and "Log file in" with verbosity=1 only
+    for v in (0, 1):
+        got = []
+        for who, exe, extra in (("ours", cell["ours"], preload), ("llvm", cell["llvm"], {})):
+            base = os.path.join(d, f"none{v}-{who}-")
+            for f in glob.glob(base + "*"):
+                os.unlink(f)
+            p = run([exe, "12"], env=dict(
+                extra, XRAY_OPTIONS=f"patch_premain=true xray_mode=xray-basic "
+                f"xray_logfile_base={base} verbosity={v}",
+                XRAY_BASIC_OPTIONS="func_duration_threshold_us=60000000"))
+            logs = glob.glob(base + "*")
+            got.append((p.returncode, [os.path.getsize(f) for f in logs],
+                        "XRay: Log file in" in p.stderr))
+        tap(got[0] == got[1] == (0, [32], bool(v)),
+            f"basic mode, no call over the threshold, verbosity={v}: a log of the header "
+            f"alone, {'and' if v else 'without'} LLVM's 'Log file in' line",
+            f"ours (exit, log sizes, said): {got[0]}, LLVM's {got[1]}")
 
     # LLVM's default threshold, 5 us: an entry that is still the last
     # record when its exit comes sooner on the same CPU is taken back

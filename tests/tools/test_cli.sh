@@ -190,6 +190,10 @@ for c in account stack graph; do
 		"window.yaml: 1 exits of calls entered before the trace began \\(not counted\\), 1 calls ended by unwinding" -- \
 		$X $c "$tmp/window.yaml"
 done
+$X convert -f fdr -o "$tmp/window.xray" "$tmp/window.yaml" 2>/dev/null
+check "dump --verify: a window that begins inside a call is no warning, said once as a count" 0 \
+	"valid: .* 0 errors, 0 warnings; 1 exits of calls entered before the window, in 1 threads" -- \
+	$X dump --verify --quiet "$tmp/window.xray"
 # llvm-xray's command lines, one-dash long options included, run as they are
 for c in account stack graph; do
 	check "$c takes llvm-xray's one-dash long options" 0 "^same$" -- \
@@ -209,6 +213,73 @@ check "a one-dash word that is no long option is still short options (-s ortx)" 
 	$X account -sortx "$tmp/window.yaml"
 printf 'prf zzz 1\n' >"$tmp/bad3.tl"
 check "TraceLog: an unknown record" 1 "line 1: unknown record 'prf zzz'" -- $X graph "$tmp/bad3.tl"
+
+# What a new user meets in the first hour
+check "account --sort=func sorts rows by name" 0 "^ +1 .*#1\$" -- \
+	sh -c "$X account --sort=func '$tmp/s.xray' | sed -n 3p"
+check "account --sort=func --sortorder=dsc: the names in reverse" 0 "^same\$" -- \
+	sh -c "$X account --sort=func '$tmp/s.xray' | tail -n +3 | tac >'$tmp/asc' &&
+		$X account --sort=func --sortorder=dsc '$tmp/s.xray' | tail -n +3 >'$tmp/dsc' &&
+		test -s '$tmp/asc' && cmp '$tmp/asc' '$tmp/dsc' && echo same"
+# times that add up past 64 bits (a hostile log) stop there, and say so
+printf -- '---\nheader:\n  version: 1\n  type: 0\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1\nrecords:\n' >"$tmp/huge.yaml"
+for r in "enter, tsc: 1" "exit, tsc: 18446744073709551000" "enter, tsc: 18446744073709551001" "exit, tsc: 18446744073709551010"; do
+	echo "  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-$r, data: \"\" }" >>"$tmp/huge.yaml"
+done
+check "stack: durations past 2^63 ticks saturate, not wrap negative" 0 "^#0 +#1 +2 +9223372036854775807\$" -- \
+	$X stack "$tmp/huge.yaml"
+check "stack: saturated sums are said" 0 "huge.yaml: warning: the times of 1 stacks add up past" -- \
+	$X stack "$tmp/huge.yaml"
+check "convert -f tracelog: a time past int64_t is the largest, not INT64_MIN" 0 "^sam str 0x00000000 9223372036854775807 0 0:1\$" -- \
+	$X convert -f tracelog "$tmp/huge.yaml"
+check "convert -f tracelog: clamped times are said" 0 "warning: 3 times do not fit TraceLog's 64-bit fields" -- \
+	$X convert -f tracelog "$tmp/huge.yaml"
+# instrumentation maps as llvm-xray's own tests write them
+printf '# A map with comment lines first, and no version or names\n\n---\n- { id: 1, address: 0x1, function: 0x1, kind: function-enter, always-instrument: true}\n- { id: 1, address: 0x2, function: 0x1, kind: function-exit, always-instrument: true}\n- { id: 2, address: 0x3, function: 0x3, kind: function-enter }\n- { id: 2, address: 0x4, function: 0x3, kind: function-exit }\n...\n' >"$tmp/llvm-map.yaml"
+check "-m: a YAML map with comments before '---' and without the newer fields" 0 "@\\(1\\)" -- \
+	$X account -m "$tmp/llvm-map.yaml" "$tmp/s.xray"
+grep -v -e '^---' -e '^#' "$tmp/llvm-map.yaml" >"$tmp/bare-map.yaml"
+check "-m: a YAML map without '---' (YAML's document marker is optional)" 0 "@\\(3\\)" -- \
+	$X account -m "$tmp/bare-map.yaml" "$tmp/s.xray"
+for c in account stack graph replay "convert -f yaml" "convert -f folded"; do
+	check "$c --tid of a thread the log does not have is an error naming it" 2 \
+		"s.xray: --tid 99999: no thread has that id" -- $X $c --tid 99999 "$tmp/s.xray"
+done
+
+# symbols from the objects the log's info event names, checked by build id
+if command -v clang >/dev/null; then
+	printf '__attribute__((xray_always_instrument)) int twice(int x) { return 2 * x; }\nint main(int c, char **v) { (void)v; return twice(c); }\n' >"$tmp/prog.c"
+	clang -fxray-instrument -fnoxray-link-deps -Wl,--build-id=0x1234abcd -o "$tmp/prog" "$tmp/prog.c" &&
+		clang -fxray-instrument -fnoxray-link-deps -Wl,--build-id=0x56789abc -o "$tmp/other" "$tmp/prog.c" &&
+		clang -fxray-instrument -fnoxray-link-deps -Wl,--build-id=none -o "$tmp/noid" "$tmp/prog.c"
+	info_log() { # LOG PROGRAM BUILD-ID: a call of function 1 and an info event
+		{
+			printf -- '---\nheader:\n  version: 1\n  type: 1\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1000\nrecords:\n'
+			echo '  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-enter, tsc: 5, data: "" }'
+			echo '  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-exit, tsc: 9, data: "" }'
+			printf '  - { type: 0, func-id: 0, cpu: 0, thread: 5, kind: custom-event, tsc: 10, data: "xrayfdr-info 1\\nmode=thread\\nobject=0 1 0x0 %s\\nbuild_id=%s\\n" }\n' "$2" "$3"
+		} >"$1.yaml"
+		$X convert -q -f fdr -o "$1" "$1.yaml"
+	}
+	info_log "$tmp/named.xray" "$tmp/prog" 1234abcd
+	check "without -m: names from the program the log names, same build id" 0 "<invalid>:0:0: twice|prog.c:[0-9]+:[0-9]+: twice" -- \
+		$X account "$tmp/named.xray"
+	check "-m of another build of it: an error naming both build ids" 2 \
+		"-m $tmp/other: its build id is 56789abc, but .*named.xray was recorded from $tmp/prog, build id 1234abcd" -- \
+		$X account -m "$tmp/other" "$tmp/named.xray"
+	check "--no-build-id-check: -m is used all the same, with a warning" 0 "^warned twice\$" -- \
+		sh -c "$X account --no-build-id-check -m '$tmp/other' '$tmp/named.xray' 2>&1 |
+			sed -n -e 's/.*warning: -m .*other: .*its names may be wrong.*/warned/p' -e 's/.*: twice\$/twice/p' | paste -sd' '"
+	check "-m without a build id: a warning" 0 "noid has no build id" -- \
+		$X stack -m "$tmp/noid" "$tmp/named.xray"
+	info_log "$tmp/changed.xray" "$tmp/prog" 99999999
+	check "without -m: a program rebuilt since is not used, and that is said" 0 \
+		"warning: .*prog has changed since the log was recorded \\(build id 1234abcd, the log's 99999999\\)" -- \
+		$X graph "$tmp/changed.xray"
+else
+	n=$((n + 1))
+	echo "ok $n - symbols from the log's objects # SKIP clang is not installed"
+fi
 
 # progress on a terminal (script(1) gives the command one)
 if command -v script >/dev/null; then

@@ -221,6 +221,7 @@ def check_jobs(path, label, tmp):
     with open(cut, "wb") as f:
         f.write(data[:len(data) * 2 // 3 + 5])
     workers, again = "read by workers", "read again by one reader"
+    tid = str(next(e["tid"] for e in events(path)[1] if e.get("tid")))
     for cmd, log, args, way in (
             ("account", path, [], workers),
             ("account", path, ["-s", "sum", "-r", "dsc", "-f", "csv"], workers),
@@ -228,6 +229,9 @@ def check_jobs(path, label, tmp):
             # the durations through the temporary file
             ("account", path, ["--sort-memory", "64K"], workers),
             ("account", cut, [], again),
+            # --keep-going: workers on a valid log, one reader on a damaged one
+            ("account", path, ["-k"], workers),
+            ("account", cut, ["-k"], again),
             ("account", path, ["--per-thread"], None),
             ("account", path, ["--strict", "-k"], None),
             ("stack", path, [], workers),
@@ -236,14 +240,17 @@ def check_jobs(path, label, tmp):
             ("stack", path, ["--aggregate-threads"], workers),
             ("stack", path, ["--per-thread-stacks", "--min-duration", "300ns"], workers),
             ("stack", cut, ["-f", "folded"], again),
+            ("stack", path, ["-k"], workers),
+            ("stack", cut, ["-k", "-f", "folded"], again),
             ("stack", path, ["--strict"], None),
             ("stack", path, ["-N", "#1"], None),
             ("graph", path, [], workers),
             ("graph", path, ["-e", "count", "-v", "med", "-b", "99p"], workers),
             ("graph", path, ["--sort-memory", "64K", "-e", "90p"], workers),
             ("graph", cut, [], again),
+            ("graph", path, ["-k"], workers),
             ("graph", path, ["--min-duration", "300ns"], None),
-            ("graph", path, ["--tid", "1"], None)):
+            ("graph", path, ["--tid", tid], None)):
         one = run([XRAYFDR, cmd, "-j1"] + args + [log])
         many = [run([XRAYFDR, cmd, f"-j{j}"] + args + [log], env=env) for j in (2, 3)]
         said = [re.findall(rf"{cmd}: .*: ({workers}|{again})\n", m.stderr) for m in many]

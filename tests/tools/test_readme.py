@@ -115,6 +115,31 @@ def run_block(d, start, lines):
             f"the block's output ends:\n{p.stdout[-800:]}{p.stderr[-1200:]}")
 
 
+def check_long_run(d, text):
+    """The first block's analysis commands of prog.xray again, on the log
+    of a long run in small buffers (a flight recorder's window, many
+    buffers per thread): what a user's real program records."""
+    block = next(((st, ls) for st, ls in blocks(text)
+                  if any("record -o prog.xray" in l for l in ls)), None)
+    if not block or not os.path.exists(os.path.join(d, "prog")):
+        return tap(False, "README.md: the block that records prog.xray, and ./prog",
+                   "not found")
+    p = run([os.path.join(d, "build", "bin", "xrayfdr"), "record", "-q", "-b", "4K", "-m", "8",
+             "-o", os.path.join(d, "prog.xray"), os.path.join(d, "prog"), "300000"],
+            stdin=subprocess.DEVNULL)
+    if p.returncode:
+        return tap(False, "README.md: a long run of ./prog records", p.stderr)
+    start, lines = block
+    for n, line in enumerate(lines, start):
+        c = command_of(line)
+        if " prog.xray" not in c or " record " in c:
+            continue
+        q = run(["bash", "-c", f"set -o pipefail; cd {d} && {c}"], stdin=subprocess.DEVNULL)
+        tap(q.returncode == 0 and ("mid" in q.stdout or " -o " in c),
+            f"README.md:{n}: {c} (a long run's log, many buffers, a window inside calls)",
+            f"exit {q.returncode}\n{q.stdout[-400:]}{q.stderr[-800:]}")
+
+
 def main():
     with open(README) as f:
         text = f.read()
@@ -131,6 +156,7 @@ def main():
                 continue
             fixtures(d)
             run_block(d, start, lines)
+        check_long_run(d, text)
     finally:
         shutil.rmtree(d, ignore_errors=True)
     return finish()

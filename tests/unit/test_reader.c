@@ -551,11 +551,27 @@ static void test_warnings(void **state)
 	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 0);
 	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 2, 0);
 	fb_fn(&f, XRAYFDR_FUNC_EXIT, 1, 0); /* 2 was unwound */
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 4, 0);
 	fb_fn(&f, XRAYFDR_FUNC_TAIL_EXIT, 3, 0); /* never entered */
 	fb_close(&f, ext);
 	expect_warning(&f, "exit-without-entry");
 	read_all(f.data, f.len, 0, NULL, &res);
 	assert_int_equal(res.stats.unmatched_exits, 1);
+	assert_int_equal(res.stats.window_exits, 0);
+	/* a window that begins inside calls: their exits are counted, once
+	 * per thread, and are no warnings */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = fb_preamble(&f, 0, 1);
+	fb_fn(&f, XRAYFDR_FUNC_EXIT, 5, 0);
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 6, 0);
+	fb_fn(&f, XRAYFDR_FUNC_EXIT, 6, 0);
+	fb_fn(&f, XRAYFDR_FUNC_EXIT, 7, 0);
+	fb_close(&f, ext);
+	read_all(f.data, f.len, 0, NULL, &res);
+	assert_int_equal(res.stats.warnings, 0);
+	assert_int_equal(res.stats.unmatched_exits, 0);
+	assert_int_equal(res.stats.window_exits, 2);
+	assert_int_equal(res.stats.window_threads, 1);
 	read_all(f.data, f.len, XRAYFDR_READ_NO_CALL_CHECK, NULL, &res);
 	assert_int_equal(res.stats.warnings, 0);
 }

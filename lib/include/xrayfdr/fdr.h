@@ -309,6 +309,15 @@ struct xrayfdr_reader_stats {
 	uint64_t skipped_bytes; /* bytes skipped after errors */
 	uint64_t skipped_buffers;
 	uint64_t unmatched_exits; /* exits with no entry on the thread's stack */
+	/*
+	 * Exits that found their thread's stack empty: of calls entered
+	 * before the log's window began (a flight recorder keeps the newest
+	 * buffers, which start inside calls).  Counted, not warned about,
+	 * and not in unmatched_exits; window_threads: the threads that had
+	 * one.
+	 */
+	uint64_t window_exits;
+	uint64_t window_threads;
 };
 
 /* Kinds of raw record the reader yields. */

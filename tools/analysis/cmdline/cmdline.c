@@ -6,6 +6,7 @@
 
 #include "cmdline.h"
 #include "../engine/funcfilter.h"
+#include "../input/log_objects.h"
 #include "option_values.h"
 #include "report.h"
 
@@ -93,6 +94,95 @@ void analysis_opts_free(struct analysis_opts *o)
 	o->ntids = 0;
 	free(o->filter);
 	o->filter = NULL;
+	free(o->log_map);
+	o->log_map = NULL;
+}
+
+/* Without -m: the log's program, if it is still the one recorded. */
+static void map_from_log(struct analysis_opts *o, const char *log_path,
+			 const struct log_objects *lo)
+{
+	const struct log_object *prog = NULL;
+	char id[BUILD_ID_MAX];
+
+	for (unsigned int i = 0; i < lo->n && !prog; i++)
+		if (lo->obj[i].index == 0)
+			prog = &lo->obj[i];
+	if (!prog || access(prog->path, R_OK))
+		return; /* elsewhere now: functions stay numbers */
+	if (elf_build_id(prog->path, id) < 0)
+		return;
+	if (!prog->build_id[0] || !id[0]) {
+		if (!o->in.quiet)
+			tool_error(
+				o->cmd,
+				"%s: warning: names from %s, which has no build id to show it is the binary the log was recorded from",
+				log_path, prog->path);
+	} else if (strcmp(id, prog->build_id)) {
+		tool_error(
+			o->cmd,
+			"%s: warning: %s has changed since the log was recorded (build id %s, the log's %s): functions stay numbers; -m BINARY names them",
+			log_path, prog->path, id, prog->build_id);
+		return;
+	}
+	o->log_map = strdup(prog->path);
+	o->instr_map = o->log_map;
+}
+
+/* With -m: that its build id is one of the log's objects'. */
+static int check_map(struct analysis_opts *o, const char *log_path,
+		     const struct log_objects *lo)
+{
+	const struct log_object *with_id = NULL;
+	char id[BUILD_ID_MAX];
+
+	for (unsigned int i = 0; i < lo->n; i++) {
+		if (!lo->obj[i].build_id[0])
+			continue;
+		if (!with_id || lo->obj[i].index == 0)
+			with_id = &lo->obj[i];
+	}
+	if (!with_id || elf_build_id(o->instr_map, id) < 0)
+		return 0; /* nothing to check by, or a YAML map */
+	if (!id[0]) {
+		tool_error(
+			o->cmd,
+			"warning: %s has no build id: nothing shows it is the binary %s was recorded from",
+			o->instr_map, log_path);
+		return 0;
+	}
+	for (unsigned int i = 0; i < lo->n; i++)
+		if (!strcmp(lo->obj[i].build_id, id))
+			return 0;
+	tool_error(
+		o->cmd,
+		"%s-m %s: its build id is %s, but %s was recorded from %s, build id %s%s",
+		o->no_build_id_check ? "warning: " : "", o->instr_map, id,
+		log_path, with_id->path, with_id->build_id,
+		o->no_build_id_check ?
+			" (--no-build-id-check: its names may be wrong)" :
+			" (--no-build-id-check uses it all the same)");
+	return o->no_build_id_check ? 0 : -1;
+}
+
+int analysis_find_map(struct analysis_opts *o, const char *log_path)
+{
+	struct log_objects *lo = malloc(sizeof(*lo));
+	int ret = 0;
+
+	if (!lo) {
+		tool_error(o->cmd, "out of memory");
+		return -1;
+	}
+	/* a log that cannot be read is said where it is read */
+	if (log_objects_read(log_path, lo) > 0) {
+		if (!o->instr_map)
+			map_from_log(o, log_path, lo);
+		else
+			ret = check_map(o, log_path, lo);
+	}
+	free(lo);
+	return ret;
 }
 
 int analysis_option(struct analysis_opts *o, int opt, const char *arg,
@@ -104,6 +194,9 @@ int analysis_option(struct analysis_opts *o, int opt, const char *arg,
 		return 0;
 	case 'k':
 		o->in.keep_going = true;
+		return 0;
+	case 0x105:
+		o->no_build_id_check = true;
 		return 0;
 	case 'o':
 		o->output = arg;
@@ -187,8 +280,8 @@ int analysis_jobs(const char *cmd, const char *arg, unsigned int *jobs)
 bool analysis_shareable(const struct analysis_opts *o, const char *path,
 			unsigned int jobs)
 {
-	return jobs > 1 && !o->in.keep_going && !o->filter && !o->ntids &&
-	       !o->range.set && replay_can_share(&o->in, path, o->min_ns);
+	return jobs > 1 && !o->filter && !o->ntids && !o->range.set &&
+	       replay_can_share(&o->in, path, o->min_ns);
 }
 
 int analysis_shared_done(const char *cmd, const char *path, int alone)

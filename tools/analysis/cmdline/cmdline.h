@@ -15,6 +15,8 @@
 struct analysis_opts {
 	const char *cmd;
 	const char *instr_map;
+	char *log_map; /* instr_map when the log named it (owned) */
+	bool no_build_id_check; /* -m: use it whatever its build id */
 	const char *output;
 	uint64_t sort_memory;
 	struct trace_opts in;
@@ -36,6 +38,7 @@ struct analysis_opts {
 		{ "sort-memory", required_argument, NULL, 0x100 },  \
 		{ "input-format", required_argument, NULL, 0x101 }, \
 		{ "quiet", no_argument, NULL, 'q' },                \
+		{ "no-build-id-check", no_argument, NULL, 0x105 },  \
 	{                                                           \
 		"help", no_argument, NULL, 'h'                      \
 	}
@@ -59,6 +62,16 @@ void analysis_opts_free(struct analysis_opts *o);
  * value or (for an option that is not one) printing @usage to stderr. */
 int analysis_option(struct analysis_opts *o, int opt, const char *arg,
 		    void (*usage)(FILE *out));
+
+/*
+ * The binary whose symbols name @log_path's functions.  Without -m: the
+ * program the log's info event names, if it is at that path with the
+ * build id the log gives (a warning if it changed).  With an ELF -m: an
+ * error if the log's objects have build ids and none is -m's (unless
+ * --no-build-id-check), a warning if -m has none.  0, or -1 after saying
+ * why.
+ */
+int analysis_find_map(struct analysis_opts *o, const char *log_path);
 
 /* --jobs: one thread per CPU, up to 2. */
 unsigned int analysis_default_jobs(void);

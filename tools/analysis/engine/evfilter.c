@@ -18,16 +18,25 @@ int event_filter_init(struct event_filter *f, const struct event_filter_opts *o)
 	memset(f, 0, sizeof(*f));
 	f->o = *o;
 	f->active = o->ntids || o->range.set || o->filter;
+	if (o->ntids) {
+		f->tid_seen = calloc(o->ntids, sizeof(*f->tid_seen));
+		if (!f->tid_seen) {
+			tool_error(o->cmd, "out of memory");
+			return -ENOMEM;
+		}
+	}
 	if (o->filter) {
 		char err[512];
 
 		if (!o->names) {
 			tool_error(o->cmd, "function filters need names");
+			free(f->tid_seen);
 			return -EINVAL;
 		}
 		f->rules = fn_filter_new();
 		if (!f->rules) {
 			tool_error(o->cmd, "out of memory");
+			free(f->tid_seen);
 			return -ENOMEM;
 		}
 		if (fn_filter_parse(f->rules, o->filter, strlen(o->filter), err,
@@ -35,6 +44,7 @@ int event_filter_init(struct event_filter *f, const struct event_filter_opts *o)
 			tool_error(o->cmd, "%s", err);
 			fn_filter_free(f->rules);
 			f->rules = NULL;
+			free(f->tid_seen);
 			return -EINVAL;
 		}
 		func_filter_init(&f->funcs, f->rules, o->names, o->map_path);
@@ -55,15 +65,28 @@ void event_filter_free(struct event_filter *f)
 	func_filter_free(&f->funcs);
 	fn_filter_free(f->rules);
 	u64map_free_values(&f->threads);
+	free(f->tid_seen);
 }
 
-static bool tid_wanted(const struct event_filter *f, uint32_t tid)
+static bool tid_wanted(struct event_filter *f, uint32_t tid)
 {
 	if (!f->o.ntids)
 		return true;
 	for (size_t i = 0; i < f->o.ntids; i++)
-		if (f->o.tids[i] == tid)
+		if (f->o.tids[i] == tid) {
+			f->tid_seen[i] = true;
 			return true;
+		}
+	return false;
+}
+
+bool event_filter_unseen_tid(const struct event_filter *f, uint32_t *tid)
+{
+	for (size_t i = 0; i < f->o.ntids; i++)
+		if (!f->tid_seen[i]) {
+			*tid = f->o.tids[i];
+			return true;
+		}
 	return false;
 }
 

@@ -53,6 +53,7 @@ struct event_filter {
 	struct fn_filter *rules; /* o.filter parsed, or NULL */
 	struct func_filter funcs;
 	struct u64map threads; /* thread key -> its open calls */
+	bool *tid_seen; /* o.tids[i] had an event, in any input */
 	/* the input being read */
 	const char *path;
 	double freq;
@@ -72,6 +73,12 @@ void event_filter_input(struct event_filter *f, const char *path, double freq);
 /* 1 to keep @ev, 0 to drop it, or -ENOMEM, or -EINVAL after saying that
  * a relative range needs the frequency the input does not give. */
 int event_filter_check(struct event_filter *f, const struct xrayfdr_event *ev);
+
+/*
+ * After the last input: whether a thread asked for with --tid had no event
+ * in any input (a mistyped id); if so, true with the first such id in *tid.
+ */
+bool event_filter_unseen_tid(const struct event_filter *f, uint32_t *tid);
 
 void event_filter_free(struct event_filter *f);
 

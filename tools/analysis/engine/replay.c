@@ -100,6 +100,17 @@ void replay_free(struct replay *r)
 	free(r);
 }
 
+int replay_check_tids(const struct replay *r)
+{
+	uint32_t tid;
+
+	if (!event_filter_unseen_tid(&r->filter, &tid))
+		return 0;
+	tool_error(r->o.cmd, "%s: --tid %" PRIu32 ": no thread has that id",
+		   r->in.index > 1 ? "the inputs" : r->in.path, tid);
+	return EXIT_USAGE;
+}
+
 void replay_fail(struct replay *r, int err)
 {
 	if (!r->failed)
@@ -569,6 +580,9 @@ struct trace_opts replay_share_in(const struct trace_opts *in, unsigned int k)
 
 	o.silent = true;
 	o.quiet = in->quiet || k;
+	/* a worker stops at the first fault: one reader then reads the log
+	 * again, with --keep-going if asked, and says what it skipped */
+	o.keep_going = false;
 	return o;
 }
 

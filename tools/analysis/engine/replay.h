@@ -105,6 +105,12 @@ int replay_file(struct replay *r, const char *path);
 /* The same for a trace someone else opened (and will close). */
 int replay_trace(struct replay *r, struct trace *t, const char *path);
 
+/*
+ * After the last input: EXIT_USAGE after naming a thread asked for with
+ * --tid that no input had, else 0.
+ */
+int replay_check_tids(const struct replay *r);
+
 /* Whether the last input stopped before its end (its status said why). */
 bool replay_stopped(const struct replay *r);
 

@@ -124,12 +124,12 @@ static void on_done(void *ctx, struct call_thread *t, const struct call_done *d)
 	 * unless the record before was an exit too */
 	if (d->deepest && !t->last_was_exit) {
 		n->term_count++;
-		n->term_sum += (int64_t)d->dur;
+		n->term_sum = trie_sum_add(n->term_sum, d->dur);
 	} else {
 		n->inter_count++;
-		n->inter_sum += (int64_t)d->dur;
+		n->inter_sum = trie_sum_add(n->inter_sum, d->dur);
 	}
-	n->self += d->self;
+	n->self = trie_self_add(n->self, d->self);
 }
 
 static void on_unmatched(void *ctx, struct call_thread *t,
@@ -245,10 +245,13 @@ static uint32_t merge_nodes(struct stacks *s, uint32_t left, uint32_t right,
 	t->nodes[node].field = t->nodes[left].field + t->nodes[right].field
 	SUM(term_count);
 	SUM(inter_count);
-	SUM(term_sum);
-	SUM(inter_sum);
-	SUM(self);
 #undef SUM
+	t->nodes[node].term_sum = trie_sum_add(
+		t->nodes[left].term_sum, (uint64_t)t->nodes[right].term_sum);
+	t->nodes[node].inter_sum = trie_sum_add(
+		t->nodes[left].inter_sum, (uint64_t)t->nodes[right].inter_sum);
+	t->nodes[node].self =
+		trie_self_add(t->nodes[left].self, t->nodes[right].self);
 	nl = t->nodes[left].nchildren;
 	lhash = malloc((nl + 1) * sizeof(*lhash));
 	lorder = malloc((nl + 1) * sizeof(*lorder));
@@ -428,8 +431,9 @@ int stacks_print_all(struct stacks *s, FILE *out, const uint32_t *roots,
 
 			if (llvm_style) {
 				v = count ? n->term_count + n->inter_count :
-					    (uint64_t)(n->term_sum +
-						       n->inter_sum);
+					    (uint64_t)trie_sum_add(
+						    n->term_sum,
+						    (uint64_t)n->inter_sum);
 				ret = path_set(&p, s, top, prefix, true);
 				if (!ret)
 					fprintf(out, "%s %" PRIu64 "\n", p.buf,
@@ -617,6 +621,19 @@ void stacks_note_window(const struct stacks *s, const char *path)
 	replay_note_counts(s->cmd, path, before, unwound);
 }
 
+void stacks_note_saturated(const struct stacks *s, const char *path)
+{
+	uint64_t n = trie_saturated(&s->trie);
+
+	if (n)
+		tool_error(
+			s->cmd,
+			"%s: warning: the times of %" PRIu64
+			" stacks add up past what their 64-bit sums hold: those stop at the largest value (%" PRId64
+			" for signed sums) instead of wrapping",
+			path, n, INT64_MAX);
+}
+
 /* The folded lines of every thread, in llvm-xray's thread order. */
 int stacks_write_folded_lines(struct stacks *s, FILE *out, bool llvm_style,
 			      bool count)
@@ -651,7 +668,9 @@ int stacks_write_folded(struct trace *t, const char *path, struct symbols *syms,
 		return EXIT_USAGE;
 	}
 	status = replay_trace(s.replay, t, path);
-	if (!replay_stopped(s.replay)) {
+	if (!replay_stopped(s.replay) && replay_check_tids(s.replay))
+		status = EXIT_USAGE;
+	else if (!replay_stopped(s.replay)) {
 		calls_close_all(replay_calls(s.replay));
 		ret = trie_finish(&s.trie);
 		if (!ret)
@@ -662,6 +681,7 @@ int stacks_write_folded(struct trace *t, const char *path, struct symbols *syms,
 		}
 	}
 	replay_note_window(s.replay);
+	stacks_note_saturated(&s, path);
 	stacks_free(&s);
 	return status;
 }

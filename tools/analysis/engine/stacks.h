@@ -86,6 +86,10 @@ int stacks_read_shared(struct stacks *s, enum calls_mode mode,
 
 /* The frequency of the log read, and the note of replay_note_window(). */
 double stacks_freq(const struct stacks *s);
+/* Say on stderr, once, how many stacks' sums stopped at the largest
+ * value (trie_sum_add()); nothing if none did. */
+void stacks_note_saturated(const struct stacks *s, const char *path);
+
 void stacks_note_window(const struct stacks *s, const char *path);
 
 /* The threads that made a root call, in llvm-xray's order; free

@@ -10,8 +10,10 @@
 static inline uint64_t ticks_to_ns(uint64_t ticks, uint64_t hz)
 {
 	unsigned __int128 n = (unsigned __int128)ticks * 2000000000u + hz;
+	unsigned __int128 ns = n / (2 * (unsigned __int128)hz);
 
-	return (uint64_t)(n / (2 * (unsigned __int128)hz));
+	/* a slow clock's huge count (a hostile log) stops at the largest */
+	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
 }
 
 /* Whether @ticks of a @hz clock last less than @ns nanoseconds, exactly. */

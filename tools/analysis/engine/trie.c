@@ -322,6 +322,17 @@ int trie_append(struct trie *t, struct trie *from, uint32_t *base)
 	return 0;
 }
 
+uint64_t trie_saturated(const struct trie *t)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		n += t->nodes[i].term_sum == INT64_MAX ||
+		     t->nodes[i].inter_sum == INT64_MAX ||
+		     t->nodes[i].self == UINT64_MAX;
+	return n;
+}
+
 void trie_free(struct trie *t)
 {
 	for (uint32_t i = 0; i < t->n; i++)

@@ -40,6 +40,22 @@ struct trie_node {
 	uint64_t self;
 };
 
+/*
+ * Sums of durations that stop at the largest value instead of wrapping
+ * (a hostile log's durations can add up past 2^63 ticks); a sum there
+ * is counted by trie_saturated().
+ */
+static inline int64_t trie_sum_add(int64_t sum, uint64_t dur)
+{
+	return dur >= (uint64_t)(INT64_MAX - sum) ? INT64_MAX :
+						    sum + (int64_t)dur;
+}
+
+static inline uint64_t trie_self_add(uint64_t sum, uint64_t dur)
+{
+	return dur >= UINT64_MAX - sum ? UINT64_MAX : sum + dur;
+}
+
 struct trie_thread {
 	uint32_t tid;
 	uint32_t *roots;
@@ -106,5 +122,8 @@ int trie_add_root(struct trie_thread *th, uint32_t node);
 
 void trie_free(struct trie *t);
 void trie_thread_free(struct trie_thread *th);
+
+/* The nodes one of whose sums stopped at the largest value. */
+uint64_t trie_saturated(const struct trie *t);
 
 #endif

@@ -70,7 +70,7 @@ static const Dwfl_Callbacks offline_callbacks = {
  * wrote)? */
 static bool is_yaml(const char *path)
 {
-	char head[4];
+	char head[4096]; /* room for comment lines before "---" */
 	FILE *f = fopen(path, "rb");
 	size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
 
@@ -404,8 +404,9 @@ static void build_local_files(struct symbols *s)
 			(struct local_file){ .addr = addr - s->bias,
 					     .file = file };
 	}
-	qsort(s->local_files, s->nlocal_files, sizeof(*s->local_files),
-	      cmp_local_file);
+	if (s->nlocal_files) /* (none for a YAML map: local_files is NULL) */
+		qsort(s->local_files, s->nlocal_files, sizeof(*s->local_files),
+		      cmp_local_file);
 }
 
 static const char *local_symbol_file(struct symbols *s, uint64_t addr)

@@ -10,11 +10,38 @@
 
 #define MAX_LINE 65536
 
+/* A line that comes before a document's content: blank or a comment. */
+static bool is_preamble(const char *s, const char *lend)
+{
+	while (s < lend && (*s == ' ' || *s == '\t' || *s == '\r'))
+		s++;
+	return s == lend || *s == '#';
+}
+
+/* Whether the line @s to @lend starts the map: "---", or its first sled
+ * (YAML's document marker is optional, and llvm-xray takes maps without). */
+static bool is_start(const char *s, const char *lend)
+{
+	size_t n = (size_t)(lend - s);
+
+	if (n >= 3 && !memcmp(s, "---", 3))
+		return n == 3 || s[3] == ' ' || s[3] == '\r';
+	return n >= 2 && s[0] == '-' && (s[1] == ' ' || s[1] == '\t');
+}
+
 bool yaml_map_looks_like(const char *text, size_t len)
 {
-	return len >= 3 && !memcmp(text, "---", 3) &&
-	       (len == 3 || text[3] == '\n' || text[3] == ' ' ||
-		text[3] == '\r');
+	const char *s = text, *end = text + len;
+
+	while (s < end) {
+		const char *eol = memchr(s, '\n', (size_t)(end - s));
+		const char *lend = eol ? eol : end;
+
+		if (!is_preamble(s, lend))
+			return is_start(s, lend);
+		s = eol ? eol + 1 : end;
+	}
+	return false;
 }
 
 struct parse {
@@ -236,10 +263,11 @@ int yaml_map_parse(const char *text, size_t len, const char *name,
 			break;
 		}
 		t = skip_spaces(s, lend);
-		if (!started) {
-			if (!yaml_map_looks_like(s, (size_t)(lend - s)))
-				ret = fail(&p, "a YAML map starts with '---'",
-					   NULL, 0);
+		if (!started && is_preamble(s, lend)) {
+			/* comments before the document */
+		} else if (!started && !is_start(s, lend)) {
+			ret = fail(&p, "a YAML map starts with '---'", NULL, 0);
+		} else if (!started && *s == '-' && s[1] == '-') {
 			started = true;
 		} else if (t == lend || *t == '#') {
 			/* blank or a comment */
@@ -249,6 +277,7 @@ int yaml_map_parse(const char *text, size_t len, const char *name,
 			struct xray_sled sled;
 			uint64_t id;
 
+			started = true;
 			ret = parse_entry(&p, t, lend, &sled, &id);
 			if (!ret)
 				ret = add_sled(&p, map, &sled, id, &cap);

@@ -6,7 +6,9 @@
  *   - { id: 1, address: 0x1140, function: 0x1140, kind: function-enter,
  *       always-instrument: true, function-name: '', version: 2 }
  *
- * (on one line), after a "---" line, up to a "..." line.  Keys may come in
+ * (on one line), after a "---" line (optional, and comment lines may come
+ * before it), up to a "..." line.  version, always-instrument and
+ * function-name may be left out (llvm-xray's own tests leave them out).  Keys may come in
  * any order; id, address, function and kind are required, ids start at 1
  * and a sled's id is its function's, which never goes back.  Like
  * llvm-xray, the tools name such functions by address: a YAML map has no

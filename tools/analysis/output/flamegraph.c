@@ -67,6 +67,13 @@ static int push(struct work **s, uint32_t *n, uint32_t *cap, struct work w)
 	return 0;
 }
 
+/* @a + @b, stopping at the largest (a hostile log's times can add up
+ * past 2^64 ticks). */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
 /* Post-order: total = self + sum of the children's totals. */
 static int compute_totals(const struct flame_tree *tr, struct totals *tot,
 			  uint32_t *max_depth, uint64_t *grand)
@@ -103,10 +110,12 @@ static int compute_totals(const struct flame_tree *tr, struct totals *tot,
 
 			for (uint32_t i = 0;
 			     i < tr->nchildren(tr->ctx, w->node); i++)
-				sum += tot->v[tr->child(tr->ctx, w->node, i)];
+				sum = add_sat(
+					sum,
+					tot->v[tr->child(tr->ctx, w->node, i)]);
 			ret = set_total(tot, w->node, sum);
 			if (!ret && w->depth == 0)
-				*grand += sum;
+				*grand = add_sat(*grand, sum);
 			n--;
 		}
 	}

@@ -25,6 +25,7 @@ struct call_writer {
 	bool first_record;
 	uint64_t records; /* trace_event: events written */
 	uint64_t unmatched;
+	uint64_t clamped; /* TraceLog: times beyond its 64-bit fields */
 	int error;
 	/* TraceLog: functions named so far (bitset by id) */
 	uint8_t *named;
@@ -45,13 +46,30 @@ static uint64_t nanos(const struct call_writer *w, uint64_t ticks)
 }
 
 /* TraceLog: milliseconds since the first event in the file, negative for
- * events of other threads written earlier (TraceLog's times are signed). */
-static int64_t millis(const struct call_writer *w, uint64_t tsc)
+ * events of other threads written earlier (TraceLog's times are signed).
+ * A time beyond int64_t (a slow clock's huge count) is written as the
+ * nearest end and counted (call_writer_clamped()). */
+static int64_t millis(struct call_writer *w, uint64_t tsc)
 {
 	double d = tsc >= w->base_tsc ? (double)(tsc - w->base_tsc) :
 					-(double)(w->base_tsc - tsc);
+	double ms = floor(d * 1e3 / w->freq);
 
-	return (int64_t)floor(d * 1e3 / w->freq);
+	if (ms >= -0x1p63 && ms < 0x1p63)
+		return (int64_t)ms;
+	w->clamped++;
+	return ms < 0 ? INT64_MIN : INT64_MAX;
+}
+
+/* TraceLog's microseconds of @ticks, clamped as millis() clamps. */
+static uint64_t micros(struct call_writer *w, uint64_t ticks)
+{
+	double us = (double)ticks * 1e6 / w->freq;
+
+	if (us < 0x1p64)
+		return (uint64_t)us;
+	w->clamped++;
+	return UINT64_MAX;
 }
 
 static bool json_plain(unsigned char c)
@@ -325,8 +343,7 @@ static void tl_cpu(struct call_writer *w, struct call_thread *t, uint64_t tsc)
 	if (wt->running && tsc > wt->on_since)
 		on = tsc - wt->on_since;
 	fprintf(w->out, "thr cpu 0x%08" PRIX32 " %" PRId64 " %" PRIu64 "\n",
-		t->index, millis(w, tsc),
-		(uint64_t)((double)on * 1e6 / w->freq));
+		t->index, millis(w, tsc), micros(w, on));
 	wt->on_since = tsc;
 }
 
@@ -486,6 +503,11 @@ uint64_t call_writer_records(const struct call_writer *w)
 uint64_t call_writer_unmatched(const struct call_writer *w)
 {
 	return w->unmatched;
+}
+
+uint64_t call_writer_clamped(const struct call_writer *w)
+{
+	return w->clamped;
 }
 
 void call_writer_free(struct call_writer *w)

@@ -46,6 +46,9 @@ int call_writer_finish(struct call_writer *w);
 uint64_t call_writer_records(const struct call_writer *w);
 /* Exits that matched no entry, left out. */
 uint64_t call_writer_unmatched(const struct call_writer *w);
+/* TraceLog: times too large for its fields, written as the largest
+ * (or, for times before the first event, the smallest) int64_t. */
+uint64_t call_writer_clamped(const struct call_writer *w);
 void call_writer_free(struct call_writer *w);
 
 #endif
