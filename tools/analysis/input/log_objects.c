@@ -128,6 +128,7 @@ int log_objects_read(const char *path, struct log_objects *out)
 
 int elf_build_id(const char *path, char id[BUILD_ID_MAX])
 {
+	struct stat st;
 	Elf_Scn *scn = NULL;
 	Elf *elf;
 	int fd, ret = 0;
@@ -135,9 +136,15 @@ int elf_build_id(const char *path, char id[BUILD_ID_MAX])
 	id[0] = '\0';
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* @path may come from a log's info event, which a traced process
+	 * wrote: a FIFO or a device there must not hang or feed the tool */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		ret = -EINVAL;
