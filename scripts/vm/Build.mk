@@ -45,9 +45,9 @@ debug-kernel: $(DK_STAMP)
 vmtest-debug: $(VMD_INITRD) $(VMD_KERNEL) $(XRAYFDR_BIN)
 	$(Q)BUILD=$(BUILD) tests/run-tests.sh vm/debug-selftests:scripts/vm/vmtest-debug.sh
 
-# make vmtest boots both kernels: the debug one first (a prerequisite),
-# then Debian's (selftests/Build.mk's recipe).
-vmtest: vmtest-debug
+# make vmtest boots every kernel: the debug one and Debian's 6.12
+# (prerequisites), then Debian's 6.1 (selftests/Build.mk's recipe).
+vmtest: vmtest-debug vmtest-6.12
 
 .PHONY: debug-kernel vmtest-debug
 CHECK_DEPS += $(VMD_INITRD) $(VMD_KERNEL)
