@@ -169,7 +169,7 @@ help:
 	@echo '  check          every test; ends with "N passed, N failed, N skipped"'
 	@echo '  bench          benchmarks against the peers, side by side (figures, ratios)'
 	@echo '  demo           write a sample trace and show it (see README.md)'
-	@echo '  vmtest         the kernel module'"'"'s selftests in QEMU (Debian'"'"'s kernel and the debug one)'
+	@echo '  vmtest         the kernel module'"'"'s selftests in QEMU (Debian'"'"'s 6.1 and 6.12 kernels, the debug one)'
 	@echo '  debug-kernel   build the guest kernel with KASAN, lockdep and UBSAN (once, cached)'
 	@echo '  vmdemo         the kernel module in QEMU: CPU mode, stats, a SIGKILL and its dump'
 	@echo '  deps           install the Debian packages the project needs (root)'

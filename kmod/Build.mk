@@ -62,3 +62,4 @@ $(KSRC_STAMP):
 CHECK_DEPS += $(KSRC_STAMP)
 CHECK_SUITES += kmod/checkpatch:selftests/host/checkpatch.sh
 CHECK_SUITES += kmod/netlink-spec:selftests/host/check-spec.py
+CHECK_SUITES += kmod/kbuild-version:selftests/host/kbuild-version.sh

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The kernel-version differences of xray_fdr.ko, in one place.  The
- * minimum kernel is 6.1 (Debian 12); newer kernels changed how a driver
- * edits vm_flags.
+ * The kernel-version differences of xray_fdr.ko, in one place, each under
+ * the version that introduced it.  The minimum kernel is 6.1 (Debian 12);
+ * Documentation/kernel-module.rst lists the kernels built and tested.
  */
 #ifndef _XFDR_COMPAT_H
 #define _XFDR_COMPAT_H
@@ -14,6 +14,18 @@
 #error "xray_fdr needs Linux 6.1 or later"
 #endif
 
+/*
+ * 6.12 removed no_llseek: a NULL ->llseek has meant -ESPIPE since 6.0
+ * (FMODE_LSEEK is cleared for it), so older kernels keep no_llseek only
+ * to say the same thing explicitly.
+ */
+#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
+#define XFDR_NO_LLSEEK NULL
+#else
+#define XFDR_NO_LLSEEK no_llseek
+#endif
+
+/* 6.3: vm_flags became read-only; drivers edit it with vm_flags_mod() */
 #if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
 static inline void xfdr_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
 				     vm_flags_t clear)

@@ -403,7 +403,7 @@ static const struct file_operations xfdr_fops = {
 	.unlocked_ioctl = xfdr_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = xfdr_mmap,
-	.llseek = no_llseek,
+	.llseek = XFDR_NO_LLSEEK,
 };
 
 /* World-usable: anyone may trace their own processes. */

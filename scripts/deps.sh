@@ -10,7 +10,7 @@ PACKAGES="
 	libcmocka-dev python3 python3-yaml
 	libelf-dev libdw-dev libnl-3-dev libnl-genl-3-dev
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
-	busybox-static cpio kmod xz-utils
+	busybox-static cpio kmod xz-utils dwarves
 	flex bison bc libssl-dev
 	uftrace chromium hyperfine valgrind graphviz protobuf-compiler
 	lttng-tools liblttng-ust1 babeltrace2

@@ -19,13 +19,16 @@ $(DK_STAMP): $(DK_CONFIG) scripts/vm/debug-kernel.sh $(KSRC_TAR)
 	$(call msg,KERNEL,$(DK_DIR) (debug: KASAN, lockdep, UBSAN))
 	$(Q)KSRC_TAR=$(KSRC_TAR) scripts/vm/debug-kernel.sh $(DK_DIR) $(DK_CONFIG)
 
-# The module by kmod/Build.mk's own rule (W=1, -Werror), in a make whose
-# BUILD is $(VMD_DIR) and KDIR the debug tree.  Removed first: a rebuilt
-# kernel leaves the module's sources as old as they were.
-$(VMD_KO): $(KMOD_SRCS) include/uapi/linux/xray_fdr.h $(DK_STAMP)
+# A guest's module, $@ = GUEST_DIR/kmod/xray_fdr.ko, by kmod/Build.mk's own
+# rule (W=1, -Werror) in a make whose BUILD is GUEST_DIR and KDIR $(1).
+# Removed first: a new kernel leaves the module's sources as old as they were.
+define vm_module
 	$(Q)rm -f $@
-	$(Q)$(MAKE) --no-print-directory BUILD=$(VMD_DIR) \
-		KDIR=$(abspath $(DK_KDIR)) $@
+	+$(Q)$(MAKE) --no-print-directory BUILD=$(@D:%/kmod=%) KDIR=$(abspath $(1)) $@
+endef
+
+$(VMD_KO): $(KMOD_SRCS) include/uapi/linux/xray_fdr.h $(DK_STAMP)
+	$(call vm_module,$(DK_KDIR))
 
 # System.map too: vmtest.sh names a hung CPU's instruction pointer with it.
 $(VMD_KERNEL): $(DK_STAMP)
@@ -42,10 +45,43 @@ debug-kernel: $(DK_STAMP)
 vmtest-debug: $(VMD_INITRD) $(VMD_KERNEL) $(XRAYFDR_BIN)
 	$(Q)BUILD=$(BUILD) tests/run-tests.sh vm/debug-selftests:scripts/vm/vmtest-debug.sh
 
-# make vmtest boots both kernels: the debug one first (a prerequisite),
-# then Debian's (selftests/Build.mk's recipe).
-vmtest: vmtest-debug
+# make vmtest boots every kernel: the debug one and Debian's 6.12
+# (prerequisites), then Debian's 6.1 (selftests/Build.mk's recipe).
+vmtest: vmtest-debug vmtest-6.12
 
 .PHONY: debug-kernel vmtest-debug
 CHECK_DEPS += $(VMD_INITRD) $(VMD_KERNEL)
 CHECK_SUITES += vm/debug-selftests:scripts/vm/vmtest-debug.sh
+
+# Debian's packaged kernels other than the host's 6.1, each a guest of its
+# own: scripts/vm/debian-kernel.sh fetches the image and headers of
+# suite $(2) into $(BUILD)/kernels/$(1) (once: delete that directory for
+# the suite's newer kernel), the module is built against those headers,
+# and scripts/vm/vmtest-$(1).sh boots the image with the selftests as
+# suite vm/selftests-$(1) of make check.
+define debian_guest
+$(BUILD)/kernels/$(1)/stamp: scripts/vm/debian-kernel.sh
+	$$(call msg,FETCH,$$(@D) (Debian $(2)))
+	$(Q)scripts/vm/debian-kernel.sh $$(@D) $(2)
+
+$(BUILD)/vm-$(1)/kmod/xray_fdr.ko: $(KMOD_SRCS) include/uapi/linux/xray_fdr.h \
+		$(BUILD)/kernels/$(1)/stamp
+	$$(call vm_module,$(BUILD)/kernels/$(1)/build)
+
+$(BUILD)/vm-$(1)/vmlinuz: $(BUILD)/kernels/$(1)/stamp
+	$(Q)mkdir -p $$(@D)
+	$(Q)ln -sf $(abspath $(BUILD)/kernels/$(1)/vmlinuz) $$@
+
+$(BUILD)/vm-$(1)/initramfs.cpio.gz: $(BUILD)/vm-$(1)/kmod/xray_fdr.ko $(VM_INITRD_DEPS)
+	$$(call vm_initrd,$(BUILD)/vm-$(1)/kmod/xray_fdr.ko)
+
+kmod-$(1): $(BUILD)/vm-$(1)/kmod/xray_fdr.ko
+vmtest-$(1): $(BUILD)/vm-$(1)/initramfs.cpio.gz $(BUILD)/vm-$(1)/vmlinuz $(XRAYFDR_BIN)
+	$(Q)BUILD=$(BUILD) tests/run-tests.sh vm/selftests-$(1):scripts/vm/vmtest-$(1).sh
+
+.PHONY: kmod-$(1) vmtest-$(1)
+CHECK_DEPS += $(BUILD)/vm-$(1)/initramfs.cpio.gz $(BUILD)/vm-$(1)/vmlinuz
+CHECK_SUITES += vm/selftests-$(1):scripts/vm/vmtest-$(1).sh
+endef
+
+$(eval $(call debian_guest,6.12,bookworm-backports))

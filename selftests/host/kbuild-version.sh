@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# kmod/Kbuild's oldest-kernel check, read the way Kbuild reads it (with the
+# kernel Makefile's VERSION, PATCHLEVEL and KERNELRELEASE): a kernel older
+# than 6.1 stops with one line naming the need, 6.1 and later pass it.
+set -u
+cd "$(dirname "$0")/../.."
+echo "1..3"
+kbuild() { # VERSION PATCHLEVEL
+	make -s --no-print-directory -f kmod/Kbuild VERSION=$1 PATCHLEVEL=$2 \
+		KERNELRELEASE="$1.$2.0-test" 2>&1
+}
+out=$(kbuild 5 15)
+if [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	echo "$out" | grep -q 'xray_fdr needs Linux 6.1 or later; the kernel tree is 5.15.0-test'; then
+	echo "ok 1 - 5.15: one line saying 6.1 or later is needed"
+else
+	echo "not ok 1 - 5.15: one line saying 6.1 or later is needed"
+	echo "$out" | sed 's/^/# /'
+fi
+for v in "6 1" "6 12"; do
+	n=$((${n:-1} + 1))
+	out=$(kbuild $v)
+	if echo "$out" | grep -q 'needs Linux'; then
+		echo "not ok $n - $v: refused"
+		echo "$out" | sed 's/^/# /'
+	else
+		echo "ok $n - $(echo $v | tr ' ' .): passes the version check"
+	fi
+done
