@@ -282,3 +282,99 @@ void arch_write_stub(void *at, uintptr_t target)
 	memset(p + sizeof(jmp) + sizeof(target), 0xcc,
 	       ARCH_STUB_SIZE - sizeof(jmp) - sizeof(target));
 }
+
+/*
+ * GCC's sites: a 5-byte nop (0f 1f 44 00 00) that becomes "call stub",
+ * where the stub is "mov $word,%r10d; jmp trampoline" (a call, also at a
+ * return site: the trampoline returns to the ret or the sibling call's
+ * jmp after the site).  The five bytes are stored with one locked compare
+ * and exchange of the aligned 8 or 16 bytes that hold them, so a thread
+ * running through sees the nop or the call, never a mix.
+ */
+static const uint8_t gcc_nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+static bool cas16(void *at, const uint8_t old[16], const uint8_t new[16])
+{
+	uint64_t o[2], n[2];
+	bool ok;
+
+	memcpy(o, old, 16);
+	memcpy(n, new, 16);
+	__asm__ volatile("lock cmpxchg16b %1; sete %0"
+			 : "=q"(ok), "+m"(*(volatile uint64_t(*)[2])at),
+			   "+a"(o[0]), "+d"(o[1])
+			 : "b"(n[0]), "c"(n[1])
+			 : "memory", "cc");
+	return ok;
+}
+
+int arch_gcc_site_patchable(uint64_t address)
+{
+	return (address & 7) <= 3 || (address & 15) <= 11;
+}
+
+void arch_write_gcc_stub(void *at, uint32_t word, uintptr_t target)
+{
+	uint8_t *p = at;
+	int32_t rel = (int32_t)((int64_t)target - (int64_t)((uintptr_t)at + 11));
+
+	p[0] = 0x41;
+	p[1] = 0xba;
+	memcpy(p + 2, &word, 4);
+	p[6] = OP_JMP;
+	memcpy(p + 7, &rel, 4);
+	memset(p + 11, 0xcc, ARCH_STUB_SIZE - 11);
+}
+
+int arch_patch_gcc_site(uint64_t address, uintptr_t stub, bool enable,
+			char *err, size_t errlen)
+{
+	uint8_t *p = (uint8_t *)(uintptr_t)address;
+	size_t width = (address & 7) <= 3 ? 8 : 16;
+	uint8_t *base = (uint8_t *)((uintptr_t)p & ~(uintptr_t)(width - 1));
+	int64_t rel = (int64_t)stub - (int64_t)(address + 5);
+	uint8_t call[5] = { OP_CALL }, old[16], new[16];
+	size_t off = (size_t)(p - base);
+
+	if (!arch_gcc_site_patchable(address)) {
+		snprintf(err, errlen,
+			 "GCC site at 0x%" PRIx64
+			 " crosses a 16-byte boundary; it cannot be patched atomically",
+			 address);
+		return -EINVAL;
+	}
+	if (enable && (rel < -ARCH_REACH - 1 || rel > ARCH_REACH)) {
+		snprintf(err, errlen,
+			 "stub 0x%" PRIxPTR
+			 " is out of 32-bit reach of the site at 0x%" PRIx64,
+			 stub, address);
+		return -ERANGE;
+	}
+	memcpy(call + 1, &(int32_t){ (int32_t)rel }, 4);
+	for (;;) {
+		memcpy(old, base, width);
+		if (memcmp(old + off, gcc_nop5, 5) && old[off] != OP_CALL) {
+			snprintf(err, errlen,
+				 "GCC site at 0x%" PRIx64
+				 " holds unexpected bytes %02x %02x %02x %02x %02x; not touching it",
+				 address, p[0], p[1], p[2], p[3], p[4]);
+			return -EILSEQ;
+		}
+		memcpy(new, old, width);
+		memcpy(new + off, enable ? call : gcc_nop5, 5);
+		if (!memcmp(new, old, width))
+			return 0;
+		if (width == 8) {
+			uint64_t o, n;
+
+			memcpy(&o, old, 8);
+			memcpy(&n, new, 8);
+			if (__atomic_compare_exchange_n((uint64_t *)base, &o, n,
+							false, __ATOMIC_SEQ_CST,
+							__ATOMIC_SEQ_CST))
+				return 0;
+		} else if (cas16(base, old, new)) {
+			return 0;
+		}
+	}
+}
