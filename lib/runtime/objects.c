@@ -97,7 +97,8 @@ static int32_t first_id(size_t index)
 /* Address and size of the xray_instr_map section of @path. */
 static int find_map_section(const char *path, uint64_t *addr, uint64_t *size)
 {
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
 	size_t shstrndx;
 	Elf *elf;
 	int fd, ret = -ENOENT;
@@ -112,20 +113,11 @@ static int find_map_section(const char *path, uint64_t *addr, uint64_t *size)
 		ret = -ENOEXEC;
 		goto out;
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, "xray_instr_map") &&
-		    (sh.sh_flags & SHF_ALLOC)) {
-			*addr = sh.sh_addr;
-			*size = sh.sh_size;
-			ret = 0;
-			break;
-		}
+	scn = xray_elf_section(elf, shstrndx, "xray_instr_map");
+	if (scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC)) {
+		*addr = sh.sh_addr;
+		*size = sh.sh_size;
+		ret = 0;
 	}
 out:
 	if (elf)

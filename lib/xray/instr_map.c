@@ -370,13 +370,9 @@ int xray_instr_map_from_gcc(uint64_t *entries, size_t nentries,
 	return 0;
 }
 
-static int load_gcc_sites(Elf *elf, size_t shstrndx, const char *path,
-			  struct xray_instr_map *map, char *err, size_t errlen)
+Elf_Scn *xray_elf_section(Elf *elf, size_t shstrndx, const char *want)
 {
-	Elf_Scn *scn = NULL, *entry_scn = NULL, *return_scn = NULL;
-	uint64_t *entries = NULL, *returns = NULL;
-	size_t nentries = 0, nreturns = 0;
-	int ret;
+	Elf_Scn *scn = NULL;
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
@@ -385,11 +381,22 @@ static int load_gcc_sites(Elf *elf, size_t shstrndx, const char *path,
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, "__mcount_loc"))
-			entry_scn = scn;
-		else if (name && !strcmp(name, "__return_loc"))
-			return_scn = scn;
+		if (name && !strcmp(name, want))
+			return scn;
 	}
+	return NULL;
+}
+
+static int load_gcc_sites(Elf *elf, size_t shstrndx, const char *path,
+			  struct xray_instr_map *map, char *err, size_t errlen)
+{
+	Elf_Scn *entry_scn, *return_scn;
+	uint64_t *entries = NULL, *returns = NULL;
+	size_t nentries = 0, nreturns = 0;
+	int ret;
+
+	entry_scn = xray_elf_section(elf, shstrndx, "__mcount_loc");
+	return_scn = xray_elf_section(elf, shstrndx, "__return_loc");
 	if (!entry_scn)
 		return set_err(
 			err, errlen, -ENOENT,

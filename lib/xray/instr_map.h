@@ -101,6 +101,12 @@ int xray_instr_map_from_gcc(uint64_t *entries, size_t nentries,
 
 void xray_instr_map_free(struct xray_instr_map *map);
 
+/* The first section of @elf named @name (section names in @shstrndx), or
+ * NULL. */
+typedef struct Elf_Scn Elf_Scn;
+typedef struct Elf Elf;
+Elf_Scn *xray_elf_section(Elf *elf, size_t shstrndx, const char *name);
+
 /* llvm-xray extract's names: "function-enter", "function-exit",
  * "tail-exit", "log-args-enter", "custom-event", and "typed-event". */
 const char *xray_sled_kind_name(unsigned int kind);
