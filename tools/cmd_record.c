@@ -717,7 +717,7 @@ static int record_run(int argc, char **argv)
 	if (ret == -ENOENT)
 		tool_error(
 			"record",
-			"warning: %s has no XRay sleds (built without clang -fxray-instrument?); only its instrumented shared objects are traced",
+			"warning: %s has no XRay sleds and no GCC sites (built without clang -fxray-instrument or gcc -pg -mfentry -mnop-mcount -mrecord-mcount?); only its instrumented shared objects are traced",
 			prog);
 	if (!ret)
 		xray_instr_map_free(&map);
@@ -839,7 +839,7 @@ static int record_run(int argc, char **argv)
 		else if (!sleds)
 			tool_error(
 				"record",
-				"%s has no XRay sleds and no instrumented shared object of it wrote a log: nothing was recorded (build with clang -fxray-instrument; see --help)",
+				"%s has no XRay sleds and no instrumented shared object of it wrote a log: nothing was recorded (build with clang -fxray-instrument or with the GCC flags of README; see --help)",
 				argv[0]);
 		else
 			tool_error(

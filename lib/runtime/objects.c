@@ -56,6 +56,11 @@ struct rt_object {
 	uintptr_t lo, hi; /* lowest and highest sled address */
 	uintptr_t target[NKINDS]; /* trampoline or stub per sled kind */
 	bool targets_ready;
+	/* GCC's sites (no xray_instr_map): a stub per function and sled
+	 * kind (entry, exit) in a page near the code */
+	bool gcc;
+	uintptr_t gcc_stubs;
+	size_t gcc_stubs_size;
 	uint8_t *selected; /* XRAYFDR_FILTER's choice per function, or NULL */
 	char build_id[2 * 40 + 1]; /* hex of its GNU build id, or "" */
 	/* an unloaded object's path (path is NULL then): opened again, the
@@ -92,7 +97,8 @@ static int32_t first_id(size_t index)
 /* Address and size of the xray_instr_map section of @path. */
 static int find_map_section(const char *path, uint64_t *addr, uint64_t *size)
 {
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
 	size_t shstrndx;
 	Elf *elf;
 	int fd, ret = -ENOENT;
@@ -107,20 +113,11 @@ static int find_map_section(const char *path, uint64_t *addr, uint64_t *size)
 		ret = -ENOEXEC;
 		goto out;
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, "xray_instr_map") &&
-		    (sh.sh_flags & SHF_ALLOC)) {
-			*addr = sh.sh_addr;
-			*size = sh.sh_size;
-			ret = 0;
-			break;
-		}
+	scn = xray_elf_section(elf, shstrndx, "xray_instr_map");
+	if (scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC)) {
+		*addr = sh.sh_addr;
+		*size = sh.sh_size;
+		ret = 0;
 	}
 out:
 	if (elf)
@@ -229,6 +226,38 @@ static struct rt_object *retired_slot(const char *path, const char *build_id)
 	return NULL;
 }
 
+/*
+ * GCC's sites of the file at @path (xray_instr_map_from_gcc()), moved to
+ * where the object is loaded; each must lie in a loaded segment.  Return
+ * 0, or -ENOENT if it has none.
+ */
+static int load_gcc_map(const struct dl_phdr_info *info, const char *path,
+			struct xray_instr_map *map)
+{
+	char err[512];
+
+	if (xray_instr_map_load_elf(path, map, err, sizeof(err)))
+		return -ENOENT;
+	if (!map->nsleds || map->sleds[0].version != XRAY_GCC_SITE) {
+		xray_instr_map_free(map);
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < map->nsleds; i++) {
+		if (!in_load_segment(info, map->sleds[i].address, 5)) {
+			pr_warn("%s: GCC site 0x%" PRIx64
+				" is not in a loaded segment; not patching it\n",
+				path, map->sleds[i].address);
+			xray_instr_map_free(map);
+			return -ENOENT;
+		}
+		map->sleds[i].address += info->dlpi_addr;
+		map->sleds[i].function += info->dlpi_addr;
+	}
+	for (size_t i = 0; i < map->nfunctions; i++)
+		map->functions[i].address += info->dlpi_addr;
+	return 0;
+}
+
 static int add_object(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	bool *first = ctx;
@@ -239,6 +268,7 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *ctx)
 	uint64_t addr = 0, len = 0;
 	char err[256], build_id[sizeof(objects[0].build_id)];
 	bool reused = false;
+	struct xray_instr_map gcc_map = { 0 };
 	ssize_t n;
 	int ret;
 
@@ -255,10 +285,12 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *ctx)
 	    known_plain(path, info->dlpi_addr))
 		return 0;
 	if (find_map_section(path, &addr, &len) || !len) {
-		note_plain(path, info->dlpi_addr);
-		return 0;
-	}
-	if (!in_load_segment(info, addr, len) || len % XRAY_SLED_ENTRY_SIZE) {
+		if (load_gcc_map(info, path, &gcc_map)) {
+			note_plain(path, info->dlpi_addr);
+			return 0;
+		}
+	} else if (!in_load_segment(info, addr, len) ||
+		   len % XRAY_SLED_ENTRY_SIZE) {
 		pr_warn("%s: its xray_instr_map is not where its program headers say; not patching it\n",
 			path);
 		return 0;
@@ -271,13 +303,21 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *ctx)
 	} else if (nobjects >= MAX_OBJECTS) {
 		pr_warn("%s: more than %d instrumented objects; not patching it\n",
 			path, MAX_OBJECTS - 1);
+		xray_instr_map_free(&gcc_map);
 		return 0;
 	} else {
 		o = &objects[nobjects];
 	}
-	ret = xray_instr_map_decode((const void *)(info->dlpi_addr + addr), len,
-				    info->dlpi_addr + addr, NULL, NULL, &o->map,
-				    err, sizeof(err));
+	o->gcc = gcc_map.nsleds > 0;
+	if (o->gcc) {
+		o->map = gcc_map;
+		ret = 0;
+	} else {
+		ret = xray_instr_map_decode(
+			(const void *)(info->dlpi_addr + addr), len,
+			info->dlpi_addr + addr, NULL, NULL, &o->map, err,
+			sizeof(err));
+	}
 	if (ret) {
 		pr_warn("%s: %s; not patching it\n", path, err);
 		return 0;
@@ -566,7 +606,63 @@ static uintptr_t fast_copy_for(const struct rt_object *o)
 	return at;
 }
 
+static int ensure_targets_locked(struct rt_object *o);
+
+/*
+ * A GCC object's stubs: for function f (from 1), the entry's at
+ * 2 * (f - 1) and the exit's after it, each loading the sled word and
+ * jumping to the object's trampoline.
+ */
+static int ensure_gcc_stubs(struct rt_object *o)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t size = 2 * o->map.nfunctions * ARCH_STUB_SIZE;
+	size_t index = (size_t)(o - objects);
+	uintptr_t at;
+
+	size = (size + (size_t)page - 1) & ~((size_t)page - 1);
+	at = map_near(o->lo, o->hi, size);
+	if (!at) {
+		pr_warn("%s: no room for GCC stubs within 2 GiB of its code; not patching it\n",
+			o->path);
+		return -ENOMEM;
+	}
+	for (size_t f = 0; f < o->map.nfunctions; f++)
+		for (unsigned int k = 0; k < 2; k++) {
+			uintptr_t stub = at + (2 * f + k) * ARCH_STUB_SIZE;
+			int32_t id = (int32_t)(index << OBJECT_SHIFT) +
+				     (int32_t)(f + 1);
+
+			if (!in_reach(o->target[k], stub, stub)) {
+				pr_warn("%s: its trampolines are out of reach of its GCC stubs; not patching it\n",
+					o->path);
+				munmap((void *)at, size);
+				return -ERANGE;
+			}
+			arch_write_gcc_stub((void *)stub, arch_sled_word(k, id),
+					    o->target[k]);
+		}
+	if (mprotect((void *)at, size, PROT_READ | PROT_EXEC)) {
+		pr_warn("cannot make GCC stubs executable: %s (a W^X policy?)\n",
+			strerror(errno));
+		munmap((void *)at, size);
+		return -EACCES;
+	}
+	o->gcc_stubs = at;
+	o->gcc_stubs_size = size;
+	return 0;
+}
+
 static int ensure_targets(struct rt_object *o)
+{
+	int ret = ensure_targets_locked(o);
+
+	if (!ret && o->gcc && !o->gcc_stubs)
+		ret = ensure_gcc_stubs(o);
+	return ret;
+}
+
+static int ensure_targets_locked(struct rt_object *o)
 {
 	uintptr_t stubs = 0, copy;
 	bool near = true;
@@ -663,6 +759,47 @@ static void reprotect(struct protect *p)
 	p->saved = NULL;
 }
 
+/*
+ * Patch or unpatch GCC function @f of @o: all its sites or none (a site
+ * that cannot be patched atomically leaves the function untraced, with a
+ * warning, so no count is ever half a function's).
+ */
+static int patch_gcc_function(struct rt_object *o, uint32_t f, bool enable)
+{
+	const struct xray_function *fn = &o->map.functions[f - 1];
+	char err[256];
+	int ret = 0;
+
+	for (uint32_t i = 0; enable && i < fn->nsleds; i++) {
+		uint64_t a = o->map.sleds[fn->first_sled + i].address;
+
+		if (!arch_gcc_site_patchable(a)) {
+			pr_warn("%s: function at 0x%" PRIx64
+				" has a site at 0x%" PRIx64
+				" across a 16-byte boundary; not tracing it\n",
+				o->path, fn->address, a);
+			return 0;
+		}
+	}
+	/* entry last on the way in, first on the way out: no exit is
+	 * recorded without its entry having been patched */
+	for (uint32_t n = 0; n < fn->nsleds; n++) {
+		uint32_t i = enable ? fn->nsleds - 1 - n : n;
+		const struct xray_sled *s = &o->map.sleds[fn->first_sled + i];
+		uintptr_t stub = o->gcc_stubs +
+				 (2 * (f - 1) + (s->kind != XRAY_SLED_ENTRY)) *
+					 ARCH_STUB_SIZE;
+		int r = arch_patch_gcc_site(s->address, stub, enable, err,
+					    sizeof(err));
+
+		if (r && !ret) {
+			pr_warn("%s: %s\n", o->path, err);
+			ret = r;
+		}
+	}
+	return ret;
+}
+
 /* Patch or unpatch the sleds of functions [from, to) (1-based) of @o. */
 static int patch_functions(size_t index, uint32_t from, uint32_t to,
 			   bool enable)
@@ -695,6 +832,14 @@ static int patch_functions(size_t index, uint32_t from, uint32_t to,
 	for (uint32_t f = from; f < to; f++) {
 		const struct xray_function *fn = &o->map.functions[f - 1];
 		int32_t id = (int32_t)(index << OBJECT_SHIFT) + (int32_t)f;
+
+		if (o->gcc) {
+			int r = patch_gcc_function(o, f, enable);
+
+			if (r && !ret)
+				ret = r;
+			continue;
+		}
 
 		for (uint32_t i = 0; i < fn->nsleds; i++) {
 			const struct xray_sled *s =

@@ -265,6 +265,161 @@ static int append(uint8_t **buf, size_t *len, const void *data, size_t size)
 	return 0;
 }
 
+/*
+ * GCC's sites: __mcount_loc lists the 5-byte nop at each function's entry
+ * (-pg -mfentry -mnop-mcount -mrecord-mcount), __return_loc the one before
+ * each return and before each sibling call's jmp (-minstrument-return=nop5
+ * -mrecord-return), as 8-byte addresses (relative relocations in a PIE).
+ * Functions are numbered by entry address from 1, so a file always gives
+ * the same ids; a return site belongs to the function with the nearest
+ * entry below it.
+ */
+static int read_sites(Elf *elf, Elf_Scn *scn, uint64_t **out, size_t *n)
+{
+	struct elf_relocs relocs = { 0 };
+	Elf_Data *data = elf_getdata(scn, NULL);
+	GElf_Shdr sh;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	if (!gelf_getshdr(scn, &sh) || !data || data->d_size != sh.sh_size ||
+	    sh.sh_size % 8 || (sh.sh_size && !data->d_buf))
+		return -EBADMSG;
+	ret = collect_relocs(elf, false, elf_ndxscn(scn), sh.sh_addr,
+			     sh.sh_addr + sh.sh_size, &relocs);
+	if (ret)
+		return ret;
+	if (relocs.nrel)
+		qsort(relocs.rel, relocs.nrel, sizeof(*relocs.rel), by_address);
+	*n = sh.sh_size / 8;
+	*out = calloc(*n ? *n : 1, sizeof(**out));
+	if (!*out) {
+		free(relocs.rel);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		uint64_t v = get64((const uint8_t *)data->d_buf + 8 * i, false);
+
+		if (!v)
+			lookup_reloc(&relocs, sh.sh_addr + 8 * i, &v);
+		(*out)[i] = v;
+	}
+	free(relocs.rel);
+	return 0;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort @v and drop duplicates and zeros (an unrelocated entry). */
+static size_t sort_unique(uint64_t *v, size_t n)
+{
+	size_t k = 0;
+
+	qsort(v, n, sizeof(*v), by_u64);
+	for (size_t i = 0; i < n; i++)
+		if (v[i] && (!k || v[k - 1] != v[i]))
+			v[k++] = v[i];
+	return k;
+}
+
+int xray_instr_map_from_gcc(uint64_t *entries, size_t nentries,
+			    uint64_t *returns, size_t nreturns,
+			    struct xray_instr_map *map)
+{
+	size_t f = 0, r = 0, k = 0;
+
+	memset(map, 0, sizeof(*map));
+	nentries = sort_unique(entries, nentries);
+	nreturns = sort_unique(returns, nreturns);
+	/* returns below the first entry belong to no function */
+	while (r < nreturns && nentries && returns[r] < entries[0])
+		r++;
+	if (!nentries)
+		return 0;
+	map->functions = calloc(nentries, sizeof(*map->functions));
+	map->sleds = calloc(nentries + nreturns - r, sizeof(*map->sleds));
+	if (!map->functions || !map->sleds) {
+		xray_instr_map_free(map);
+		return -ENOMEM;
+	}
+	for (f = 0; f < nentries; f++) {
+		struct xray_function *fn = &map->functions[f];
+		uint64_t next = f + 1 < nentries ? entries[f + 1] : UINT64_MAX;
+
+		fn->address = entries[f];
+		fn->first_sled = (uint32_t)k;
+		map->sleds[k++] = (struct xray_sled){ entries[f], entries[f],
+						      XRAY_SLED_ENTRY, 1,
+						      XRAY_GCC_SITE };
+		for (; r < nreturns && returns[r] < next; r++)
+			if (returns[r] > entries[f])
+				map->sleds[k++] = (struct xray_sled){
+					returns[r], entries[f], XRAY_SLED_EXIT,
+					1, XRAY_GCC_SITE
+				};
+		fn->nsleds = (uint32_t)(k - fn->first_sled);
+	}
+	map->nfunctions = nentries;
+	map->nsleds = k;
+	return 0;
+}
+
+Elf_Scn *xray_elf_section(Elf *elf, size_t shstrndx, const char *want)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, want))
+			return scn;
+	}
+	return NULL;
+}
+
+static int load_gcc_sites(Elf *elf, size_t shstrndx, const char *path,
+			  struct xray_instr_map *map, char *err, size_t errlen)
+{
+	Elf_Scn *entry_scn, *return_scn;
+	uint64_t *entries = NULL, *returns = NULL;
+	size_t nentries = 0, nreturns = 0;
+	int ret;
+
+	entry_scn = xray_elf_section(elf, shstrndx, "__mcount_loc");
+	return_scn = xray_elf_section(elf, shstrndx, "__return_loc");
+	if (!entry_scn)
+		return set_err(
+			err, errlen, -ENOENT,
+			"%s: no xray_instr_map section (was it built with -fxray-instrument?) and no __mcount_loc (or with gcc -pg -mfentry -mnop-mcount -mrecord-mcount?)",
+			path);
+	ret = read_sites(elf, entry_scn, &entries, &nentries);
+	if (!ret && return_scn)
+		ret = read_sites(elf, return_scn, &returns, &nreturns);
+	if (!ret)
+		ret = xray_instr_map_from_gcc(entries, nentries, returns,
+					      nreturns, map);
+	free(entries);
+	free(returns);
+	if (ret == -EBADMSG)
+		return set_err(err, errlen, ret,
+			       "%s: __mcount_loc or __return_loc is malformed",
+			       path);
+	if (ret)
+		return set_err(err, errlen, ret, "%s: %s", path,
+			       strerror(-ret));
+	return 0;
+}
+
 int xray_instr_map_load_elf(const char *path, struct xray_instr_map *map,
 			    char *err, size_t errlen)
 {
@@ -338,10 +493,7 @@ int xray_instr_map_load_elf(const char *path, struct xray_instr_map *map,
 			break;
 	}
 	if (!nsections) {
-		ret = set_err(
-			err, errlen, -ENOENT,
-			"%s: no xray_instr_map section (was it built with -fxray-instrument?)",
-			path);
+		ret = load_gcc_sites(elf, shstrndx, path, map, err, errlen);
 		goto out;
 	}
 	if (relocs.nrel) /* qsort() must not see the NULL of no relocations */

@@ -86,7 +86,26 @@ int xray_instr_map_decode(const void *data, size_t size, uint64_t section_addr,
 int xray_instr_map_load_elf(const char *path, struct xray_instr_map *map,
 			    char *err, size_t errlen);
 
+/*
+ * The map of GCC's sites (xray_instr_map_load_elf() reads them from a
+ * file without xray_instr_map): entry nops at @entries, return nops at
+ * @returns (both sorted in place).  Functions are numbered by entry
+ * address from 1; a return site belongs to the function with the nearest
+ * entry below it.  Every sled has version XRAY_GCC_SITE.  Return 0 or
+ * -ENOMEM.
+ */
+#define XRAY_GCC_SITE 0x80
+int xray_instr_map_from_gcc(uint64_t *entries, size_t nentries,
+			    uint64_t *returns, size_t nreturns,
+			    struct xray_instr_map *map);
+
 void xray_instr_map_free(struct xray_instr_map *map);
+
+/* The first section of @elf named @name (section names in @shstrndx), or
+ * NULL. */
+typedef struct Elf_Scn Elf_Scn;
+typedef struct Elf Elf;
+Elf_Scn *xray_elf_section(Elf *elf, size_t shstrndx, const char *name);
 
 /* llvm-xray extract's names: "function-enter", "function-exit",
  * "tail-exit", "log-args-enter", "custom-event", and "typed-event". */

@@ -84,4 +84,5 @@ CHECK_SUITES += $(foreach t,$(RUNTIME_UNIT_TESTS),runtime/$(t):$(BUILD)/tests/ru
 CHECK_SUITES += runtime/fdr:$(RUNTIME_FDR_TEST)
 CHECK_SUITES += runtime/tramp:$(RUNTIME_TRAMP_TEST)
 CHECK_SUITES += runtime/tramp-cpu:$(RUNTIME_TRAMP_CPU_TEST)
+CHECK_SUITES += runtime/gcc:tests/runtime/test_gcc.py
 CHECK_SUITES += runtime/matrix:tests/runtime/test_matrix.py

@@ -174,9 +174,33 @@ static void test_load_executable(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* GCC's sites: ids by entry address, returns to the entry below them. */
+static void test_gcc_sites(void **state)
+{
+	uint64_t entries[] = { 0x3000, 0x1000, 0x2000, 0x1000 };
+	uint64_t returns[] = { 0x2010, 0x0800, 0x1020, 0x1010, 0x3fff };
+	struct xray_instr_map map;
+
+	(void)state;
+	assert_int_equal(xray_instr_map_from_gcc(entries, 4, returns, 5, &map),
+			 0);
+	assert_int_equal(map.nfunctions, 3);
+	assert_int_equal(map.nsleds, 7); /* 0x800 belongs to none */
+	assert_int_equal(xray_instr_map_function_id(&map, 0x2000), 2);
+	assert_int_equal(map.functions[0].nsleds, 3);
+	assert_int_equal(map.sleds[0].kind, XRAY_SLED_ENTRY);
+	assert_int_equal(map.sleds[1].address, 0x1010);
+	assert_int_equal(map.sleds[2].kind, XRAY_SLED_EXIT);
+	assert_int_equal(map.sleds[6].address, 0x3fff);
+	assert_int_equal(map.sleds[6].function, 0x3000);
+	assert_int_equal(map.sleds[6].version, XRAY_GCC_SITE);
+	xray_instr_map_free(&map);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gcc_sites),
 		cmocka_unit_test(test_absolute_entries_group_by_function),
 		cmocka_unit_test(test_relative_entries),
 		cmocka_unit_test(test_relocated_fields),

@@ -125,6 +125,19 @@ uintptr_t arch_fast_copy_entry(const void *at, unsigned int kind,
 /* rt_fast_key = @key, in every copy too. */
 void arch_fast_key_store(uint64_t key);
 
+/*
+ * GCC's 5-byte nop sites (entry and return alike) become "call @stub";
+ * a stub (ARCH_STUB_SIZE bytes, arch_write_gcc_stub()) loads the sled word
+ * and jumps to the trampoline.  arch_gcc_site_patchable(): whether the
+ * site lies in an aligned 8 or 16 bytes, which one locked store replaces.
+ * arch_patch_gcc_site() returns 0, -EILSEQ (neither the nop nor a call),
+ * -ERANGE, or -EINVAL (not patchable atomically), with @err saying which.
+ */
+int arch_gcc_site_patchable(uint64_t address);
+void arch_write_gcc_stub(void *at, uint32_t word, uintptr_t target);
+int arch_patch_gcc_site(uint64_t address, uintptr_t stub, bool enable,
+			char *err, size_t errlen);
+
 /* Write a far-jump stub to @target at @at (ARCH_STUB_SIZE bytes). */
 void arch_write_stub(void *at, uintptr_t target);
 

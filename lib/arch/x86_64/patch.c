@@ -3,8 +3,13 @@
 #include <cpuid.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/membarrier.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #include "arch.h"
 
@@ -281,4 +286,204 @@ void arch_write_stub(void *at, uintptr_t target)
 	memcpy(p + sizeof(jmp), &target, sizeof(target));
 	memset(p + sizeof(jmp) + sizeof(target), 0xcc,
 	       ARCH_STUB_SIZE - sizeof(jmp) - sizeof(target));
+}
+
+/*
+ * GCC's sites: a 5-byte nop (0f 1f 44 00 00) that becomes "call stub",
+ * where the stub is "mov $word,%r10d; jmp trampoline" (a call, also at a
+ * return site: the trampoline returns to the ret or the sibling call's
+ * jmp after the site).  The five bytes are stored with one locked compare
+ * and exchange of the aligned 8 or 16 bytes that hold them, so a thread
+ * running through sees the nop or the call, never a mix.  A site across a
+ * 16-byte boundary is rewritten as the kernel's text_poke_bp() does: an
+ * int3 first, then the last four bytes, then the first, each step made
+ * visible to every thread with membarrier(SYNC_CORE); a thread that meets
+ * the int3 meanwhile is sent on as the new instruction would send it (our
+ * SIGTRAP handler, installed on first use, passes other traps on to the
+ * program's own handler).
+ */
+static const uint8_t gcc_nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+static bool cas16(void *at, const uint8_t old[16], const uint8_t new[16])
+{
+	uint64_t o[2], n[2];
+	bool ok;
+
+	memcpy(o, old, 16);
+	memcpy(n, new, 16);
+	__asm__ volatile("lock cmpxchg16b %1; sete %0"
+			 : "=q"(ok), "+m"(*(volatile uint64_t(*)[2])at),
+			   "+a"(o[0]), "+d"(o[1])
+			 : "b"(n[0]), "c"(n[1])
+			 : "memory", "cc");
+	return ok;
+}
+
+#define POKED 4096 /* sites rewritten through an int3, newest last */
+static struct {
+	uintptr_t site, stub;
+} poked[POKED];
+static unsigned int npoked;
+static struct sigaction poke_old;
+static int poke_ready; /* 1 handler in and membarrier registered, -1 no */
+
+static void poke_trap(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	greg_t *g = uc->uc_mcontext.gregs;
+	uintptr_t site = (uintptr_t)g[REG_RIP] - 1;
+	unsigned int n = __atomic_load_n(&npoked, __ATOMIC_ACQUIRE);
+
+	for (unsigned int i = n < POKED ? n : POKED; i-- > 0;) {
+		const uint8_t *p = (const uint8_t *)site;
+
+		if (poked[i].site != site)
+			continue;
+		/* the int3 stands for the nop or the call: which one is
+		 * where the patch is going (the stub is 0 for an unpatch) */
+		if (poked[i].stub && p[1] != gcc_nop5[1]) {
+			g[REG_RSP] -= 8;
+			*(uint64_t *)g[REG_RSP] = site + 5;
+			g[REG_RIP] = (greg_t)poked[i].stub;
+		} else {
+			g[REG_RIP] = (greg_t)(site + 5);
+		}
+		return;
+	}
+	if (poke_old.sa_flags & SA_SIGINFO) {
+		poke_old.sa_sigaction(sig, si, ctx);
+	} else if (poke_old.sa_handler == SIG_DFL) {
+		sigaction(SIGTRAP, &poke_old, NULL);
+		raise(SIGTRAP);
+	} else if (poke_old.sa_handler != SIG_IGN) {
+		poke_old.sa_handler(sig);
+	}
+}
+
+static bool poke_init(void)
+{
+	struct sigaction sa = { 0 };
+
+	if (poke_ready)
+		return poke_ready > 0;
+	poke_ready = -1;
+	if (syscall(__NR_membarrier,
+		    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0))
+		return false;
+	sa.sa_sigaction = poke_trap;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTRAP, &sa, &poke_old))
+		return false;
+	poke_ready = 1;
+	return true;
+}
+
+static void sync_core(void)
+{
+	syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0,
+		0);
+}
+
+/* Rewrite the five bytes at @p across a 16-byte boundary (see above). */
+static void poke(uint8_t *p, const uint8_t new[5], uintptr_t stub)
+{
+	unsigned int i = npoked % POKED;
+
+	poked[i].site = (uintptr_t)p;
+	poked[i].stub = stub;
+	__atomic_store_n(&npoked, npoked + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(p, 0xcc, __ATOMIC_RELEASE);
+	sync_core();
+	for (int k = 1; k < 5; k++)
+		((volatile uint8_t *)p)[k] = new[k];
+	sync_core();
+	__atomic_store_n(p, new[0], __ATOMIC_RELEASE);
+	sync_core();
+}
+
+int arch_gcc_site_patchable(uint64_t address)
+{
+	return (address & 7) <= 3 || (address & 15) <= 11 || poke_init();
+}
+
+void arch_write_gcc_stub(void *at, uint32_t word, uintptr_t target)
+{
+	uint8_t *p = at;
+	int32_t rel =
+		(int32_t)((int64_t)target - (int64_t)((uintptr_t)at + 11));
+
+	p[0] = 0x41;
+	p[1] = 0xba;
+	memcpy(p + 2, &word, 4);
+	p[6] = OP_JMP;
+	memcpy(p + 7, &rel, 4);
+	memset(p + 11, 0xcc, ARCH_STUB_SIZE - 11);
+}
+
+int arch_patch_gcc_site(uint64_t address, uintptr_t stub, bool enable,
+			char *err, size_t errlen)
+{
+	uint8_t *p = (uint8_t *)(uintptr_t)address;
+	size_t width = (address & 7) <= 3 ? 8 : 16;
+	/* across a 16-byte boundary: the 16 bytes from the site's block */
+	uint8_t *base = (uint8_t *)((uintptr_t)p & ~(uintptr_t)(width - 1));
+	int64_t rel = (int64_t)stub - (int64_t)(address + 5);
+	uint8_t call[5] = { OP_CALL }, old[16], new[16];
+	size_t off = (size_t)(p - base);
+
+	if (!arch_gcc_site_patchable(address)) {
+		snprintf(
+			err, errlen,
+			"GCC site at 0x%" PRIx64
+			" crosses a 16-byte boundary; it cannot be patched atomically",
+			address);
+		return -EINVAL;
+	}
+	if (enable && (rel < -ARCH_REACH - 1 || rel > ARCH_REACH)) {
+		snprintf(err, errlen,
+			 "stub 0x%" PRIxPTR
+			 " is out of 32-bit reach of the site at 0x%" PRIx64,
+			 stub, address);
+		return -ERANGE;
+	}
+	memcpy(call + 1, &(int32_t){ (int32_t)rel }, 4);
+	if (off > 11) {
+		const uint8_t *want = enable ? call : gcc_nop5;
+
+		if (memcmp(p, gcc_nop5, 5) && p[0] != OP_CALL)
+			goto unknown;
+		if (memcmp(p, want, 5))
+			poke(p, want, enable ? stub : 0);
+		return 0;
+	}
+	for (;;) {
+		memcpy(old, base, width);
+		if (memcmp(old + off, gcc_nop5, 5) && old[off] != OP_CALL)
+			goto unknown;
+		memcpy(new, old, width);
+		memcpy(new + off, enable ? call : gcc_nop5, 5);
+		if (!memcmp(new, old, width))
+			return 0;
+
+		if (width == 8) {
+			uint64_t o, n;
+
+			memcpy(&o, old, 8);
+			memcpy(&n, new, 8);
+			if (__atomic_compare_exchange_n((uint64_t *)base, &o, n,
+							false, __ATOMIC_SEQ_CST,
+							__ATOMIC_SEQ_CST))
+				return 0;
+		} else if (cas16(base, old, new)) {
+			return 0;
+		}
+	}
+unknown:
+	snprintf(
+		err, errlen,
+		"GCC site at 0x%" PRIx64
+		" holds unexpected bytes %02x %02x %02x %02x %02x; not touching it",
+		address, p[0], p[1], p[2], p[3], p[4]);
+	return -EILSEQ;
 }
