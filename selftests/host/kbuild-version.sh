@@ -6,6 +6,9 @@
 # than 6.1 stops with one line naming the need, 6.1 and later pass it.
 set -u
 cd "$(dirname "$0")/../.."
+# run from make check: the make below must not take the caller's jobserver
+# (it says so on stderr, a second line)
+unset MAKEFLAGS MFLAGS MAKELEVEL
 echo "1..3"
 kbuild() { # VERSION PATCHLEVEL
 	make -s --no-print-directory -f kmod/Kbuild VERSION=$1 PATCHLEVEL=$2 \
