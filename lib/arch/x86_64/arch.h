@@ -57,6 +57,11 @@ void rt_tramp_entry(void);
 void rt_tramp_exit(void);
 void rt_tramp_tail(void);
 void rt_tramp_args(void);
+/* the duration triggers' (lib/runtime/trigger.h), in front of either */
+void rt_trig_entry(void);
+void rt_trig_exit(void);
+void rt_trig_tail(void);
+void rt_trig_args(void);
 void rt_cpu_tramp_entry(void);
 void rt_cpu_tramp_exit(void);
 void rt_cpu_tramp_tail(void);

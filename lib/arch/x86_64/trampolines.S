@@ -461,6 +461,97 @@ CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
 	.set	rt_cpu_tramp_args, rt_generic_args
 
 /*
+ * Duration triggers (lib/runtime/trigger.h).  The sleds of the functions a
+ * trigger names call these instead of their kind's trampoline, so no
+ * other function pays anything: an entry keeps (function id, TSC) on the
+ * thread's trigger stack (struct rt_thread), an exit pops it and calls
+ * rt_trigger_exit() only when the call lasted longer than the smallest
+ * threshold (rt_trig_min_cycles) or its entry is not on top (an unwound
+ * call); then both go on to the trampoline of their kind
+ * (rt_trig_next[]), with every register as it came.  The stack keeps the
+ * innermost RT_TRIG_STACK calls; deeper ones are counted, not timed.  A
+ * signal handler's calls in between nest like any others.
+ */
+.macro TRIG_SAVE
+	movq	%rax, -8(%rsp)
+	movq	%rdx, -16(%rsp)
+	movq	%rcx, -24(%rsp)
+	movq	rt_self@gottpoff(%rip), %r11
+.endm
+
+.macro TRIG_RESTORE
+	movq	-8(%rsp), %rax
+	movq	-16(%rsp), %rdx
+	movq	-24(%rsp), %rcx
+.endm
+
+.macro TRIG_ENTRY name, kind
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
+	.p2align 4
+\name:
+	.cfi_startproc
+	TRIG_SAVE
+	movl	%fs:RT_THREAD_TRIG_DEPTH(%r11), %ecx
+	cmpl	$RT_TRIG_STACK, %ecx
+	jae	1f
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	movq	%rax, %fs:RT_THREAD_TRIG_TSC(%r11,%rcx,8)
+	movl	%r10d, %eax
+	shrl	$RT_FUNC_ID_SHIFT, %eax
+	movl	%eax, %fs:RT_THREAD_TRIG_ID(%r11,%rcx,4)
+1:	addl	$1, %fs:RT_THREAD_TRIG_DEPTH(%r11)
+	TRIG_RESTORE
+	jmp	*rt_trig_next+8*\kind(%rip)
+	.cfi_endproc
+	.size	\name, . - \name
+.endm
+
+.macro TRIG_EXIT name, kind
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
+	.p2align 4
+\name:
+	.cfi_startproc
+	TRIG_SAVE
+	movl	%fs:RT_THREAD_TRIG_DEPTH(%r11), %ecx
+	subl	$1, %ecx
+	jb	1f			/* no call open: entered before */
+	movl	%ecx, %fs:RT_THREAD_TRIG_DEPTH(%r11)
+	cmpl	$RT_TRIG_STACK, %ecx
+	jae	1f
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	subq	%fs:RT_THREAD_TRIG_TSC(%r11,%rcx,8), %rax
+	movl	%r10d, %edx
+	shrl	$RT_FUNC_ID_SHIFT, %edx
+	cmpl	%fs:RT_THREAD_TRIG_ID(%r11,%rcx,4), %edx
+	jne	2f
+	cmpq	rt_trig_min_cycles(%rip), %rax
+	ja	2f
+1:	TRIG_RESTORE
+	jmp	*rt_trig_next+8*\kind(%rip)
+2:	TRIG_RESTORE
+	SAVE_GPRS 0
+	movl	SAVED_R10(%rbp), %edi
+	call	rt_trigger_exit
+	RESTORE_GPRS 0
+	jmp	*rt_trig_next+8*\kind(%rip)
+	.cfi_endproc
+	.size	\name, . - \name
+.endm
+
+TRIG_ENTRY rt_trig_entry, 0
+TRIG_EXIT rt_trig_exit, 1
+TRIG_EXIT rt_trig_tail, 2
+TRIG_ENTRY rt_trig_args, 3
+
+/*
  * The fast paths once more, thread mode's and CPU mode's, as a template
  * the runtime copies next to the instrumented code
  * (lib/arch/x86_64/fastcopy.c): two pages, the code and then its data.
