@@ -21,6 +21,7 @@
 #include "../util/outfile.h"
 #include "logfile.h"
 #include "state.h"
+#include "trigger.h"
 
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 #define INFO_MAX 16384
@@ -178,6 +179,12 @@ static size_t build_info(const struct rt_trace *tr, const struct rt_totals *tot,
 	if (x->snapshot) {
 		add(&t, "\nsnapshot=");
 		add(&t, x->snapshot);
+	}
+	if (rt_trigger_suppressed()) {
+		/* triggers that fired while another was handled, or
+		 * beyond max_snapshots= or snapshot_interval= */
+		add(&t, "\ntrigger_suppressed=");
+		add_u64(&t, rt_trigger_suppressed());
 	}
 	add(&t, "\n");
 	add(&t, x->objects);
