@@ -1320,6 +1320,20 @@ def check_triggers():
     tap(not missing, "triggers: every slow call is in a snapshot", f"missing {missing}")
     tap(not no_after, "triggers: with --post, what followed the slow call is in it too",
         f"nothing after {no_after}")
+    # replay --around-trigger: the slow call, named, and little else
+    first = next((f for f in paths if ".1.serve." in f), None)
+    q = run([XRAYFDR, "replay", "--no-pager", "--around-trigger=200us", "-m", exe, first]) \
+        if first and slow else None
+    lines = q.stdout.splitlines() if q else []
+    tap(q is not None and q.returncode == 0 and lines and
+        lines[0].startswith("# trigger serve>50ms: thread ") and
+        any(f"serve({slow[0]:#x})" in l for l in lines) and
+        len(lines) < len(by_file[first][0]) / 10,
+        "triggers: replay --around-trigger shows what fired and the slow call "
+        "with a little around it", (q.stdout[:1000] + q.stderr) if q else "no snapshot")
+    q = run([XRAYFDR, "replay", "--no-pager", "--around-trigger", final])
+    tap(q.returncode == 2 and "names no trigger" in q.stderr,
+        "triggers: replay --around-trigger of a log no trigger took says so", q.stderr)
     sig = [info for f, (evs, info) in by_file.items() if "signal-USR2" in f]
     tap(len(sig) == 1 and sig[0].get("trigger") == "signal=USR2",
         "triggers: signal=USR2 gives one snapshot that says so", repr(sig))
