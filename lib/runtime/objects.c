@@ -561,12 +561,29 @@ static uintptr_t map_near(uintptr_t lo, uintptr_t hi, size_t size)
 	return found;
 }
 
-static const struct arch_tramps trig_tramps = {
+static const struct arch_tramps trig_fdr_tramps = {
+	.entry = rt_trig_fdr_entry,
+	.exit = rt_trig_fdr_exit,
+	.tail = rt_trig_fdr_tail,
+	.args = rt_trig_fdr_args,
+};
+
+static const struct arch_tramps trig_wrap_tramps = {
 	.entry = rt_trig_entry,
 	.exit = rt_trig_exit,
 	.tail = rt_trig_tail,
 	.args = rt_trig_args,
 };
+
+/* The duration triggers' trampolines for the trace's sink: in thread mode
+ * the fast path times the call with its own record's TSC; otherwise a
+ * wrapper in front of the sink's (trampolines.S). */
+static const struct arch_tramps *trig_tramps_of(void)
+{
+	return rt_live.sink->tramps->entry == rt_tramp_entry ?
+		       &trig_fdr_tramps :
+		       &trig_wrap_tramps;
+}
 
 /* Map a page of stubs in a free gap within reach of [lo, hi]: the sink's
  * trampolines, then the triggers'. */
@@ -582,7 +599,7 @@ static uintptr_t map_stub_page(uintptr_t lo, uintptr_t hi)
 		arch_write_stub((uint8_t *)p + k * ARCH_STUB_SIZE,
 				arch_trampoline(k, rt_live.sink->tramps));
 		arch_write_stub((uint8_t *)p + (NKINDS + k) * ARCH_STUB_SIZE,
-				arch_trampoline(k, &trig_tramps));
+				arch_trampoline(k, trig_tramps_of()));
 	}
 	if (mprotect(p, (size_t)page, PROT_READ | PROT_EXEC)) {
 		pr_warn("cannot make a page of jump stubs executable: %s (a W^X policy?)\n",
@@ -715,7 +732,7 @@ static int ensure_trig_targets(struct rt_object *o)
 		return 0;
 	for (unsigned int k = 0; k < NKINDS; k++)
 		near = near &&
-		       in_reach(arch_trampoline(k, &trig_tramps), o->lo, o->hi);
+		       in_reach(arch_trampoline(k, trig_tramps_of()), o->lo, o->hi);
 	if (!near) {
 		stubs = stub_page_for(o);
 		if (!stubs) {
@@ -728,7 +745,7 @@ static int ensure_trig_targets(struct rt_object *o)
 	}
 	for (unsigned int k = 0; k < NKINDS; k++)
 		o->trig_target[k] =
-			near ? arch_trampoline(k, &trig_tramps) :
+			near ? arch_trampoline(k, trig_tramps_of()) :
 			       stubs + (NKINDS + k) * ARCH_STUB_SIZE;
 	return 0;
 }

@@ -320,8 +320,11 @@ GENERIC rt_generic_args, 3, 1
 	.endif
 .endm
 
-.macro FAST_END name, slow, rcx, copy=-1
+.macro FAST_END name, slow, rcx, copy=-1, after
 .L\name\()_post:
+	.ifnb \after
+	\after
+	.endif
 	FAST_RESTORE \rcx, \copy
 	ret
 	/* ud1 carrying the rseq signature right before the abort handler */
@@ -378,8 +381,8 @@ GENERIC rt_generic_args, 3, 1
  * The commit is one add to the position in memory, after the stores of
  * the records.  @copy: see FAST_BEGIN.
  */
-.macro FDR_FAST name, args, slow, copy=-1
-	FAST_BEGIN \name, \args, \copy
+.macro FDR_FAST name, args, slow, copy=-1, after, rcx=0
+	FAST_BEGIN \name, (\args | \rcx), \copy
 	rdtsc
 	SELF_DST \copy, cmpl, %edx, RT_THREAD_BASE+4
 	jne	.L\name\()_slow
@@ -405,7 +408,7 @@ GENERIC rt_generic_args, 3, 1
 	.else
 	SELF_DST \copy, addq, $8, RT_THREAD_POS, 1	/* commit */
 	.endif
-	FAST_END \name, \slow, \args, \copy
+	FAST_END \name, \slow, (\args | \rcx), \copy, \after
 .endm
 
 FDR_FAST rt_tramp_entry, 0, rt_generic_entry
@@ -467,11 +470,75 @@ CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
  * thread's trigger stack (struct rt_thread), an exit pops it and calls
  * rt_trigger_exit() only when the call lasted longer than the smallest
  * threshold (rt_trig_min_cycles) or its entry is not on top (an unwound
- * call); then both go on to the trampoline of their kind
- * (rt_trig_next[]), with every register as it came.  The stack keeps the
- * innermost RT_TRIG_STACK calls; deeper ones are counted, not timed.  A
- * signal handler's calls in between nest like any others.
+ * call).  The stack keeps the innermost RT_TRIG_STACK calls; deeper ones
+ * are counted, not timed.  A signal handler's calls in between nest like
+ * any others.
+ *
+ * In thread mode the record's own rdtsc times the call: the fast path of
+ * FDR_FAST, then, once the record is committed (past the critical
+ * section: the stack is the thread's alone), the stack's work with the
+ * TSC the record holds (its low half) and the base's high half, which
+ * the fast path checked it equals.  Should a signal handler move the
+ * base in between, the exit only calls C, which reads the TSC again.
+ * When the fast path cannot write, and in CPU mode, a wrapper does the
+ * stack's work with an rdtsc of its own and goes on to the trampoline of
+ * its kind: the C path, or rt_trig_next[] (the sink's).
  */
+.macro TRIG_PUSH
+	movl	%fs:RT_THREAD_TRIG_DEPTH(%r11), %ecx
+	cmpl	$RT_TRIG_STACK, %ecx
+	jae	1f
+	movq	%rax, %fs:RT_THREAD_TRIG_TSC(%r11,%rcx,8)
+	movl	%r10d, %eax
+	shrl	$RT_FUNC_ID_SHIFT, %eax
+	movl	%eax, %fs:RT_THREAD_TRIG_ID(%r11,%rcx,4)
+1:	addl	$1, %fs:RT_THREAD_TRIG_DEPTH(%r11)
+.endm
+
+/* With the TSC in %rax: pop, and jump to 2: if C must see the exit. */
+.macro TRIG_POP
+	movl	%fs:RT_THREAD_TRIG_DEPTH(%r11), %ecx
+	subl	$1, %ecx
+	jb	1f			/* no call open: entered before */
+	movl	%ecx, %fs:RT_THREAD_TRIG_DEPTH(%r11)
+	cmpl	$RT_TRIG_STACK, %ecx
+	jae	1f
+	subq	%fs:RT_THREAD_TRIG_TSC(%r11,%rcx,8), %rax
+	movl	%r10d, %edx
+	shrl	$RT_FUNC_ID_SHIFT, %edx
+	cmpl	%fs:RT_THREAD_TRIG_ID(%r11,%rcx,4), %edx
+	jne	2f
+	cmpq	rt_trig_min_cycles(%rip), %rax
+	ja	2f
+1:
+.endm
+
+/* After a committed record at (%rdx): its TSC into %rax. */
+.macro TRIG_RECORD_TSC
+	movl	4(%rdx), %eax
+	movl	%fs:RT_THREAD_BASE+4(%r11), %ecx
+	shlq	$32, %rcx
+	orq	%rcx, %rax
+.endm
+
+.macro TRIG_AFTER_ENTRY
+	TRIG_RECORD_TSC
+	TRIG_PUSH
+.endm
+
+.macro TRIG_AFTER_EXIT
+	TRIG_RECORD_TSC
+	TRIG_POP
+	jmp	3f
+2:	FAST_RESTORE 1, -1
+	SAVE_GPRS 0
+	movl	SAVED_R10(%rbp), %edi
+	call	rt_trigger_exit
+	RESTORE_GPRS 0
+	ret
+3:
+.endm
+
 .macro TRIG_SAVE
 	movq	%rax, -8(%rsp)
 	movq	%rdx, -16(%rsp)
@@ -485,7 +552,14 @@ CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
 	movq	-24(%rsp), %rcx
 .endm
 
-.macro TRIG_ENTRY name, kind
+.macro TRIG_RDTSC
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+.endm
+
+/* The wrappers: the stack's work, then on to @next (a jmp operand). */
+.macro TRIG_ENTRY name, next
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
@@ -493,24 +567,15 @@ CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
 \name:
 	.cfi_startproc
 	TRIG_SAVE
-	movl	%fs:RT_THREAD_TRIG_DEPTH(%r11), %ecx
-	cmpl	$RT_TRIG_STACK, %ecx
-	jae	1f
-	rdtsc
-	shlq	$32, %rdx
-	orq	%rdx, %rax
-	movq	%rax, %fs:RT_THREAD_TRIG_TSC(%r11,%rcx,8)
-	movl	%r10d, %eax
-	shrl	$RT_FUNC_ID_SHIFT, %eax
-	movl	%eax, %fs:RT_THREAD_TRIG_ID(%r11,%rcx,4)
-1:	addl	$1, %fs:RT_THREAD_TRIG_DEPTH(%r11)
+	TRIG_RDTSC
+	TRIG_PUSH
 	TRIG_RESTORE
-	jmp	*rt_trig_next+8*\kind(%rip)
+	jmp	\next
 	.cfi_endproc
 	.size	\name, . - \name
 .endm
 
-.macro TRIG_EXIT name, kind
+.macro TRIG_EXIT name, next
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
@@ -518,38 +583,35 @@ CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
 \name:
 	.cfi_startproc
 	TRIG_SAVE
-	movl	%fs:RT_THREAD_TRIG_DEPTH(%r11), %ecx
-	subl	$1, %ecx
-	jb	1f			/* no call open: entered before */
-	movl	%ecx, %fs:RT_THREAD_TRIG_DEPTH(%r11)
-	cmpl	$RT_TRIG_STACK, %ecx
-	jae	1f
-	rdtsc
-	shlq	$32, %rdx
-	orq	%rdx, %rax
-	subq	%fs:RT_THREAD_TRIG_TSC(%r11,%rcx,8), %rax
-	movl	%r10d, %edx
-	shrl	$RT_FUNC_ID_SHIFT, %edx
-	cmpl	%fs:RT_THREAD_TRIG_ID(%r11,%rcx,4), %edx
-	jne	2f
-	cmpq	rt_trig_min_cycles(%rip), %rax
-	ja	2f
-1:	TRIG_RESTORE
-	jmp	*rt_trig_next+8*\kind(%rip)
+	TRIG_RDTSC
+	TRIG_POP
+	TRIG_RESTORE
+	jmp	\next
 2:	TRIG_RESTORE
 	SAVE_GPRS 0
 	movl	SAVED_R10(%rbp), %edi
 	call	rt_trigger_exit
 	RESTORE_GPRS 0
-	jmp	*rt_trig_next+8*\kind(%rip)
+	jmp	\next
 	.cfi_endproc
 	.size	\name, . - \name
 .endm
 
-TRIG_ENTRY rt_trig_entry, 0
-TRIG_EXIT rt_trig_exit, 1
-TRIG_EXIT rt_trig_tail, 2
-TRIG_ENTRY rt_trig_args, 3
+/* in front of the sink's trampolines (CPU mode) */
+TRIG_ENTRY rt_trig_entry, *rt_trig_next(%rip)
+TRIG_EXIT rt_trig_exit, *rt_trig_next+8(%rip)
+TRIG_EXIT rt_trig_tail, *rt_trig_next+16(%rip)
+TRIG_ENTRY rt_trig_args, *rt_trig_next+24(%rip)
+/* thread mode's: the C paths when the fast path cannot write */
+TRIG_ENTRY rt_trig_slow_entry, rt_generic_entry
+TRIG_EXIT rt_trig_slow_exit, rt_generic_exit
+TRIG_EXIT rt_trig_slow_tail, rt_generic_tail
+TRIG_ENTRY rt_trig_slow_args, rt_generic_args
+/* thread mode's fast paths, timing with the record's TSC */
+FDR_FAST rt_trig_fdr_entry, 0, rt_trig_slow_entry, -1, TRIG_AFTER_ENTRY, 1
+FDR_FAST rt_trig_fdr_exit, 0, rt_trig_slow_exit, -1, TRIG_AFTER_EXIT, 1
+FDR_FAST rt_trig_fdr_tail, 0, rt_trig_slow_tail, -1, TRIG_AFTER_EXIT, 1
+FDR_FAST rt_trig_fdr_args, 1, rt_trig_slow_args, -1, TRIG_AFTER_ENTRY, 1
 
 /*
  * The fast paths once more, thread mode's and CPU mode's, as a template
