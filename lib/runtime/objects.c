@@ -731,8 +731,8 @@ static int ensure_trig_targets(struct rt_object *o)
 	if (!o->trig_any || o->trig_target[0])
 		return 0;
 	for (unsigned int k = 0; k < NKINDS; k++)
-		near = near &&
-		       in_reach(arch_trampoline(k, trig_tramps_of()), o->lo, o->hi);
+		near = near && in_reach(arch_trampoline(k, trig_tramps_of()),
+					o->lo, o->hi);
 	if (!near) {
 		stubs = stub_page_for(o);
 		if (!stubs) {
