@@ -526,15 +526,20 @@ CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
 	TRIG_PUSH
 .endm
 
+/* rt_trigger_exit(the sled's word), every register kept */
+.macro TRIG_CALL_C
+	SAVE_GPRS 0
+	movl	SAVED_R10(%rbp), %edi
+	call	rt_trigger_exit
+	RESTORE_GPRS 0
+.endm
+
 .macro TRIG_AFTER_EXIT
 	TRIG_RECORD_TSC
 	TRIG_POP
 	jmp	3f
 2:	FAST_RESTORE 1, -1
-	SAVE_GPRS 0
-	movl	SAVED_R10(%rbp), %edi
-	call	rt_trigger_exit
-	RESTORE_GPRS 0
+	TRIG_CALL_C
 	ret
 3:
 .endm
@@ -559,7 +564,7 @@ CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
 .endm
 
 /* The wrappers: the stack's work, then on to @next (a jmp operand). */
-.macro TRIG_ENTRY name, next
+.macro TRIG_WRAP name, next, exit
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
@@ -568,45 +573,32 @@ CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
 	.cfi_startproc
 	TRIG_SAVE
 	TRIG_RDTSC
-	TRIG_PUSH
-	TRIG_RESTORE
-	jmp	\next
-	.cfi_endproc
-	.size	\name, . - \name
-.endm
-
-.macro TRIG_EXIT name, next
-	.globl	\name
-	.hidden	\name
-	.type	\name, @function
-	.p2align 4
-\name:
-	.cfi_startproc
-	TRIG_SAVE
-	TRIG_RDTSC
+	.if \exit
 	TRIG_POP
+	.else
+	TRIG_PUSH
+	.endif
 	TRIG_RESTORE
 	jmp	\next
+	.if \exit
 2:	TRIG_RESTORE
-	SAVE_GPRS 0
-	movl	SAVED_R10(%rbp), %edi
-	call	rt_trigger_exit
-	RESTORE_GPRS 0
+	TRIG_CALL_C
 	jmp	\next
+	.endif
 	.cfi_endproc
 	.size	\name, . - \name
 .endm
 
 /* in front of the sink's trampolines (CPU mode) */
-TRIG_ENTRY rt_trig_entry, *rt_trig_next(%rip)
-TRIG_EXIT rt_trig_exit, *rt_trig_next+8(%rip)
-TRIG_EXIT rt_trig_tail, *rt_trig_next+16(%rip)
-TRIG_ENTRY rt_trig_args, *rt_trig_next+24(%rip)
+TRIG_WRAP rt_trig_entry, *rt_trig_next(%rip), 0
+TRIG_WRAP rt_trig_exit, *rt_trig_next+8(%rip), 1
+TRIG_WRAP rt_trig_tail, *rt_trig_next+16(%rip), 1
+TRIG_WRAP rt_trig_args, *rt_trig_next+24(%rip), 0
 /* thread mode's: the C paths when the fast path cannot write */
-TRIG_ENTRY rt_trig_slow_entry, rt_generic_entry
-TRIG_EXIT rt_trig_slow_exit, rt_generic_exit
-TRIG_EXIT rt_trig_slow_tail, rt_generic_tail
-TRIG_ENTRY rt_trig_slow_args, rt_generic_args
+TRIG_WRAP rt_trig_slow_entry, rt_generic_entry, 0
+TRIG_WRAP rt_trig_slow_exit, rt_generic_exit, 1
+TRIG_WRAP rt_trig_slow_tail, rt_generic_tail, 1
+TRIG_WRAP rt_trig_slow_args, rt_generic_args, 0
 /* thread mode's fast paths, timing with the record's TSC */
 FDR_FAST rt_trig_fdr_entry, 0, rt_trig_slow_entry, -1, TRIG_AFTER_ENTRY, 1
 FDR_FAST rt_trig_fdr_exit, 0, rt_trig_slow_exit, -1, TRIG_AFTER_EXIT, 1
