@@ -507,72 +507,6 @@ static void note_marks(const struct view *v)
 		tool_error("replay", "%s", line);
 }
 
-/*
- * --around-trigger: the time range around what fired in the snapshot at
- * @path, into o->range, and what fired into @t.  Return 0, or -1 having
- * said why.
- */
-static int trigger_range(const char *path, uint64_t span_ns,
-			 struct analysis_opts *o, struct log_trigger *t)
-{
-	struct log_objects *lo = malloc(sizeof(*lo));
-	uint64_t span, call;
-	int ret = -1;
-
-	if (!lo) {
-		tool_error("replay", "out of memory");
-		return -1;
-	}
-	if (o->range.set) {
-		tool_error(
-			"replay",
-			"--around-trigger and --time-range exclude each other");
-	} else if (log_objects_read(path, lo) <= 0 || !lo->trigger.set ||
-		   !lo->trigger.tsc) {
-		tool_error(
-			"replay",
-			"%s: not a snapshot a trigger took (its info event names no trigger)",
-			path);
-	} else if (!lo->tsc_hz) {
-		tool_error("replay",
-			   "%s: its info event gives no TSC frequency", path);
-	} else {
-		*t = lo->trigger;
-		span = (uint64_t)((unsigned __int128)span_ns * lo->tsc_hz /
-				  1000000000u);
-		call = (uint64_t)((unsigned __int128)t->duration_ns *
-				  lo->tsc_hz / 1000000000u);
-		o->range = (struct replay_range){
-			.set = true,
-			.from = t->tsc > call + span ? t->tsc - call - span : 0,
-			.to = t->tsc > UINT64_MAX - span ? UINT64_MAX :
-							   t->tsc + span,
-		};
-		ret = 0;
-	}
-	free(lo);
-	return ret;
-}
-
-static void say_trigger(FILE *out, const struct log_trigger *t,
-			struct symbols *syms)
-{
-	if (t->function) {
-		const char *name = symbols_name(syms, t->function);
-		char id[16];
-
-		snprintf(id, sizeof(id), "#%" PRId32, t->function);
-		fprintf(out,
-			"# trigger %s: thread %" PRIu32
-			", %s (%s), %.3f ms, returned at TSC %" PRIu64 "\n",
-			t->spec, t->tid, name ? name : id, id,
-			(double)t->duration_ns / 1e6, t->tsc);
-	} else {
-		fprintf(out, "# trigger %s at TSC %" PRIu64 "\n", t->spec,
-			t->tsc);
-	}
-}
-
 static int replay_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -580,7 +514,6 @@ static int replay_run(int argc, char **argv)
 		{ "color", optional_argument, NULL, 0x204 },
 		{ "colour", optional_argument, NULL, 0x204 },
 		{ "no-pager", no_argument, NULL, 0x205 },
-		{ "around-trigger", optional_argument, NULL, 0x206 },
 		REPLAY_LONGOPTS,
 		ANALYSIS_LONGOPTS,
 		{ 0 },
@@ -589,9 +522,7 @@ static int replay_run(int argc, char **argv)
 	struct view v = { 0 };
 	char err[512];
 	int color = -1, opt, status = EXIT_USAGE;
-	bool paging = true, around = false;
-	uint64_t around_ns = 1000000;
-	struct log_trigger trig = { 0 };
+	bool paging = true;
 	FILE *pager = NULL;
 	uint64_t n;
 
@@ -628,16 +559,6 @@ static int replay_run(int argc, char **argv)
 		case 0x205:
 			paging = false;
 			break;
-		case 0x206:
-			if (optarg && parse_time_ns(optarg, 1000, &around_ns)) {
-				tool_error(
-					"replay",
-					"--around-trigger wants a time such as 500us or 2ms, not '%s'",
-					optarg);
-				goto out;
-			}
-			around = true;
-			break;
 		case 'h':
 			replay_usage(stdout);
 			status = EXIT_OK;
@@ -652,10 +573,6 @@ static int replay_run(int argc, char **argv)
 		goto out;
 	}
 	if (analysis_find_map(&o, argv[optind])) {
-		analysis_opts_free(&o);
-		return EXIT_USAGE;
-	}
-	if (around && trigger_range(argv[optind], around_ns, &o, &trig)) {
 		analysis_opts_free(&o);
 		return EXIT_USAGE;
 	}
@@ -710,8 +627,12 @@ static int replay_run(int argc, char **argv)
 		goto out;
 	}
 	ob_init(v.ob, v.out);
-	if (trig.set)
-		say_trigger(v.out, &trig, v.syms);
+	if (o.trigger.set)
+		analysis_say_trigger(v.out, &o.trigger,
+				     o.trigger.function ?
+					     symbols_name(v.syms,
+							  o.trigger.function) :
+					     NULL);
 	fprintf(v.out, "#%15s %13s %13s %9s   %s\n", "TIME (s)", "DURATION",
 		"SELF", "TID", "FUNCTION");
 	status = replay_file(v.replay, argv[optind]);

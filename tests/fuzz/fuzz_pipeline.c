@@ -96,6 +96,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    NULL);
 	run(&cmd_replay, "-q", "--no-pager", "--around-trigger", "-o",
 	    "/dev/null", in_path, NULL);
+	run(&cmd_account, "-q", "-j1", "--around-trigger=1s", "-o", "/dev/null",
+	    in_path, NULL);
 	for (size_t i = 0; i < sizeof(formats) / sizeof(*formats); i++)
 		run(&cmd_convert, "-q", "-f", formats[i], "-o", "/dev/null",
 		    in_path, NULL);

@@ -1331,6 +1331,12 @@ def check_triggers():
         len(lines) < len(by_file[first][0]) / 10,
         "triggers: replay --around-trigger shows what fired and the slow call "
         "with a little around it", (q.stdout[:1000] + q.stderr) if q else "no snapshot")
+    q = run([XRAYFDR, "account", "--around-trigger=200us", "-m", exe, first]) \
+        if first else None
+    tap(q is not None and q.returncode == 0 and "# trigger serve>50ms" in q.stderr and
+        re.search(r"\bserve\b", q.stdout),
+        "triggers: account --around-trigger counts the calls around it and says what fired",
+        (q.stdout[-800:] + q.stderr) if q else "no snapshot")
     q = run([XRAYFDR, "replay", "--no-pager", "--around-trigger", final])
     tap(q.returncode == 2 and "names no trigger" in q.stderr,
         "triggers: replay --around-trigger of a log no trigger took says so", q.stderr)
