@@ -13,3 +13,16 @@ $(SNAPSHOT_STALL): bench/runtime/snapshot_stall.c $(LIB_A)
 		$(LIB_A) -lelf -lz -lpthread
 BENCH_SUITES += runtime/snapshot-stall:$(SNAPSHOT_STALL)
 BENCH_DEPS += $(SNAPSHOT_STALL)
+
+# What the buffers' checksums cost the flush and the stream's writer
+# (checksum_cost.c); it calls the library's crc32c() directly.
+CHECKSUM_COST := $(BUILD)/bench/checksum_cost
+$(CHECKSUM_COST): bench/runtime/checksum_cost.c $(LIB_A)
+	$(call msg,CLANG,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -O2 -g -std=gnu11 -Wall -Wextra -Werror -pthread \
+		-Ilib/include -fxray-instrument -fnoxray-link-deps -o $@ $< \
+		-static -Wl,-u,__xray_init \
+		$(LIB_A) -lelf -lz -lpthread
+BENCH_SUITES += runtime/checksum-cost:$(CHECKSUM_COST)
+BENCH_DEPS += $(CHECKSUM_COST)
