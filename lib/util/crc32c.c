@@ -4,7 +4,8 @@
  * cycles and a throughput of one, so one stream of it runs at a third of
  * its speed: long inputs are cut into three blocks summed side by side,
  * and the three CRCs joined by multiplying the first two by x^(8 n)
- * modulo the polynomial (as zlib's crc32_combine() does).
+ * modulo the polynomial (as zlib's crc32_combine() does; with PCLMULQDQ,
+ * one carry-less multiply that crc32 reduces, as Linux's crc32c-intel).
  */
 #include <string.h>
 
@@ -12,6 +13,7 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+#include <immintrin.h>
 #endif
 
 #define POLY 0x82f63b78u /* Castagnoli's, bit-reflected */
@@ -33,10 +35,10 @@ static uint32_t multmodp(uint32_t a, uint32_t b)
 	return p;
 }
 
-/* x^(8 n) modulo the polynomial */
-static uint32_t x8nmodp(size_t n)
+/* x^n modulo the polynomial */
+static uint32_t xnmodp(uint64_t n)
 {
-	uint32_t p = 1u << 31, sq = 1u << 23; /* x^8 */
+	uint32_t p = 1u << 31, sq = 1u << 30; /* x^0, x^1 */
 
 	while (n) {
 		if (n & 1)
@@ -72,23 +74,32 @@ static uint32_t sw_update(uint32_t crc, const uint8_t *p, size_t len)
 }
 
 #if defined(__x86_64__)
-/* The block sizes of the three-stream loop, largest first, and the
- * multipliers that move a block's CRC past one and two blocks. */
-static const size_t blocks[] = { 8192, 1024, 128 };
-#define NBLOCKS (sizeof(blocks) / sizeof(blocks[0]))
+/* The block sizes of the three-stream loop, largest first (powers of two,
+ * so that most of any length goes through three streams), and what moves
+ * a block's CRC past one and two blocks: x^(8 n - 33) for the carry-less
+ * multiply (whose product the crc32 instruction then reduces), x^(8 n)
+ * for multmodp() where there is no PCLMULQDQ. */
+#define BLOCK_MAX 32768
+#define BLOCK_MIN 256
+#define NBLOCKS 8
 static uint32_t shift1[NBLOCKS], shift2[NBLOCKS];
-static volatile int hw; /* 0 not known yet, 1 SSE4.2, -1 none */
+static volatile int hw; /* 0 not known yet, 1 SSE4.2, 2 and PCLMULQDQ, -1 none */
 
 static void hw_probe(void)
 {
 	unsigned int a, b, c, d;
-	int have = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_2);
+	int have = 0;
 
-	for (size_t i = 0; have && i < NBLOCKS; i++) {
-		shift1[i] = x8nmodp(blocks[i]);
-		shift2[i] = x8nmodp(2 * blocks[i]);
+	if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_2))
+		have = c & bit_PCLMUL ? 2 : 1;
+	for (size_t i = 0, n = BLOCK_MAX; have && i < NBLOCKS; i++, n /= 2) {
+		/* crc32 multiplies what it reduces by x^33 */
+		unsigned int less = have == 2 ? 33 : 0;
+
+		shift1[i] = xnmodp(8 * (uint64_t)n - less);
+		shift2[i] = xnmodp(16 * (uint64_t)n - less);
 	}
-	__atomic_store_n(&hw, have ? 1 : -1, __ATOMIC_RELEASE);
+	__atomic_store_n(&hw, have ? have : -1, __ATOMIC_RELEASE);
 }
 
 static inline uint64_t load64(const uint8_t *p)
@@ -99,14 +110,24 @@ static inline uint64_t load64(const uint8_t *p)
 	return v;
 }
 
-__attribute__((target("sse4.2"))) static uint32_t
+/* @crc moved past the bytes @k stands for (shift1/shift2) */
+__attribute__((target("sse4.2,pclmul"))) static uint32_t
+clmul_shift(uint32_t crc, uint32_t k)
+{
+	__m128i p = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)crc),
+					 _mm_cvtsi32_si128((int)k), 0);
+
+	return (uint32_t)__builtin_ia32_crc32di(0,
+						(uint64_t)_mm_cvtsi128_si64(p));
+}
+
+__attribute__((target("sse4.2,pclmul"))) static uint32_t
 hw_update(uint32_t crc, const uint8_t *p, size_t len)
 {
 	uint64_t c0 = crc;
+	size_t i = 0;
 
-	for (size_t i = 0; i < NBLOCKS; i++) {
-		size_t n = blocks[i];
-
+	for (size_t n = BLOCK_MAX; n >= BLOCK_MIN; n /= 2, i++) {
 		while (len >= 3 * n) {
 			uint64_t c1 = 0, c2 = 0;
 
@@ -117,8 +138,14 @@ hw_update(uint32_t crc, const uint8_t *p, size_t len)
 				c2 = __builtin_ia32_crc32di(
 					c2, load64(p + 2 * n + k));
 			}
-			c0 = multmodp(shift2[i], (uint32_t)c0) ^
-			     multmodp(shift1[i], (uint32_t)c1) ^ (uint32_t)c2;
+			if (hw == 2)
+				c0 = clmul_shift((uint32_t)c0, shift2[i]) ^
+				     clmul_shift((uint32_t)c1, shift1[i]) ^
+				     (uint32_t)c2;
+			else
+				c0 = multmodp(shift2[i], (uint32_t)c0) ^
+				     multmodp(shift1[i], (uint32_t)c1) ^
+				     (uint32_t)c2;
 			p += 3 * n;
 			len -= 3 * n;
 		}
