@@ -174,6 +174,18 @@ static void format_diag(struct xrayfdr_reader *r, char *out, size_t size,
 		vsnprintf(out + n, size - (size_t)n, fmt, ap);
 }
 
+/* Tell on_diag of @d, whose message @fmt formats. */
+static void tell(struct xrayfdr_reader *r, struct xrayfdr_diag *d,
+		 const char *fmt, va_list ap)
+{
+	if (!r->on_diag)
+		return;
+	format_diag(r, r->diag_msg, sizeof(r->diag_msg), d->offset, d->record,
+		    fmt, ap);
+	d->message = r->diag_msg;
+	r->on_diag(r->diag_ctx, d);
+}
+
 static void warn(struct xrayfdr_reader *r, uint64_t offset, const char *record,
 		 const char *rule, const char *fmt, ...)
 {
@@ -182,18 +194,13 @@ static void warn(struct xrayfdr_reader *r, uint64_t offset, const char *record,
 		.offset = offset,
 		.record = record,
 		.rule = rule,
-		.message = r->diag_msg,
 	};
 	va_list ap;
 
 	r->stats.warnings++;
-	if (!r->on_diag)
-		return;
 	va_start(ap, fmt);
-	format_diag(r, r->diag_msg, sizeof(r->diag_msg), offset, record, fmt,
-		    ap);
+	tell(r, &d, fmt, ap);
 	va_end(ap);
-	r->on_diag(r->diag_ctx, &d);
 }
 
 /* A damaged buffer found by its checksum: an error, counted apart, that
@@ -207,19 +214,14 @@ static void sum_error(struct xrayfdr_reader *r, uint64_t offset,
 		.offset = offset,
 		.record = record,
 		.rule = "checksum",
-		.message = r->diag_msg,
 	};
 	va_list ap;
 
 	r->stats.errors++;
 	r->stats.sum_failed++;
-	if (!r->on_diag)
-		return;
 	va_start(ap, fmt);
-	format_diag(r, r->diag_msg, sizeof(r->diag_msg), offset, record, fmt,
-		    ap);
+	tell(r, &d, fmt, ap);
 	va_end(ap);
-	r->on_diag(r->diag_ctx, &d);
 }
 
 /*
@@ -714,13 +716,16 @@ static void sum_check(struct xrayfdr_reader *r, uint64_t off,
 	}
 }
 
-/* A custom event of the current buffer's body at @off: its checksum? */
+/* The record @rec of the current buffer's body: its checksum?  Only as
+ * its last record, where the runtime puts it: a program's own event that
+ * looks like one elsewhere is its own. */
 static bool is_sum_event(const struct xrayfdr_reader *r,
-			 const struct xrayfdr_metadata *md)
+			 const struct xrayfdr_record *rec)
 {
-	return md->kind == XRAYFDR_MD_CUSTOM_EVENT_MARKER &&
+	return rec->md.kind == XRAYFDR_MD_CUSTOM_EVENT_MARKER &&
 	       r->hdr.version >= 5 &&
-	       fdr_is_sum_payload(md->payload, md->event_size);
+	       rec->offset + SUM_EVENT_SIZE == r->buf_end &&
+	       fdr_is_sum_payload(rec->md.payload, rec->md.event_size);
 }
 
 /* Version 1: the checksum after EndOfBuffer, at @off, if it is there. */
@@ -1107,7 +1112,7 @@ static int fdr_step(struct xrayfdr_reader *r)
 			return io_error(r, ret);
 		rec->md.payload = p + need;
 		rec->size += (uint64_t)size;
-		if (is_sum_event(r, &rec->md))
+		if (is_sum_event(r, rec))
 			sum_check(r, off, rec->md.payload);
 		if (rec->md.kind == XRAYFDR_MD_TYPED_EVENT_MARKER ||
 		    r->hdr.version >= 5) {
@@ -1311,7 +1316,7 @@ static bool record_to_event(struct xrayfdr_reader *r)
 	case XRAYFDR_REC_METADATA:
 		if ((rec->md.kind != XRAYFDR_MD_CUSTOM_EVENT_MARKER &&
 		     rec->md.kind != XRAYFDR_MD_TYPED_EVENT_MARKER) ||
-		    is_sum_event(r, &rec->md))
+		    is_sum_event(r, rec))
 			return false; /* a checksum is framing, not an event */
 		event_context(r, ev);
 		ev->kind = rec->md.kind == XRAYFDR_MD_TYPED_EVENT_MARKER ?
