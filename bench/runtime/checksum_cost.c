@@ -8,9 +8,9 @@
  * the machine's other tenants take is not counted): the flush, in the
  * thread that calls xrayfdr_trace_flush(); then, on the log it wrote,
  * what computing the checksums takes, buffer by buffer as the flush
- * does, with the caches emptied first as the flush finds them (an upper
- * bound: the flush's write then finds each buffer in the cache), and
- * again from the cache (a lower bound: the work alone).  The same
+ * does: from the cache, as the flush finds each buffer when it sums it
+ * (right after write(2) read it: the cost), and with the caches emptied
+ * first (an upper bound, the cost were it summed before the write).  The same
  * for a streamed trace, whose writer thread's CPU time is read through
  * its thread CPU clock while it is alive.  Medians over RUNS runs, with
  * the smallest and largest; the share is taken per run.  Nothing passes
@@ -145,10 +145,9 @@ UNTRACED static uint64_t sum_pass(const uint8_t *log, off_t size, bool warm)
 }
 
 /* CPU time of checksumming the log at @path's buffers after emptying the
- * caches, as the flush finds them (what a flush that then reads them from
- * the cache saves is not counted: an upper bound), then again from the
- * cache (the work alone: a lower bound) in *@warm; @bytes gets the log's
- * size. */
+ * caches (an upper bound), then again from the cache, as the flush sums
+ * each buffer after writing it (the cost), in *@warm; @bytes gets the
+ * log's size. */
 UNTRACED static uint64_t sum_cost(const char *path, uint64_t *bytes,
 				  uint64_t *warm)
 {

@@ -107,18 +107,28 @@ static void put_sum(struct fdr_frame *f, uint8_t *ev, bool be,
 	put32(pl + SUM_OFF_CRC, crc32c(crc, f->tail, before), false);
 }
 
-static int emit(const struct fdr_frame *f, const void *data, size_t used,
-		int (*out)(void *ctx, const void *p, size_t n), void *ctx)
+/* The frame's head and the records */
+static int emit_head(const struct fdr_frame *f, const void *data, size_t used,
+		     int (*out)(void *ctx, const void *p, size_t n), void *ctx)
 {
-	static const uint8_t zeros[4096];
-	size_t left = f->zeros;
 	int ret = 0;
 
 	if (f->head_len)
 		ret = out(ctx, f->head, f->head_len);
 	if (!ret && used)
 		ret = out(ctx, data, used);
-	if (!ret && f->tail_len)
+	return ret;
+}
+
+/* The frame's tail and zeros */
+static int emit_tail(const struct fdr_frame *f,
+		     int (*out)(void *ctx, const void *p, size_t n), void *ctx)
+{
+	static const uint8_t zeros[4096];
+	size_t left = f->zeros;
+	int ret = 0;
+
+	if (f->tail_len)
 		ret = out(ctx, f->tail, f->tail_len);
 	while (!ret && left) {
 		size_t k = left < sizeof(zeros) ? left : sizeof(zeros);
@@ -136,7 +146,9 @@ int fdr_frame_write(bool be, unsigned int version, uint64_t buffer_size,
 	struct fdr_frame f;
 	int ret = frame(&f, be, version, used, 0, buffer_size);
 
-	return ret ? ret : emit(&f, data, used, out, ctx);
+	if (!ret)
+		ret = emit_head(&f, data, used, out, ctx);
+	return ret ? ret : emit_tail(&f, out, ctx);
 }
 
 int fdr_frame_write_sum(bool be, unsigned int version, uint64_t buffer_size,
@@ -150,10 +162,14 @@ int fdr_frame_write_sum(bool be, unsigned int version, uint64_t buffer_size,
 	int ret = frame(&f, be, version, used, sum ? SUM_EVENT_SIZE : 0,
 			buffer_size);
 
+	if (!ret)
+		ret = emit_head(&f, data, used, out, ctx);
 	if (ret)
 		return ret;
+	/* after the records went out: writing them read them into the
+	 * cache, so the checksum does not read them from memory again */
 	if (sum)
 		put_sum(&f, f.tail + (version >= 2 ? 0 : MD), be, version, hdr,
 			data, used);
-	return emit(&f, data, used, out, ctx);
+	return emit_tail(&f, out, ctx);
 }
