@@ -264,6 +264,9 @@ UNTRACED int main(void)
 		swshare[RUNS], bytes = 0;
 	double load[3] = { 0 };
 
+	/* no lines per log written */
+	xrayfdr_set_print(NULL);
+	setenv("XRAYFDR_OPTIONS", "verbosity=0", 0);
 	evict = malloc(EVICT);
 	if (!evict || !mkdtemp(dir))
 		return 1;
