@@ -7,6 +7,7 @@
  * modulo the polynomial (as zlib's crc32_combine() does; with PCLMULQDQ,
  * one carry-less multiply that crc32 reduces, as Linux's crc32c-intel).
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "crc32c.h"
@@ -82,7 +83,8 @@ static uint32_t sw_update(uint32_t crc, const uint8_t *p, size_t len)
 #define BLOCK_MAX 32768
 #define BLOCK_MIN 256
 #define NBLOCKS 8
-static uint32_t shift1[NBLOCKS], shift2[NBLOCKS];
+static uint32_t shift1[NBLOCKS], shift2[NBLOCKS]; /* multmodp() */
+static uint32_t clshift1[NBLOCKS], clshift2[NBLOCKS]; /* clmul_shift() */
 static volatile int hw; /* 0 not known yet, 1 SSE4.2, 2 and PCLMULQDQ, -1 none */
 
 static void hw_probe(void)
@@ -93,11 +95,11 @@ static void hw_probe(void)
 	if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_2))
 		have = c & bit_PCLMUL ? 2 : 1;
 	for (size_t i = 0, n = BLOCK_MAX; have && i < NBLOCKS; i++, n /= 2) {
+		shift1[i] = xnmodp(8 * (uint64_t)n);
+		shift2[i] = xnmodp(16 * (uint64_t)n);
 		/* crc32 multiplies what it reduces by x^33 */
-		unsigned int less = have == 2 ? 33 : 0;
-
-		shift1[i] = xnmodp(8 * (uint64_t)n - less);
-		shift2[i] = xnmodp(16 * (uint64_t)n - less);
+		clshift1[i] = xnmodp(8 * (uint64_t)n - 33);
+		clshift2[i] = xnmodp(16 * (uint64_t)n - 33);
 	}
 	__atomic_store_n(&hw, have ? have : -1, __ATOMIC_RELEASE);
 }
@@ -122,7 +124,7 @@ clmul_shift(uint32_t crc, uint32_t k)
 }
 
 __attribute__((target("sse4.2,pclmul"))) static uint32_t
-hw_update(uint32_t crc, const uint8_t *p, size_t len)
+hw_update(uint32_t crc, const uint8_t *p, size_t len, bool clmul)
 {
 	uint64_t c0 = crc;
 	size_t i = 0;
@@ -138,9 +140,9 @@ hw_update(uint32_t crc, const uint8_t *p, size_t len)
 				c2 = __builtin_ia32_crc32di(
 					c2, load64(p + 2 * n + k));
 			}
-			if (hw == 2)
-				c0 = clmul_shift((uint32_t)c0, shift2[i]) ^
-				     clmul_shift((uint32_t)c1, shift1[i]) ^
+			if (clmul)
+				c0 = clmul_shift((uint32_t)c0, clshift2[i]) ^
+				     clmul_shift((uint32_t)c1, clshift1[i]) ^
 				     (uint32_t)c2;
 			else
 				c0 = multmodp(shift2[i], (uint32_t)c0) ^
@@ -159,15 +161,26 @@ hw_update(uint32_t crc, const uint8_t *p, size_t len)
 }
 #endif
 
-uint32_t crc32c(uint32_t crc, const void *data, size_t len)
+/* The best the CPU has, if at most @impl (crc32c.h) */
+static uint32_t update(int impl, uint32_t crc, const uint8_t *p, size_t len)
 {
-	/* the register starts at ~0 and the result is inverted */
-	crc = ~crc;
 #if defined(__x86_64__)
 	if (!__atomic_load_n(&hw, __ATOMIC_ACQUIRE))
 		hw_probe();
-	if (hw > 0)
-		return ~hw_update(crc, data, len);
+	if (hw > 0 && impl > 0)
+		return hw_update(crc, p, len, hw == 2 && impl == 2);
 #endif
-	return ~sw_update(crc, data, len);
+	(void)impl;
+	return sw_update(crc, p, len);
+}
+
+uint32_t crc32c(uint32_t crc, const void *data, size_t len)
+{
+	/* the register starts at ~0 and the result is inverted */
+	return ~update(2, ~crc, data, len);
+}
+
+uint32_t crc32c_impl(int impl, uint32_t crc, const void *data, size_t len)
+{
+	return ~update(impl, ~crc, data, len);
 }

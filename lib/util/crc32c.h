@@ -20,4 +20,12 @@
  */
 uint32_t crc32c(uint32_t crc, const void *data, size_t len);
 
+/*
+ * For tests: crc32c() as one way of computing it does, if the CPU has it:
+ * 0 the table, 1 crc32 (streams joined by multiplying modulo the
+ * polynomial bit by bit), 2 crc32 and PCLMULQDQ (what crc32c() uses); on
+ * a CPU without it, the best it has below.
+ */
+uint32_t crc32c_impl(int impl, uint32_t crc, const void *data, size_t len);
+
 #endif

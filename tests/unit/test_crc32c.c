@@ -29,7 +29,9 @@ static void test_vectors(void **state)
 }
 
 /* Lengths across the three-stream blocks (256 bytes to 32 KiB, times
- * three) at every alignment mod 8, and split at a random point. */
+ * three) at every alignment mod 8, and split at a random point; each way
+ * of computing it the CPU has (the table, crc32 joined bit by bit or by
+ * PCLMULQDQ). */
 static void test_model(void **state)
 {
 	enum { N = 3 * 32768 + 4096 };
