@@ -1271,66 +1271,49 @@ static struct xrayfdr_reader_stats sums_read(const struct sums *s,
 
 static void test_checksums(void **state)
 {
+	/* which buffers get a checksum, the byte flipped (-1: none, -2: a
+	 * TSC delta of the second buffer), and what is then said: how many
+	 * match and fail, where (a buffer, or -1: the header) and what */
+	static const struct {
+		unsigned int summed;
+		int flip;
+		unsigned int ok, failed;
+		int where;
+		const char *says;
+	} cases[] = {
+		{ 7, -1, 3, 0, 0, NULL },
+		{ 7, -2, 2, 1, 1, "buffer of thread 101 (" },
+		{ 7, 9, 3, 1, -1, "the header is damaged" },
+		{ 3, -1, 2, 1, 2, "thread 102 has no checksum" },
+		{ 4, -1, 1, 1, 0, "2 buffers from this one on have no" },
+		{ 0, -1, 0, 0, 0, NULL }, /* a writer without checksums */
+	};
 	static struct sums s;
 
 	(void)state;
 	for (unsigned int version = 1; version <= 5; version += 4) {
-		struct xrayfdr_reader_stats st;
-		struct sum_diags d = { 0 };
-		size_t at;
+		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+			struct xrayfdr_reader_stats st;
+			struct sum_diags d = { 0 };
 
-		/* intact: all match, nothing said */
-		sums_build(&s, version, 7);
-		st = sums_read(&s, &d);
-		assert_int_equal(st.sum_ok, 3);
-		assert_int_equal(st.sum_failed + st.errors + d.n, 0);
-
-		/* a TSC delta of the second buffer: that buffer, its thread */
-		at = s.at[1] + (version == 1 ? 48 : 80) + 8 * 3 + 5;
-		s.log[at] ^= 0x10;
-		st = sums_read(&s, &d);
-		assert_int_equal(st.sum_ok, 2);
-		assert_int_equal(st.sum_failed, 1);
-		assert_int_equal(st.errors, 1);
-		assert_int_equal(d.n, 1);
-		assert_int_equal(d.offset[0], s.at[1]);
-		assert_non_null(strstr(d.message[0], "buffer of thread 101"));
-		assert_non_null(strstr(d.message[0], "fails its checksum"));
-
-		/* the header: said once, at offset 0 */
-		sums_build(&s, version, 7);
-		s.log[9] ^= 1;
-		d.n = 0;
-		st = sums_read(&s, &d);
-		assert_int_equal(st.sum_ok, 3);
-		assert_int_equal(st.sum_failed, 1);
-		assert_int_equal(d.offset[0], 0);
-		assert_non_null(strstr(d.message[0], "the header is damaged"));
-
-		/* the last buffer without its checksum */
-		sums_build(&s, version, 3);
-		d.n = 0;
-		st = sums_read(&s, &d);
-		assert_int_equal(st.sum_ok, 2);
-		assert_int_equal(st.sum_failed, 1);
-		assert_int_equal(d.offset[0], s.at[2]);
-		assert_non_null(strstr(d.message[0], "has no checksum"));
-
-		/* the first two without: said when the third has one */
-		sums_build(&s, version, 4);
-		d.n = 0;
-		st = sums_read(&s, &d);
-		assert_int_equal(st.sum_ok, 1);
-		assert_int_equal(st.sum_failed, 1);
-		assert_int_equal(d.offset[0], s.at[0]);
-		assert_non_null(
-			strstr(d.message[0], "2 buffers from this one"));
-
-		/* a writer without checksums: nothing */
-		sums_build(&s, version, 0);
-		d.n = 0;
-		st = sums_read(&s, &d);
-		assert_int_equal(st.sum_ok + st.sum_failed + d.n, 0);
+			sums_build(&s, version, cases[c].summed);
+			if (cases[c].flip == -2)
+				s.log[s.at[1] + (version == 1 ? 48 : 80) +
+				      8 * 3 + 5] ^= 0x10;
+			else if (cases[c].flip >= 0)
+				s.log[cases[c].flip] ^= 1;
+			st = sums_read(&s, &d);
+			assert_int_equal(st.sum_ok, cases[c].ok);
+			assert_int_equal(st.sum_failed, cases[c].failed);
+			assert_int_equal(st.errors, cases[c].failed);
+			assert_int_equal(d.n, cases[c].failed);
+			if (!cases[c].says)
+				continue;
+			assert_int_equal(
+				d.offset[0],
+				cases[c].where < 0 ? 0 : s.at[cases[c].where]);
+			assert_non_null(strstr(d.message[0], cases[c].says));
+		}
 	}
 }
 
