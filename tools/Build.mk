@@ -41,6 +41,8 @@ CHECK_SUITES += tools/llvm-golden:tests/tools/test_llvm_golden.py
 CHECK_SUITES += tools/outputs:tests/tools/test_outputs.py
 CHECK_SUITES += tools/replay:tests/tools/test_replay.py
 CHECK_SUITES += tools/perfetto:tests/tools/test_perfetto.py
+# Checksums of runtime-written logs: damage found, llvm-xray unaffected
+CHECK_SUITES += tools/checksum:tests/tools/test_checksum.py
 # Our outputs loaded into speedscope in headless Chromium; its npm
 # packages, pinned by tests/viewer/package-lock.json, go into $(BUILD)/viewer.
 VIEWER_STAMP := $(BUILD)/viewer/npm.stamp

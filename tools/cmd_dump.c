@@ -42,8 +42,10 @@ static void dump_usage(FILE *out)
 		"\n"
 		"Warnings (the file is readable but odd) include an exit with no entry\n"
 		"before it on its thread; errors (the file breaks the format) stop the\n"
-		"reader unless --keep-going is given.  Rule ids are listed in\n"
-		"Documentation/fdr-format.rst.\n"
+		"reader unless --keep-going is given.  A buffer that fails its checksum\n"
+		"(logs libxrayfdr writes carry one per buffer) is an error [checksum]\n"
+		"naming the buffer's offset and thread; the reader goes on.  Rule ids\n"
+		"are listed in Documentation/fdr-format.rst.\n"
 		"\n"
 		"Exit status: 0 valid, 1 invalid, 2 usage or I/O error.\n");
 }
@@ -583,6 +585,11 @@ static int dump_run(int argc, char **argv)
 				", skipped %" PRIu64 " bytes in %" PRIu64
 				" buffers",
 				st->skipped_bytes, st->skipped_buffers);
+		if (st->sum_ok || st->sum_failed)
+			fprintf(out,
+				"; checksums: %" PRIu64 " match, %" PRIu64
+				" fail",
+				st->sum_ok, st->sum_failed);
 		if (st->window_exits)
 			fprintf(out,
 				"; %" PRIu64

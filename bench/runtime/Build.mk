@@ -2,14 +2,22 @@
 BENCH_SUITES += runtime/calls:bench/runtime/bench_calls.py
 BENCH_DEPS += $(LIB_A) $(LIB_SO) $(XRAYFDR_BIN)
 
-# What a snapshot costs the threads it does not stop (snapshot_stall.c).
-SNAPSHOT_STALL := $(BUILD)/bench/snapshot_stall
-$(SNAPSHOT_STALL): bench/runtime/snapshot_stall.c $(LIB_A)
+# Traced programs linked statically with the library.
+$(BUILD)/bench/%: bench/runtime/%.c $(LIB_A)
 	$(call msg,CLANG,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -O2 -g -std=gnu11 -Wall -Wextra -Werror -pthread \
 		-Ilib/include -fxray-instrument -fnoxray-link-deps -o $@ $< \
 		-static -Wl,-u,__xray_init \
 		$(LIB_A) -lelf -lz -lpthread
+
+# What a snapshot costs the threads it does not stop (snapshot_stall.c).
+SNAPSHOT_STALL := $(BUILD)/bench/snapshot_stall
 BENCH_SUITES += runtime/snapshot-stall:$(SNAPSHOT_STALL)
 BENCH_DEPS += $(SNAPSHOT_STALL)
+
+# What the buffers' checksums cost the flush and the stream's writer
+# (checksum_cost.c); it calls the library's crc32c() directly.
+CHECKSUM_COST := $(BUILD)/bench/checksum_cost
+BENCH_SUITES += runtime/checksum-cost:$(CHECKSUM_COST)
+BENCH_DEPS += $(CHECKSUM_COST)

@@ -10,6 +10,11 @@
  * when its length is a multiple of 8, else a CustomEventMarker whose payload
  * covers it, so a version 1 buffer may not end with 1-16 bytes of padding
  * that are not a multiple of 8.
+ *
+ * The runtime's buffers end with a checksum (fdr_frame_write_sum()): a
+ * custom event as the last record of the buffer in version 5, the record
+ * after EndOfBuffer in version 1 (in the padding, which llvm-xray
+ * ignores); fdr-format.rst, "Checksums".
  */
 #ifndef XRAYFDR_LIB_FDR_FRAME_H
 #define XRAYFDR_LIB_FDR_FRAME_H
@@ -26,7 +31,8 @@
 struct fdr_frame {
 	uint8_t head[XRAYFDR_METADATA_RECORD_SIZE]; /* before the records */
 	size_t head_len;
-	uint8_t tail[2 * XRAYFDR_METADATA_RECORD_SIZE]; /* after them */
+	/* after them: [EndOfBuffer] [checksum] [padding's marker] */
+	uint8_t tail[4 * XRAYFDR_METADATA_RECORD_SIZE];
 	size_t tail_len;
 	size_t zeros; /* zero bytes after the tail */
 };
@@ -49,5 +55,24 @@ int fdr_frame_buffer(struct fdr_frame *f, bool be, unsigned int version,
 int fdr_frame_write(bool be, unsigned int version, uint64_t buffer_size,
 		    const void *data, size_t used,
 		    int (*out)(void *ctx, const void *p, size_t n), void *ctx);
+
+/* Do buffers of @version carry checksums (versions 1 and 5 do)? */
+bool fdr_frame_sums(unsigned int version);
+
+/* Bytes of records a buffer of @buffer_size bytes holds when written by
+ * fdr_frame_write_sum(), whatever their length (0 if none). */
+size_t fdr_frame_capacity(unsigned int version, size_t buffer_size);
+
+/*
+ * fdr_frame_write(), with the buffer's checksum where @version has one
+ * (fdr_frame_sums()) and @buffer_size is below 4 GiB: CRC32C of the
+ * framed buffer's bytes and of @hdr, the log's file header.  @used must
+ * leave room for it (fdr_frame_capacity()).  Async-signal-safe.
+ */
+int fdr_frame_write_sum(bool be, unsigned int version, uint64_t buffer_size,
+			const uint8_t hdr[XRAYFDR_FILE_HEADER_SIZE],
+			const void *data, size_t used,
+			int (*out)(void *ctx, const void *p, size_t n),
+			void *ctx);
 
 #endif

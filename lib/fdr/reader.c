@@ -20,6 +20,11 @@
  *
  * The event layer on top joins EntryArgs with its CallArguments and hands
  * out events carrying absolute TSC, thread, process and CPU.
+ *
+ * Buffers that end with a checksum (fdr-format.rst, "Checksums") are
+ * summed as the window passes over them: the bytes a slide of the window
+ * drops are added to the buffer's CRC first, so that no record is read
+ * twice and the fast paths do nothing more per record.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +38,7 @@
 
 #include "codec.h"
 #include "records.h"
+#include "../util/crc32c.h"
 #include "../util/opts.h"
 #include "../util/u64map.h"
 
@@ -124,6 +130,21 @@ struct xrayfdr_reader {
 	 * window's or buffer's end, or 0 (fast_arm()) */
 	uint64_t fast_end;
 
+	/* checksums */
+	uint32_t hdr_crc; /* of the file header as read */
+	uint64_t sum_from; /* the CRC of the current buffer began here;
+			    * NO_END: not summing it */
+	uint64_t sum_pos; /* the bytes before this are in sum_crc */
+	uint32_t sum_crc;
+	bool buf_open; /* a buffer whose checksum is due at its end */
+	bool buf_summed; /* it had one */
+	uint64_t open_start; /* and where it began, its thread */
+	uint32_t open_tid;
+	bool log_sums; /* a buffer of this log had a checksum */
+	bool hdr_reported;
+	uint64_t unsummed; /* buffers without one before the first that had */
+	uint64_t unsummed_at;
+
 	int stop; /* 0 running, 1 at the end, negative errno */
 	struct xrayfdr_diag err;
 	char err_msg[512];
@@ -153,6 +174,18 @@ static void format_diag(struct xrayfdr_reader *r, char *out, size_t size,
 		vsnprintf(out + n, size - (size_t)n, fmt, ap);
 }
 
+/* Tell on_diag of @d, whose message @fmt formats. */
+static void tell(struct xrayfdr_reader *r, struct xrayfdr_diag *d,
+		 const char *fmt, va_list ap)
+{
+	if (!r->on_diag)
+		return;
+	format_diag(r, r->diag_msg, sizeof(r->diag_msg), d->offset, d->record,
+		    fmt, ap);
+	d->message = r->diag_msg;
+	r->on_diag(r->diag_ctx, d);
+}
+
 static void warn(struct xrayfdr_reader *r, uint64_t offset, const char *record,
 		 const char *rule, const char *fmt, ...)
 {
@@ -161,18 +194,34 @@ static void warn(struct xrayfdr_reader *r, uint64_t offset, const char *record,
 		.offset = offset,
 		.record = record,
 		.rule = rule,
-		.message = r->diag_msg,
 	};
 	va_list ap;
 
 	r->stats.warnings++;
-	if (!r->on_diag)
-		return;
 	va_start(ap, fmt);
-	format_diag(r, r->diag_msg, sizeof(r->diag_msg), offset, record, fmt,
-		    ap);
+	tell(r, &d, fmt, ap);
 	va_end(ap);
-	r->on_diag(r->diag_ctx, &d);
+}
+
+/* A damaged buffer found by its checksum: an error, counted apart, that
+ * does not stop the reader (the buffer's records are read already). */
+static void sum_error(struct xrayfdr_reader *r, uint64_t offset,
+		      const char *record, const char *fmt, ...)
+{
+	struct xrayfdr_diag d = {
+		.severity = XRAYFDR_SEV_ERROR,
+		.error = -EBADMSG,
+		.offset = offset,
+		.record = record,
+		.rule = "checksum",
+	};
+	va_list ap;
+
+	r->stats.errors++;
+	r->stats.sum_failed++;
+	va_start(ap, fmt);
+	tell(r, &d, fmt, ap);
+	va_end(ap);
 }
 
 /*
@@ -212,6 +261,21 @@ static int fail(struct xrayfdr_reader *r, int error, uint64_t offset,
  * Input window.
  */
 
+/* Add the bytes of the current buffer before @end, all in the window, to
+ * its CRC; stop summing it if some of them are gone. */
+static void sum_upto(struct xrayfdr_reader *r, uint64_t end)
+{
+	if (r->sum_from == NO_END || end <= r->sum_pos)
+		return;
+	if (r->sum_pos < r->data_off || end > r->data_off + r->win_len) {
+		r->sum_from = NO_END;
+		return;
+	}
+	r->sum_crc = crc32c(r->sum_crc, r->data + (r->sum_pos - r->data_off),
+			    (size_t)(end - r->sum_pos));
+	r->sum_pos = end;
+}
+
 /* Make @n bytes at r->pos readable at *p.  -ENODATA: the input ends first,
  * with *avail bytes left. */
 static int fill(struct xrayfdr_reader *r, size_t n, const uint8_t **p,
@@ -229,6 +293,7 @@ static int fill(struct xrayfdr_reader *r, size_t n, const uint8_t **p,
 		return -ENODATA;
 	}
 	/* Slide the unread bytes to the front, then read behind them. */
+	sum_upto(r, r->pos);
 	memmove(r->buf, r->buf + (r->pos - r->data_off), (size_t)have);
 	r->data_off = r->pos;
 	r->win_len = (size_t)have;
@@ -265,6 +330,8 @@ static int fill(struct xrayfdr_reader *r, size_t n, const uint8_t **p,
 /* Move to @off (forward), as far as the input goes.  Return 0 or -errno. */
 static int skip_to(struct xrayfdr_reader *r, uint64_t off)
 {
+	/* what is skipped is not checked */
+	r->sum_from = NO_END;
 	if (off > r->file_size)
 		off = r->file_size;
 	if (off <= r->data_off + r->win_len) {
@@ -334,6 +401,7 @@ static int read_header(struct xrayfdr_reader *r)
 			avail);
 	if (ret)
 		return io_error(r, ret);
+	r->hdr_crc = crc32c(0, p, XRAYFDR_FILE_HEADER_SIZE);
 	fdr_decode_file_header(p, false, &le);
 	fdr_decode_file_header(p, true, &be);
 	if (header_plausible(&le)) {
@@ -508,6 +576,7 @@ static int resync(struct xrayfdr_reader *r, uint64_t err_off)
 
 	r->stats.skipped_buffers++;
 	r->args_open = false;
+	r->buf_open = false; /* reported already */
 	if (r->buf_end != NO_END && r->buf_end >= err_off &&
 	    r->state != ST_BUFFER_START) {
 		target = r->buf_end;
@@ -572,8 +641,117 @@ static int resync(struct xrayfdr_reader *r, uint64_t err_off)
 	return 0;
 }
 
+/*
+ * Checksums.
+ */
+
+/* The end of a buffer: in a log whose buffers carry checksums, one that
+ * has none is damaged where its checksum was. */
+static void end_buffer(struct xrayfdr_reader *r)
+{
+	if (!r->buf_open || r->buf_summed) {
+		r->buf_open = false;
+		return;
+	}
+	r->buf_open = false;
+	if (!r->log_sums) {
+		if (!r->unsummed++)
+			r->unsummed_at = r->open_start;
+		return;
+	}
+	sum_error(
+		r, r->open_start, "buffer",
+		"the buffer of thread %" PRIu32
+		" has no checksum, as the log's other buffers do: its end or its framing is damaged",
+		r->open_tid);
+}
+
+/* The checksum event at @off, with @payload: check the current buffer. */
+static void sum_check(struct xrayfdr_reader *r, uint64_t off,
+		      const uint8_t *payload)
+{
+	uint64_t crc_at = off + XRAYFDR_METADATA_RECORD_SIZE + SUM_OFF_CRC;
+	uint32_t want = get32(payload + SUM_OFF_CRC, false);
+	uint32_t covered = get32(payload + SUM_OFF_COVERED, false);
+	uint32_t hdr = get32(payload + SUM_OFF_HEADER_CRC, false);
+
+	if (!r->log_sums && r->unsummed)
+		sum_error(
+			r, r->unsummed_at, "buffer",
+			"%" PRIu64
+			" buffers from this one on have no checksum, as the log's other buffers do: their ends or their framing are damaged",
+			r->unsummed);
+	r->log_sums = true;
+	r->buf_summed = r->buf_open;
+	sum_upto(r, crc_at);
+	if (r->sum_from == NO_END)
+		return; /* not all of it was read (or a second one) */
+	r->sum_from = NO_END;
+	if (crc_at - r->open_start != covered) {
+		sum_error(r, r->open_start, "buffer",
+			  "the checksum of the buffer of thread %" PRIu32
+			  " at offset %" PRIu64 " covers %" PRIu32
+			  " bytes; the buffer has %" PRIu64
+			  " before it: its framing is damaged",
+			  r->open_tid, off, covered, crc_at - r->open_start);
+		return;
+	}
+	if (r->sum_crc != want) {
+		sum_error(r, r->open_start, "buffer",
+			  "the buffer of thread %" PRIu32 " (%" PRIu32
+			  " bytes) fails its checksum: CRC32C 0x%08" PRIx32
+			  " recorded at offset %" PRIu64 ", 0x%08" PRIx32
+			  " computed: it is damaged",
+			  r->open_tid, covered, want, off, r->sum_crc);
+		return;
+	}
+	r->stats.sum_ok++;
+	if (hdr != r->hdr_crc && !r->hdr_reported) {
+		r->hdr_reported = true;
+		sum_error(r, 0, "file header",
+			  "the header's CRC32C is 0x%08" PRIx32
+			  "; the buffer at offset %" PRIu64
+			  " recorded 0x%08" PRIx32 ": the header is damaged",
+			  r->hdr_crc, r->open_start, hdr);
+	}
+}
+
+/* The record @rec of the current buffer's body: its checksum?  Only as
+ * its last record, where the runtime puts it: a program's own event that
+ * looks like one elsewhere is its own. */
+static bool is_sum_event(const struct xrayfdr_reader *r,
+			 const struct xrayfdr_record *rec)
+{
+	return rec->md.kind == XRAYFDR_MD_CUSTOM_EVENT_MARKER &&
+	       r->hdr.version >= 5 &&
+	       rec->offset + SUM_EVENT_SIZE == r->buf_end &&
+	       fdr_is_sum_payload(rec->md.payload, rec->md.event_size);
+}
+
+/* Version 1: the checksum after EndOfBuffer, at @off, if it is there. */
+static void sum_check_v1(struct xrayfdr_reader *r, uint64_t off, uint64_t end)
+{
+	const uint8_t *p;
+	size_t avail = 0;
+
+	if (end - off < SUM_EVENT_SIZE || fill(r, SUM_EVENT_SIZE, &p, &avail) ||
+	    p[0] != fdr_md_first_byte(XRAYFDR_MD_CUSTOM_EVENT_MARKER, r->be) ||
+	    !fdr_is_sum_payload(p + XRAYFDR_METADATA_RECORD_SIZE,
+				(int32_t)get32(p + MD_OFF_BODY, r->be)))
+		return;
+	sum_check(r, off, p + XRAYFDR_METADATA_RECORD_SIZE);
+}
+
 static void start_buffer(struct xrayfdr_reader *r, uint64_t offset)
 {
+	end_buffer(r);
+	r->buf_open = true;
+	r->buf_summed = false;
+	r->open_start = offset;
+	r->open_tid = 0;
+	r->sum_from = offset;
+	r->sum_pos = offset;
+	r->sum_crc = 0;
 	r->stats.buffers++;
 	r->buf_start = offset;
 	r->tid = 0;
@@ -662,10 +840,13 @@ static int fdr_apply_metadata(struct xrayfdr_reader *r, uint64_t off,
 					     NO_END;
 		}
 		r->tid = (uint32_t)md->tid;
+		r->open_tid = r->tid;
 		r->state = ST_WALLTIME;
 		if (r->keep_thread && r->buf_end != NO_END &&
-		    !r->keep_thread(r->keep_ctx, r->tid))
+		    !r->keep_thread(r->keep_ctx, r->tid)) {
 			r->state = ST_SKIP;
+			r->buf_open = false; /* left unread and unchecked */
+		}
 		break;
 	case XRAYFDR_MD_WALLTIME_MARKER:
 		r->wall_sec = md->seconds;
@@ -808,6 +989,7 @@ static int fdr_step(struct xrayfdr_reader *r)
 		r->state = ST_BUFFER_START;
 		r->buf_end = NO_END;
 		if (end != NO_END && end > off) {
+			sum_check_v1(r, off, end);
 			ret = skip_to(r, end);
 			if (ret)
 				return io_error(r, ret);
@@ -930,6 +1112,8 @@ static int fdr_step(struct xrayfdr_reader *r)
 			return io_error(r, ret);
 		rec->md.payload = p + need;
 		rec->size += (uint64_t)size;
+		if (is_sum_event(r, rec))
+			sum_check(r, off, rec->md.payload);
 		if (rec->md.kind == XRAYFDR_MD_TYPED_EVENT_MARKER ||
 		    r->hdr.version >= 5) {
 			r->base_tsc += (uint64_t)(int64_t)rec->md.tsc_delta;
@@ -1069,8 +1253,10 @@ static int next_record(struct xrayfdr_reader *r)
 			r->last_resync = off;
 			continue;
 		}
-		if (ret == 0)
+		if (ret == 0) {
+			end_buffer(r);
 			r->stop = 1;
+		}
 		break;
 	}
 	r->stats.bytes = r->pos;
@@ -1128,9 +1314,10 @@ static bool record_to_event(struct xrayfdr_reader *r)
 		ev->func_id = rec->func_id;
 		return true;
 	case XRAYFDR_REC_METADATA:
-		if (rec->md.kind != XRAYFDR_MD_CUSTOM_EVENT_MARKER &&
-		    rec->md.kind != XRAYFDR_MD_TYPED_EVENT_MARKER)
-			return false;
+		if ((rec->md.kind != XRAYFDR_MD_CUSTOM_EVENT_MARKER &&
+		     rec->md.kind != XRAYFDR_MD_TYPED_EVENT_MARKER) ||
+		    is_sum_event(r, rec))
+			return false; /* a checksum is framing, not an event */
 		event_context(r, ev);
 		ev->kind = rec->md.kind == XRAYFDR_MD_TYPED_EVENT_MARKER ?
 				   XRAYFDR_EV_TYPED :
@@ -1389,6 +1576,7 @@ static struct xrayfdr_reader *reader_new(const char *name,
 	r->fd = -1;
 	r->header_ret = 1;
 	r->file_size = NO_END;
+	r->sum_from = NO_END;
 	return r;
 }
 

@@ -50,6 +50,29 @@ enum {
 #define HDR_BIT_CONSTANT_TSC 0x1u
 #define HDR_BIT_NONSTOP_TSC 0x2u
 
+/*
+ * A buffer's checksum: a custom event whose 16-byte payload, little
+ * endian whatever the log's byte order, is the magic, the CRC32C of the
+ * file header, the bytes the buffer's CRC covers (from the buffer's first
+ * record to SUM_OFF_CRC of this payload) and that CRC
+ * (Documentation/fdr-format.rst, "Checksums").
+ */
+#define SUM_MAGIC "XFCK"
+enum {
+	SUM_OFF_HEADER_CRC = 4,
+	SUM_OFF_COVERED = 8,
+	SUM_OFF_CRC = 12,
+	SUM_PAYLOAD_SIZE = 16,
+	/* the event: its marker and payload */
+	SUM_EVENT_SIZE = XRAYFDR_METADATA_RECORD_SIZE + SUM_PAYLOAD_SIZE,
+};
+
+/* Does this custom event's payload look like a checksum? */
+static inline bool fdr_is_sum_payload(const uint8_t *payload, int32_t size)
+{
+	return size == SUM_PAYLOAD_SIZE && !memcmp(payload, SUM_MAGIC, 4);
+}
+
 /* Offsets in a 32-byte basic-mode record. */
 enum {
 	BASIC_OFF_RECORD_TYPE = 0, /* u16: 0 function, 1 argument payload */

@@ -185,8 +185,7 @@ int rt_dump_attached(int fd, uint32_t id, const char *path, bool overwrite,
 
 	view = (struct rt_trace){
 		.sink = &rt_cpu_sink,
-		.capacity = version == 1 ? buffer_size - FDR_V1_RESERVE :
-					   buffer_size,
+		.capacity = fdr_frame_capacity(version, buffer_size),
 		.pid = (pid_t)note_u64(notes, "pid", h->owner_pid),
 		.tsc = {
 			.hz = note_u64(notes, "tsc_hz", h->tsc_khz * 1000),

@@ -217,12 +217,17 @@ static int write_to(void *ctx, const void *data, size_t len)
 	return rt_write_all(*(int *)ctx, data, len);
 }
 
-/* One buffer of @used bytes at @data, framed for the log's version. */
+/* One buffer of @used bytes at @data, framed for the log's version, with
+ * its checksum: computed here, as it is written out, never while
+ * recording. */
 static int write_buffer(const struct rt_trace *t, int fd, const void *data,
 			size_t used)
 {
-	return fdr_frame_write(false, t->opts.version, t->opts.buffer_size,
-			       data, used, write_to, &fd);
+	uint8_t hdr[XRAYFDR_FILE_HEADER_SIZE];
+
+	rt_log_header(t, hdr);
+	return fdr_frame_write_sum(false, t->opts.version, t->opts.buffer_size,
+				   hdr, data, used, write_to, &fd);
 }
 
 int rt_log_chunk(const struct rt_trace *t, int fd, const struct rt_chunk *c)

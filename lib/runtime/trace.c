@@ -101,8 +101,7 @@ static int start_sink(const struct rt_sink *want, const struct rt_options *o,
 
 int rt_trace_start(const struct rt_options *o, char *err, size_t errlen)
 {
-	size_t capacity = o->version == 1 ? o->buffer_size - FDR_V1_RESERVE :
-					    o->buffer_size;
+	size_t capacity = fdr_frame_capacity(o->version, o->buffer_size);
 	int ret;
 
 	rt_rseq_ensure();

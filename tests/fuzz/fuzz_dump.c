@@ -82,6 +82,13 @@ static void check_log(void)
 		abort();
 	while ((ret = xrayfdr_reader_next_event(r, &ev)) == 1)
 		;
+	/* every buffer the dump wrote carries a checksum that matches */
+	if (!ret && (xrayfdr_reader_stats(r)->sum_failed ||
+		     xrayfdr_reader_stats(r)->sum_ok !=
+			     xrayfdr_reader_stats(r)->buffers)) {
+		fprintf(stderr, "the dump's log fails its checksums\n");
+		abort();
+	}
 	if (ret) {
 		const struct xrayfdr_diag *d = xrayfdr_reader_error(r);
 

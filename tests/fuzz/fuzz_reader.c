@@ -10,7 +10,10 @@
  *  - calls taken in batches (xrayfdr_reader_next_calls()) are the events
  *    xrayfdr_reader_next_event() gives, with the same verdict;
  *  - a file the reader accepts, written again by the writer, reads back
- *    with the same events per thread.
+ *    with the same events per thread;
+ *  - checksums: the counts of buffers that match and fail theirs are the
+ *    same from memory, from a pipe (summed as the tiny window slides) and
+ *    in batches.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -36,6 +39,7 @@ struct run {
 	struct ev_copy *evs;
 	struct xrayfdr_file_header hdr;
 	bool have_hdr;
+	uint64_t sum_ok, sum_failed;
 };
 
 static void copy_event(struct ev_copy *c, const struct xrayfdr_event *ev)
@@ -111,6 +115,8 @@ static void read_events(struct xrayfdr_reader *r, struct run *out, size_t batch)
 	d = xrayfdr_reader_error(r);
 	out->rule = d ? d->rule : "";
 	out->offset = d ? d->offset : 0;
+	out->sum_ok = xrayfdr_reader_stats(r)->sum_ok;
+	out->sum_failed = xrayfdr_reader_stats(r)->sum_failed;
 }
 
 static bool same_event(const struct ev_copy *a, const struct ev_copy *b)
@@ -146,7 +152,8 @@ static void check_pipe_agrees(const uint8_t *data, size_t size,
 	xrayfdr_reader_free(r);
 	close(fds[0]);
 	if (p.ret != mem->ret || strcmp(p.rule, mem->rule) ||
-	    p.offset != mem->offset || p.n != mem->n)
+	    p.offset != mem->offset || p.n != mem->n ||
+	    p.sum_ok != mem->sum_ok || p.sum_failed != mem->sum_failed)
 		abort();
 	for (size_t i = 0; i < p.n; i++)
 		if (!same_event(&p.evs[i], &mem->evs[i]))
@@ -221,7 +228,9 @@ static void check_batches_agree(const uint8_t *data, size_t size)
 	read_events(r, &batched, 5);
 	xrayfdr_reader_free(r);
 	if (one.ret != batched.ret || strcmp(one.rule, batched.rule) ||
-	    one.offset != batched.offset || one.n != batched.n)
+	    one.offset != batched.offset || one.n != batched.n ||
+	    one.sum_ok != batched.sum_ok ||
+	    one.sum_failed != batched.sum_failed)
 		abort();
 	for (size_t i = 0; i < one.n; i++)
 		if (!same_event(&one.evs[i], &batched.evs[i]) ||
@@ -324,7 +333,8 @@ static void check_rewrite(const struct run *in)
 	r = xrayfdr_reader_new_mem(s.buf, s.len, "rewrite", NULL);
 	read_events(r, &out, 0);
 	xrayfdr_reader_free(r);
-	if (out.ret != 0 || out.n != in->n)
+	/* checksums are framing: the writer's log has none */
+	if (out.ret != 0 || out.n != in->n || out.sum_ok || out.sum_failed)
 		abort();
 	/* per thread, the order is kept */
 	for (size_t i = 0; i < in->n; i++) {

@@ -29,6 +29,15 @@ if clang -O1 -fxray-instrument -fxray-instruction-threshold=1 "$tmp/t.c" -o "$tm
 		tail -c +$((0x$off + 1)) "$tmp/t" | head -c $((0x$size))
 	} >"$BUILD/fuzz/corpus-instr_map/pie"
 fi
+# logs the runtime writes, with a checksum per buffer (fdr-format.rst,
+# "Checksums"): version 5 and 1, and one with a flipped bit in a record
+printf '#include <pthread.h>\nvolatile long s;\n__attribute__((xray_always_instrument, noinline)) void f(long i) { s += i; }\nstatic void *w(void *a) { for (long i = 0; i < 30; i++) f(i); return a; }\nint main(void) { pthread_t t; pthread_create(&t, 0, w, 0); w(0); pthread_join(t, 0); return 0; }\n' >"$tmp/s.c"
+if clang -O1 -fxray-instrument -fnoxray-link-deps -pthread "$tmp/s.c" -o "$tmp/s" 2>/dev/null; then
+	"$BUILD/bin/xrayfdr" record -q -b 256 -o "$out/runtime-v5" -- "$tmp/s" &&
+		"$BUILD/bin/xrayfdr" record -q -b 256 -V 1 -o "$out/runtime-v1" -- "$tmp/s" &&
+		python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[120] ^= 4; open(sys.argv[2], "wb").write(d)' \
+			"$out/runtime-v5" "$out/runtime-v5-damaged"
+fi
 rm -rf "$tmp"
 
 # llvm-xray YAML and TraceLog text: what `xrayfdr convert` writes from small
@@ -57,6 +66,7 @@ printf -- '---\nheader:\n  version: 1\n  type: 1\n  constant-tsc: true\n  nonsto
 # and times that add up past 64 bits.
 mkdir -p "$BUILD/fuzz/corpus-pipeline"
 for f in "$out/fdr-v5-all" "$out/fdr-v1" "$out/fdr-v3-be" "$out/basic" "$out/thread-names" \
+	"$out/runtime-v5" "$out/runtime-v5-damaged" \
 	"$BUILD/fuzz/corpus-yaml/fdr-v5-all" "$BUILD/fuzz/corpus-tracelog/fdr-v5-all"; do
 	[ -f "$f" ] && cp "$f" "$BUILD/fuzz/corpus-pipeline/$(basename "$(dirname "$f")")-${f##*/}"
 done

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "../../lib/fdr/frame.h"
+#include "../../lib/fdr/records.h"
 
 /*
  * A tiny file builder for hand-made (often invalid) logs.
@@ -1141,6 +1143,180 @@ static void test_call_batches(void **state)
 	}
 }
 
+/*
+ * Checksums (fdr-format.rst, "Checksums"): a log of three buffers framed
+ * as the runtime frames them, then damaged in each way the reader tells.
+ */
+struct sums {
+	uint8_t log[4096];
+	size_t len;
+	size_t at[3]; /* where each buffer begins */
+};
+
+struct sum_diags {
+	unsigned int n;
+	uint64_t offset[8];
+	char message[8][512];
+};
+
+static void on_sum_diag(void *ctx, const struct xrayfdr_diag *d)
+{
+	struct sum_diags *s = ctx;
+
+	if (strcmp(d->rule, "checksum") || s->n == 8)
+		return;
+	assert_int_equal(d->severity, XRAYFDR_SEV_ERROR);
+	s->offset[s->n] = d->offset;
+	snprintf(s->message[s->n++], sizeof(s->message[0]), "%s", d->message);
+}
+
+static int sums_out(void *ctx, const void *p, size_t n)
+{
+	struct sums *s = ctx;
+
+	assert_true(s->len + n <= sizeof(s->log));
+	memcpy(s->log + s->len, p, n);
+	s->len += n;
+	return 0;
+}
+
+/* @summed: which buffers get a checksum (bit i: buffer i) */
+static void sums_build(struct sums *s, unsigned int version,
+		       unsigned int summed)
+{
+	const uint64_t bs = 512;
+	uint8_t buf[512];
+
+	s->len = 0;
+	xrayfdr_encode_file_header(s->log, &(struct xrayfdr_file_header){
+						   .version = (uint16_t)version,
+						   .type = XRAYFDR_FILE_FDR,
+						   .cycle_frequency = 1000,
+						   .buffer_size = bs });
+	s->len = 32;
+	for (int b = 0; b < 3; b++) {
+		size_t n = fdr_put_preamble(buf, false, version, 100 + b, 5, 6,
+					    42);
+
+		fdr_put_metadata(buf + n, false, version,
+				 &(struct xrayfdr_metadata){
+					 .kind = XRAYFDR_MD_NEW_CPU_ID,
+					 .tsc = 1000 });
+		n += 16;
+		for (int i = 0; i < 8; i++, n += 8)
+			fdr_put_function(buf + n, false, i & 1, 7, 10);
+		s->at[b] = s->len;
+		assert_true(n <= fdr_frame_capacity(version, bs));
+		if (summed & (1u << b))
+			assert_int_equal(fdr_frame_write_sum(false, version, bs,
+							     s->log, buf, n,
+							     sums_out, s),
+					 0);
+		else
+			assert_int_equal(fdr_frame_write(false, version, bs,
+							 buf, n, sums_out, s),
+					 0);
+	}
+}
+
+/* Read @s from memory and from a pipe; both must agree (fuzz_reader,
+ * built with a 48-byte window, checks the same as the window slides).
+ * Return the stats. */
+static struct xrayfdr_reader_stats sums_read(const struct sums *s,
+					     struct sum_diags *d)
+{
+	XRAYFDR_OPTS(xrayfdr_reader_opts, o, .on_diag = on_sum_diag,
+		     .diag_ctx = d);
+	struct xrayfdr_reader_stats st[2];
+	struct sum_diags other = { 0 };
+	const struct xrayfdr_event *ev;
+	int pfd[2];
+
+	for (int k = 0; k < 2; k++) {
+		struct xrayfdr_reader *r;
+		uint64_t events = 0;
+		int ret;
+
+		if (k) {
+			o.diag_ctx = &other;
+			assert_int_equal(pipe(pfd), 0);
+			assert_int_equal(write(pfd[1], s->log, s->len),
+					 (ssize_t)s->len);
+			close(pfd[1]);
+			r = xrayfdr_reader_new_fd(pfd[0], "sums", &o);
+		} else {
+			r = xrayfdr_reader_new_mem(s->log, s->len, "sums", &o);
+		}
+		assert_non_null(r);
+		while ((ret = xrayfdr_reader_next_event(r, &ev)) == 1) {
+			/* checksums are not events */
+			assert_int_equal(ev->kind == XRAYFDR_EV_CUSTOM, 0);
+			events++;
+		}
+		/* damage a checksum finds does not stop the reader */
+		assert_int_equal(ret, 0);
+		assert_int_equal(events, 24);
+		st[k] = *xrayfdr_reader_stats(r);
+		xrayfdr_reader_free(r);
+		if (k)
+			close(pfd[0]);
+	}
+	assert_int_equal(st[0].sum_ok, st[1].sum_ok);
+	assert_int_equal(st[0].sum_failed, st[1].sum_failed);
+	assert_int_equal(d->n, other.n);
+	for (unsigned int i = 0; i < d->n; i++)
+		assert_int_equal(d->offset[i], other.offset[i]);
+	return st[0];
+}
+
+static void test_checksums(void **state)
+{
+	/* which buffers get a checksum, the byte flipped (-1: none, -2: a
+	 * TSC delta of the second buffer), and what is then said: how many
+	 * match and fail, where (a buffer, or -1: the header) and what */
+	static const struct {
+		unsigned int summed;
+		int flip;
+		unsigned int ok, failed;
+		int where;
+		const char *says;
+	} cases[] = {
+		{ 7, -1, 3, 0, 0, NULL },
+		{ 7, -2, 2, 1, 1, "buffer of thread 101 (" },
+		{ 7, 9, 3, 1, -1, "the header is damaged" },
+		{ 3, -1, 2, 1, 2, "thread 102 has no checksum" },
+		{ 4, -1, 1, 1, 0, "2 buffers from this one on have no" },
+		{ 0, -1, 0, 0, 0, NULL }, /* a writer without checksums */
+	};
+	static struct sums s;
+
+	(void)state;
+	for (unsigned int version = 1; version <= 5; version += 4) {
+		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+			struct xrayfdr_reader_stats st;
+			struct sum_diags d = { 0 };
+
+			sums_build(&s, version, cases[c].summed);
+			if (cases[c].flip == -2)
+				s.log[s.at[1] + (version == 1 ? 48 : 80) +
+				      8 * 3 + 5] ^= 0x10;
+			else if (cases[c].flip >= 0)
+				s.log[cases[c].flip] ^= 1;
+			st = sums_read(&s, &d);
+			assert_int_equal(st.sum_ok, cases[c].ok);
+			assert_int_equal(st.sum_failed, cases[c].failed);
+			assert_int_equal(st.errors, cases[c].failed);
+			assert_int_equal(d.n, cases[c].failed);
+			if (!cases[c].says)
+				continue;
+			assert_int_equal(
+				d.offset[0],
+				cases[c].where < 0 ? 0 : s.at[cases[c].where]);
+			assert_non_null(strstr(d.message[0], cases[c].says));
+		}
+	}
+}
+
 static void test_api_edges(void **state)
 {
 	struct {
@@ -1203,6 +1379,7 @@ int main(void)
 		cmocka_unit_test(test_event_buffer_offset),
 		cmocka_unit_test(test_call_batches),
 		cmocka_unit_test(test_keep_thread),
+		cmocka_unit_test(test_checksums),
 		cmocka_unit_test(test_api_edges),
 	};
 

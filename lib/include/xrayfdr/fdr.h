@@ -318,6 +318,16 @@ struct xrayfdr_reader_stats {
 	 */
 	uint64_t window_exits;
 	uint64_t window_threads;
+	/*
+	 * Checksums (fdr-format.rst, "Checksums"): buffers whose checksum
+	 * matched; damage they revealed (a buffer that fails its checksum
+	 * or lacks the one its log's other buffers carry, a header that
+	 * fails theirs), each also an error (rule "checksum") that does not
+	 * stop the reader.  A log from a writer without checksums has none
+	 * of either.
+	 */
+	uint64_t sum_ok;
+	uint64_t sum_failed;
 };
 
 /* Kinds of raw record the reader yields. */

@@ -271,7 +271,8 @@ uint64_t replay_problems(const struct replay *r)
 
 	for (size_t i = 0; i < r->ntraces; i++)
 		n += trace_stats(r->traces[i])->warnings +
-		     trace_stats(r->traces[i])->errors;
+		     trace_stats(r->traces[i])->errors +
+		     trace_stats(r->traces[i])->sum_failed;
 	return n;
 }
 

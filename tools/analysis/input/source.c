@@ -31,6 +31,7 @@ struct trace {
 
 	struct trace_stats stats;
 	uint64_t warnings_shown;
+	char sum_first[160]; /* the first buffer found damaged, and where */
 
 	/* progress */
 	bool progress;
@@ -85,6 +86,13 @@ static void on_diag(void *ctx, const struct xrayfdr_diag *d)
 {
 	struct trace *t = ctx;
 
+	/* said once, as a count, by trace_status() */
+	if (!strcmp(d->rule, "checksum")) {
+		if (!t->sum_first[0])
+			snprintf(t->sum_first, sizeof(t->sum_first),
+				 "%s at offset %" PRIu64, d->record, d->offset);
+		return;
+	}
 	if (d->severity == XRAYFDR_SEV_WARNING) {
 		if (t->warnings_shown++ >= MAX_WARNINGS_SHOWN)
 			return;
@@ -257,7 +265,9 @@ static void update_stats(struct trace *t)
 			xrayfdr_reader_stats(t->xr);
 
 		t->stats.bytes = rs->bytes;
-		t->stats.errors = rs->errors;
+		/* damage a checksum found is a warning here */
+		t->stats.errors = rs->errors - rs->sum_failed;
+		t->stats.sum_failed = rs->sum_failed;
 		t->stats.warnings = rs->warnings;
 		t->stats.skipped_bytes = rs->skipped_bytes;
 		t->stats.skipped_buffers = rs->skipped_buffers;
@@ -348,6 +358,11 @@ int trace_status(struct trace *t, int last_ret)
 		fputs("\r\033[K", stderr);
 		t->drawn = false;
 	}
+	if (t->stats.sum_failed)
+		say(t,
+		    "warning: %s: %" PRIu64
+		    " checksums fail (the first: the %s): the log is damaged, and what is read from it may be wrong; 'xrayfdr dump --verify %s' names each damaged buffer",
+		    t->path, t->stats.sum_failed, t->sum_first, t->path);
 	if (t->warnings_shown > MAX_WARNINGS_SHOWN)
 		say(t, "%s: %" PRIu64 " more warnings not shown", t->path,
 		    t->warnings_shown - MAX_WARNINGS_SHOWN);

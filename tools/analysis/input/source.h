@@ -58,6 +58,9 @@ struct trace_stats {
 	uint64_t warnings;
 	uint64_t skipped_bytes;
 	uint64_t skipped_buffers; /* XRay: buffers; text formats: lines */
+	/* XRay: damage found by checksums (not in errors; trace_status()
+	 * says it once, as a warning) */
+	uint64_t sum_failed;
 };
 
 struct trace;
