@@ -722,6 +722,25 @@ def check_patching():
     verify_log("patching under load: the log is valid", log)
 
 
+def check_device_refused():
+    """mode=cpu with a device that refuses the open(): the runtime says why,
+    once, and records in thread mode (as for a user the device's mode
+    leaves out, which root cannot play here)."""
+    d = os.path.join(OUT, "device")
+    os.makedirs(d, exist_ok=True)
+    cell = compile_cell(MATRIX[2], "c", "-O2")  # threads
+    if "error" in cell:
+        tap(False, "threads builds", cell["error"])
+        return
+    log = os.path.join(d, "refused.xray")
+    p, logs = run_ours(cell["ours"], log, ["50"],
+                       env={"XRAYFDR_OPTIONS": f'mode=cpu device="{d}"'})
+    want = f"cpu mode: cannot open {d}: Is a directory; recording in thread mode"
+    tap(p.returncode == 0 and logs and p.stderr.count(want) == 1,
+        "a device open() refuses: the reason said once, thread mode records",
+        f"exit {p.returncode}; stderr: {p.stderr}")
+
+
 def check_version1_and_threshold():
     d = os.path.join(OUT, "modes")
     os.makedirs(d, exist_ok=True)
@@ -1620,7 +1639,7 @@ def main():
                 tap(*line)
     for fn in (check_dying, check_record_errors, check_filters, check_light_objects,
                check_api, check_dlclose, check_default_options,
-               check_patching,
+               check_patching, check_device_refused,
                check_version1_and_threshold, check_environment, check_static_link,
                check_thread_names, check_depth, check_dlopen, check_basic,
                check_stream, check_migrate, check_snapshot_cli):
