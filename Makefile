@@ -75,6 +75,7 @@ include scripts/vm/Build.mk
 include tests/runtime/Build.mk
 include bench/runtime/Build.mk
 include Documentation/man/Build.mk
+include scripts/pkg/Build.mk
 
 LIB_OBJS := $(call lib_objs,$(BUILD)/obj)
 LIB_SO_OBJS := $(LIB_SO_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -177,6 +178,7 @@ help:
 	@echo '  deps           install the Debian packages the project needs (root)'
 	@echo '  fuzz           run the fuzz targets, FUZZ_SECONDS each (default 60)'
 	@echo '  install        install into DESTDIR/PREFIX (default /usr/local), manual pages into MANDIR'
+	@echo '  dkms-deb       $(BUILD)/pkg/xray-fdr-dkms_$(VERSION)_all.deb: the module for DKMS, the udev rule'
 	@echo '  clean          remove $(BUILD)/'
 	@echo 'Variables: V=1 (show commands), CC, CLANG, CFLAGS, BUILD, PREFIX, DESTDIR'
 
