@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -43,6 +44,30 @@ static int node_mode(void)
 	if (stat(XS_DEVICE, &st))
 		return -errno;
 	return st.st_mode & 07777;
+}
+
+/*
+ * Reload with @params; 0 if the parameter file and the node then both say
+ * mode @octal, else -1 (the reason printed).
+ */
+static int loaded_with(const char *params, const char *octal)
+{
+	char line[32];
+	int err = reload(params);
+
+	if (err) {
+		printf("# load '%s': %s\n", params, strerror(-err));
+		return -1;
+	}
+	err = xs_read_line(PARAM, line, sizeof(line));
+	if (err || strcmp(line, octal) ||
+	    node_mode() != (int)strtol(octal, NULL, 8)) {
+		printf("# load '%s': %s says '%s', the node %04o; not %s\n",
+		       params, PARAM, err ? strerror(-err) : line, node_mode(),
+		       octal);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -98,24 +123,14 @@ FIXTURE_TEARDOWN(perms)
 
 TEST_F(perms, default_mode_is_0666_and_open_to_every_user)
 {
-	char line[32];
-
-	ASSERT_EQ(0, reload(""));
-	ASSERT_EQ(0, xs_read_line(PARAM, line, sizeof(line)));
-	EXPECT_STREQ("0666", line);
-	EXPECT_EQ(0666, node_mode());
+	ASSERT_EQ(0, loaded_with("", "0666"));
 	EXPECT_EQ(0, open_as_nobody(0, 0));
 	EXPECT_EQ(0, open_as_root());
 }
 
 TEST_F(perms, mode_0600_refuses_users_with_eacces_and_root_opens)
 {
-	char line[32];
-
-	ASSERT_EQ(0, reload("dev_mode=0600"));
-	ASSERT_EQ(0, xs_read_line(PARAM, line, sizeof(line)));
-	EXPECT_STREQ("0600", line);
-	EXPECT_EQ(0600, node_mode());
+	ASSERT_EQ(0, loaded_with("dev_mode=0600", "0600"));
 	EXPECT_EQ(EACCES, open_as_nobody(0, 0));
 	EXPECT_EQ(EACCES, open_as_nobody(TRACERS, 0));
 	EXPECT_EQ(0, open_as_root());
@@ -123,8 +138,7 @@ TEST_F(perms, mode_0600_refuses_users_with_eacces_and_root_opens)
 
 TEST_F(perms, mode_0660_lets_the_group_in_with_the_per_user_limits)
 {
-	ASSERT_EQ(0, reload("dev_mode=0660 max_user_sessions=2"));
-	EXPECT_EQ(0660, node_mode());
+	ASSERT_EQ(0, loaded_with("dev_mode=0660 max_user_sessions=2", "0660"));
 	/* what the udev rule does with GROUP="xrayfdr" */
 	ASSERT_EQ(0, chown(XS_DEVICE, 0, TRACERS));
 	EXPECT_EQ(0660, node_mode());
@@ -150,8 +164,7 @@ TEST_F(perms, modes_beyond_read_and_write_stop_the_load)
 		EXPECT_EQ(-1, access(XS_DEVICE, F_OK));
 	}
 	/* octal without the leading 0 too */
-	ASSERT_EQ(0, reload("dev_mode=644"));
-	EXPECT_EQ(0644, node_mode());
+	ASSERT_EQ(0, loaded_with("dev_mode=644", "0644"));
 }
 
 TEST_HARNESS_MAIN

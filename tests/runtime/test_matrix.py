@@ -722,18 +722,27 @@ def check_patching():
     verify_log("patching under load: the log is valid", log)
 
 
+def threads_exe(sub):
+    """A directory OUT/@sub, and the threads program of the matrix at -O2
+    (C) or None, said."""
+    d = os.path.join(OUT, sub)
+    os.makedirs(d, exist_ok=True)
+    cell = compile_cell(MATRIX[2], "c", "-O2")
+    if "error" in cell:
+        tap(False, "threads builds", cell["error"])
+        return d, None
+    return d, cell["ours"]
+
+
 def check_device_refused():
     """mode=cpu with a device that refuses the open(): the runtime says why,
     once, and records in thread mode (as for a user the device's mode
     leaves out, which root cannot play here)."""
-    d = os.path.join(OUT, "device")
-    os.makedirs(d, exist_ok=True)
-    cell = compile_cell(MATRIX[2], "c", "-O2")  # threads
-    if "error" in cell:
-        tap(False, "threads builds", cell["error"])
+    d, exe = threads_exe("device")
+    if not exe:
         return
     log = os.path.join(d, "refused.xray")
-    p, logs = run_ours(cell["ours"], log, ["50"],
+    p, logs = run_ours(exe, log, ["50"],
                        env={"XRAYFDR_OPTIONS": f'mode=cpu device="{d}"'})
     want = f"cpu mode: cannot open {d}: Is a directory; recording in thread mode"
     tap(p.returncode == 0 and logs and p.stderr.count(want) == 1,
@@ -742,13 +751,9 @@ def check_device_refused():
 
 
 def check_version1_and_threshold():
-    d = os.path.join(OUT, "modes")
-    os.makedirs(d, exist_ok=True)
-    cell = compile_cell(MATRIX[2], "c", "-O2")  # threads
-    if "error" in cell:
-        tap(False, "threads builds", cell["error"])
+    d, exe = threads_exe("modes")
+    if not exe:
         return
-    exe = cell["ours"]
     log = os.path.join(d, "v1.xray")
     p, logs = run_ours(exe, log, ["300"], env={"XRAYFDR_OPTIONS": "version=1"})
     ok = p.returncode == 0 and logs
