@@ -38,3 +38,19 @@ dkms-deb: $(DKMS_DEB)
 
 CHECK_DEPS += $(DKMS_DEB)
 CHECK_SUITES += pkg/dkms:tests/pkg/test_dkms.sh
+
+# A clean Debian 12 for the install test (scripts/pkg/mkchroot.sh, made
+# once from Debian's archive: delete the tarball to refresh it), and the
+# suite that installs the package there, has DKMS build the module and
+# purges it (tests/pkg/test_dkms_chroot.sh).
+PKG_CHROOT := $(BUILD)/chroot/bookworm.tar
+
+$(PKG_CHROOT): scripts/pkg/mkchroot.sh
+	$(call msg,CHROOT,$@ (Debian bookworm))
+	$(Q)scripts/pkg/mkchroot.sh $@
+
+chroot: $(PKG_CHROOT)
+.PHONY: chroot
+
+CHECK_DEPS += $(PKG_CHROOT)
+CHECK_SUITES += pkg/dkms-chroot:tests/pkg/test_dkms_chroot.sh
