@@ -16,24 +16,9 @@ set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
-version=$(make -s --no-print-directory --eval 'pv: ; @echo $(VERSION)' pv)
-deb=$BUILD/pkg/xray-fdr-dkms_${version}_all.deb
+. tests/pkg/pkglib.sh
 work=$(realpath -m "$BUILD/pkg/dkms-test")
 src=usr/src/xray-fdr-$version
-n=0 status=0
-
-result() { # ok|fail|skip, description, [diagnostics]
-	n=$((n + 1))
-	case $1 in
-	ok) echo "ok $n - $2" ;;
-	skip) echo "ok $n - $2 # SKIP ${3:-}" ;;
-	*)
-		status=1
-		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | head -n 30 | sed 's/^/# /'
-		;;
-	esac
-}
 
 rm -rf "$work" && mkdir -p "$work/dkms" "$work/install"
 touch "$work/marker"
