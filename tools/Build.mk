@@ -58,7 +58,7 @@ $(TEXT_FUZZ_BINS): FUZZ_EXTRA_SRCS = $(ANALYSIS_READER_SRCS)
 
 # The pipelines' fuzz target runs the analysis commands whole, in process.
 PIPELINE_FUZZ_SRCS := $(ANALYSIS_SRCS) tools/util.c tools/cmd_account.c \
-	tools/cmd_stack.c tools/cmd_graph.c tools/cmd_convert.c
+	tools/cmd_stack.c tools/cmd_graph.c tools/cmd_convert.c tools/cmd_replay.c
 $(BUILD)/fuzz/fuzz_pipeline: $(PIPELINE_FUZZ_SRCS) $(TOOL_CXX_OBJS) \
 	$(wildcard tools/*.h tools/analysis/*/*.h)
 $(BUILD)/fuzz/fuzz_pipeline: FUZZ_EXTRA_SRCS = $(PIPELINE_FUZZ_SRCS)

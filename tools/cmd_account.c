@@ -107,6 +107,8 @@ static void account_usage(FILE *out)
 		"      --time-range=START,END\n"
 		"                          only the events in this range (see 'xrayfdr\n"
 		"                          replay --help'); calls cut by it are not counted\n"
+		"      --around-trigger[=TIME]  in a snapshot a trigger took, only the\n"
+		"                          events TIME (1ms) around the triggering call\n"
 		"      --min-duration=TIME only calls that lasted TIME or more (5us, 2ms,\n"
 		"                          1s; a bare number is microseconds)\n"
 		"      --per-thread        a table per thread (in order of first\n"

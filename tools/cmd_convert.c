@@ -90,6 +90,8 @@ static void convert_usage(FILE *out)
 		"      --tid=TID[,TID...] only the events of these threads\n"
 		"      --time-range=START,END  only the events in this range (see\n"
 		"                         'xrayfdr replay --help')\n"
+		"      --around-trigger[=TIME]  in a snapshot a trigger took, only the\n"
+		"                          events TIME (1ms) around the triggering call\n"
 		"      --min-duration=TIME  trace_event, perfetto, tracelog, folded: only\n"
 		"                         calls that lasted TIME or more (5us, 2ms, 1s; a\n"
 		"                         bare number is microseconds); a call left out\n"

@@ -91,6 +91,8 @@ static void graph_usage(FILE *out)
 		"      --time-range=START,END\n"
 		"                            only the events in this range (see\n"
 		"                            'xrayfdr replay --help')\n"
+		"      --around-trigger[=TIME]  in a snapshot a trigger took, only the\n"
+		"                          events TIME (1ms) around the triggering call\n"
 		"      --min-duration=TIME   only calls that lasted TIME or more (5us, 2ms,\n"
 		"                            1s; a bare number is microseconds); a call\n"
 		"                            left out adds to its caller's self time\n"

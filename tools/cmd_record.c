@@ -78,6 +78,17 @@ static void record_usage(FILE *out)
 		"                           however it dies (SIGKILL too): the runtime says\n"
 		"                           which session; xrayfdr-ctl dump ID -o FILE\n"
 		"                           writes its log (CPU mode, with the module)\n"
+		"      --trigger=SPEC       take a snapshot of the trace while PROGRAM runs\n"
+		"                           when SPEC happens: FUNC>TIME (a call of a\n"
+		"                           function PATTERN FUNC names lasted longer than\n"
+		"                           TIME, e.g. 'handle_*>2ms') or signal=SIG (the\n"
+		"                           process got SIG, e.g. signal=USR2); repeatable\n"
+		"      --post=TIME          go on recording TIME after a trigger before the\n"
+		"                           snapshot, so what followed is in it (default 0)\n"
+		"      --max-snapshots=N    at most N snapshots (default 0: no limit)\n"
+		"      --snapshot-interval=TIME  at least TIME between two snapshots\n"
+		"      --snapshot-dir=DIR   where snapshots go (default: the log's directory),\n"
+		"                           named PROGRAM.PID.N.TRIGGER.DATE-TIME.xray\n"
 		"  -L, --library=PATH       the libxrayfdr.so to preload (default: the one\n"
 		"                           installed next to this xrayfdr, ../lib/%s)\n"
 		"      --verify             check the whole log after the run, however\n"
@@ -410,6 +421,59 @@ static bool parse_duration(const char *text, uint64_t *us)
 	return true;
 }
 
+/*
+ * Check --trigger's @spec (FUNC>TIME or signal=SIG; the runtime checks the
+ * signal's name) and add it to the lines in *@triggers.
+ */
+static bool add_trigger(char **triggers, const char *spec)
+{
+	const char *gt = strrchr(spec, '>');
+	char pattern[PATH_MAX], *check = NULL, *t;
+	uint64_t ns;
+	bool ok;
+
+	if (strpbrk(spec, "\"\n")) {
+		tool_error("record",
+			   "--trigger '%s': no '\"' or newline, please", spec);
+		return false;
+	}
+	if (!strncmp(spec, "signal=", 7)) {
+		ok = spec[7] != '\0';
+	} else {
+		/* the runtime's durations: a whole number and a unit */
+		const char *unit = gt ? gt + 1 + strspn(gt + 1, "0123456789") :
+					NULL;
+
+		ok = gt && gt != spec &&
+		     (size_t)(gt - spec) < sizeof(pattern) && unit > gt + 1 &&
+		     (!strcmp(unit, "ns") || !strcmp(unit, "us") ||
+		      !strcmp(unit, "ms") || !strcmp(unit, "s")) &&
+		     !parse_time_ns(gt + 1, 0, &ns) && ns;
+		if (ok) {
+			snprintf(pattern, sizeof(pattern), "%.*s",
+				 (int)(gt - spec), spec);
+			if (!filter_add_rule("record", &check, '+', pattern))
+				return false;
+			free(check);
+		}
+	}
+	if (!ok) {
+		tool_error(
+			"record",
+			"--trigger wants FUNC>TIME ('slow_*>2ms': a whole number of ns, us, ms or s) or signal=SIG (signal=USR2), not '%s'",
+			spec);
+		return false;
+	}
+	if (asprintf(&t, "%s%s%s", *triggers ? *triggers : "",
+		     *triggers ? "\n" : "", spec) < 0) {
+		tool_error("record", "out of memory");
+		return false;
+	}
+	free(*triggers);
+	*triggers = t;
+	return true;
+}
+
 enum verify { VERIFY_SMALL, VERIFY_ALWAYS, VERIFY_NEVER };
 /* Above this, checking the log takes seconds: --verify asks for it. */
 #define VERIFY_LIMIT (256ull << 20)
@@ -423,8 +487,67 @@ struct record_opts {
 	uint64_t threshold_us, buffer_size, buffer_max, version, depth;
 	bool quiet;
 	enum verify verify;
+	/* triggers: trigger= lines, and the snapshots' options */
+	char *triggers;
+	uint64_t post_us, interval_us, max_snapshots;
+	const char *snapshot_dir;
 };
 
+static int report(const char *path, bool quiet, enum verify verify,
+		  uint64_t *events);
+
+/*
+ * Where the snapshots of --trigger go, as an absolute path (the program
+ * may change its directory): --snapshot-dir, or the log's directory.
+ * Return 0 or an exit status, having said why.
+ */
+static int snapshot_dir(struct record_opts *o, const char *output, char *dir,
+			size_t size)
+{
+	char parent[PATH_MAX], *slash;
+	const char *want = o->snapshot_dir;
+
+	if (!want) {
+		snprintf(parent, sizeof(parent), "%s", output);
+		slash = strrchr(parent, '/');
+		if (slash)
+			*(slash == parent ? slash + 1 : slash) = '\0';
+		want = slash ? parent : ".";
+	}
+	if (!realpath(want, dir) || access(dir, W_OK | X_OK)) {
+		tool_error("record", "--snapshot-dir %s: %s", want,
+			   strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (strchr(dir, '"') || strlen(dir) + 64 >= size) {
+		tool_error("record", "--snapshot-dir %s: cannot be passed on",
+			   dir);
+		return EXIT_USAGE;
+	}
+	o->snapshot_dir = dir;
+	return 0;
+}
+
+/* The snapshots process @pid of @program took, each checked as a log. */
+static void report_snapshots(const char *dir, const char *program, pid_t pid,
+			     bool quiet, enum verify verify, unsigned int *bad)
+{
+	const char *base = strrchr(program, '/');
+	char pattern[PATH_MAX + 64];
+	uint64_t events;
+	glob_t g;
+
+	snprintf(pattern, sizeof(pattern), "%s/%s.%ld.*.xray", dir,
+		 base ? base + 1 : program, (long)pid);
+	if (glob(pattern, 0, NULL, &g))
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		*bad += report(g.gl_pathv[i], quiet, verify, &events) != 0;
+	if (!quiet)
+		fprintf(stderr, "xrayfdr record: %zu snapshot%s in %s\n",
+			g.gl_pathc, g.gl_pathc == 1 ? "" : "s", dir);
+	globfree(&g);
+}
 static void child(const struct record_opts *o, const char *output,
 		  const char *library, char **argv)
 {
@@ -455,6 +578,26 @@ static void child(const struct record_opts *o, const char *output,
 	if (o->mode && n > 0 && (size_t)n < sizeof(opts))
 		n += snprintf(opts + n, sizeof(opts) - (size_t)n, " mode=%s",
 			      o->mode);
+	for (const char *t = o->triggers;
+	     t && *t && n > 0 && (size_t)n < sizeof(opts);) {
+		const char *eol = strchr(t, '\n');
+		int len = eol ? (int)(eol - t) : (int)strlen(t);
+
+		n += snprintf(opts + n, sizeof(opts) - (size_t)n,
+			      " trigger=\"%.*s\"", len, t);
+		t = eol ? eol + 1 : NULL;
+	}
+	if (o->triggers && n > 0 && (size_t)n < sizeof(opts))
+		n += snprintf(opts + n, sizeof(opts) - (size_t)n,
+			      " post=%" PRIu64 "us snapshot_interval=%" PRIu64
+			      "us max_snapshots=%" PRIu64
+			      " snapshot_dir=\"%s\"",
+			      o->post_us, o->interval_us, o->max_snapshots,
+			      o->snapshot_dir);
+	if (n < 0 || (size_t)n >= sizeof(opts)) {
+		tool_error("record", "the options are too long");
+		_exit(127);
+	}
 	if ((o->filter && setenv("XRAYFDR_FILTER", o->filter, 1)) ||
 	    setenv("XRAYFDR_OPTIONS", opts, 1) ||
 	    (library && append_env("LD_PRELOAD", library, ':'))) {
@@ -584,11 +727,17 @@ static int record_run(int argc, char **argv)
 		{ "stream", no_argument, NULL, 's' },
 		{ "verify", no_argument, NULL, 'Y' },
 		{ "no-verify", no_argument, NULL, 'U' },
+		{ "trigger", required_argument, NULL, 0x300 },
+		{ "post", required_argument, NULL, 0x301 },
+		{ "max-snapshots", required_argument, NULL, 0x302 },
+		{ "snapshot-interval", required_argument, NULL, 0x303 },
+		{ "snapshot-dir", required_argument, NULL, 0x304 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct record_opts o = { 0 };
 	char prog[PATH_MAX], output[PATH_MAX], library[PATH_MAX], err[1024];
+	char snapdir[PATH_MAX];
 	char sig[32];
 	unsigned int children, bad;
 	uint64_t events;
@@ -646,6 +795,25 @@ static int record_run(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			continue;
+		case 0x300:
+			if (!add_trigger(&o.triggers, optarg))
+				return EXIT_USAGE;
+			continue;
+		case 0x301:
+		case 0x303:
+			if (!parse_duration(optarg, opt == 0x301 ?
+							    &o.post_us :
+							    &o.interval_us)) {
+				tool_error(
+					"record",
+					"--%s wants a time such as 5us, 2ms or 1s, not '%s'",
+					option_name(longopts, opt), optarg);
+				return EXIT_USAGE;
+			}
+			continue;
+		case 0x304:
+			o.snapshot_dir = optarg;
+			continue;
 		case 'K':
 			o.keep = true;
 			continue;
@@ -670,6 +838,9 @@ static int record_run(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			continue;
+		case 0x302:
+			field = &o.max_snapshots;
+			break;
 		case 'd':
 			field = &o.depth;
 			min = 1;
@@ -770,6 +941,10 @@ static int record_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	if (o.triggers &&
+	    (ret = snapshot_dir(&o, output, snapdir, sizeof(snapdir))))
+		return ret;
+
 	/* Like time(1): ^C goes to the program, which writes its log. */
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
@@ -827,6 +1002,9 @@ static int record_run(int argc, char **argv)
 		unlink(output); /* the name we made, or emptied: no log */
 	/* logs of the processes it started (fork, exec): FILE.PID */
 	children = report_children(output, started, o.quiet, o.verify, &bad);
+	if (o.triggers)
+		report_snapshots(snapdir, argv[0], pid, o.quiet, o.verify,
+				 &bad);
 	if (ret == -ENOENT && !children) {
 		if (WIFSIGNALED(status))
 			tool_error(

@@ -25,6 +25,7 @@
 #include "analysis/engine/funcfilter.h"
 #include "analysis/output/outbuf.h"
 #include "analysis/engine/replay.h"
+#include "analysis/input/log_objects.h"
 #include "analysis/input/symbols.h"
 #include "analysis/engine/ticks.h"
 #include "xrayfdr.h"
@@ -61,6 +62,10 @@ static void replay_usage(FILE *out)
 		"                         unit (1.5ms, 2s) count from the first record;\n"
 		"                         plain integers are TSC values; either end may\n"
 		"                         be empty\n"
+		"      --around-trigger[=TIME]  in a snapshot a trigger took, only the\n"
+		"                         events from TIME before the triggering call\n"
+		"                         began to TIME after it ended (default 1ms);\n"
+		"                         a line above says what fired\n"
 		"  -m, --instr-map=BINARY name functions from BINARY\n"
 		"      --no-build-id-check\n"
 		"                         use BINARY even if the log was\n"
@@ -622,6 +627,12 @@ static int replay_run(int argc, char **argv)
 		goto out;
 	}
 	ob_init(v.ob, v.out);
+	if (o.trigger.set)
+		analysis_say_trigger(v.out, &o.trigger,
+				     o.trigger.function ?
+					     symbols_name(v.syms,
+							  o.trigger.function) :
+					     NULL);
 	fprintf(v.out, "#%15s %13s %13s %9s   %s\n", "TIME (s)", "DURATION",
 		"SELF", "TID", "FUNCTION");
 	status = replay_file(v.replay, argv[optind]);

@@ -31,6 +31,10 @@ key ONLY takes:
                 program runs, through the same 256 buffers of 64 KiB
   stream-cpu    the same in CPU mode, through the rings (256 sub-buffers
                 of 64 KiB a CPU)
+  trigger-mid, trigger-leaf
+                xrayfdr record --trigger 'mid>1s' (or 'leaf>1s'): an armed
+                duration trigger that never fires; the functions it names
+                pay its timing, the others nothing
   lttng         LTTng-UST's function tracing (liblttng-ust-cyg-profile-
                 fast, preloaded into a -finstrument-functions build),
                 lossless: a channel that blocks when full (blocking
@@ -184,28 +188,31 @@ def buffer_max_of(mode):
 
 
 def cmd_xrayfdr_record(exe, d, n, mode="thread", threshold_us=0, only=None, depth=0,
-                       stream=False):
+                       stream=False, trigger=None):
     log = os.path.join(d, "xrayfdr.xray")
     return [XRAYFDR, "record", "-o", log, "--buffer-size", str(BUFFER_SIZE),
             "--buffer-max", str(buffer_max_of(mode)), "--threshold-us", str(threshold_us),
             "--mode", mode] + (["-F", only] if only else []) + \
         (["--depth", str(depth)] if depth else []) + (["--stream"] if stream else []) + \
+        (["--trigger", trigger, "--snapshot-dir", d] if trigger else []) + \
         [exe, str(n)], {}
 
 
-def xrayfdr_options(d, mode, threshold_us, depth=0, stream=False):
+def xrayfdr_options(d, mode, threshold_us, depth=0, stream=False, trigger=None):
     """XRAYFDR_OPTIONS as `xrayfdr record` sets them (tools/cmd_record.c)."""
     log = os.path.join(d, "xrayfdr.xray")
     return (f'verbosity=0 output="{log}" func_duration_threshold_us={threshold_us} '
             f"buffer_size={BUFFER_SIZE} buffer_max={buffer_max_of(mode)} mode={mode}"
-            + (f" max_depth={depth}" if depth else "") + (" stream=true" if stream else ""))
+            + (f" max_depth={depth}" if depth else "") + (" stream=true" if stream else "")
+            + (f' trigger="{trigger}" snapshot_dir="{d}"' if trigger else ""))
 
 
 def cmd_xrayfdr_preload(exe, d, n, mode="thread", threshold_us=0, only=None, depth=0,
-                        stream=False):
+                        stream=False, trigger=None):
     """What `xrayfdr record` runs, without it (under valgrind)."""
     env = {"LD_PRELOAD": LIBSO,
-           "XRAYFDR_OPTIONS": xrayfdr_options(d, mode, threshold_us, depth, stream)}
+           "XRAYFDR_OPTIONS": xrayfdr_options(d, mode, threshold_us, depth, stream,
+                                              trigger)}
     if only:
         env["XRAYFDR_FILTER"] = "+" + only
     return [exe, str(n)], env
@@ -396,6 +403,12 @@ def peers_of(exes):
         Peer("stream-cpu", "xrayfdr --stream CPU mode", x, rec("cpu", stream=True),
              out_xrayfdr, pre("cpu", stream=True), "rt_cpu_tramp_entry",
              cpu_mode=True, lossless=True),
+        # an armed duration trigger that never fires: what the calls of
+        # the functions it names pay (the others keep their sleds' path)
+        Peer("trigger-mid", "xrayfdr --trigger 'mid>1s' (1 of 3 named)", x,
+             rec(trigger="mid>1s"), out_xrayfdr, pre(trigger="mid>1s"), "rt_trig_fdr_entry"),
+        Peer("trigger-leaf", "xrayfdr --trigger 'leaf>1s' (2 of 3 named)", x,
+             rec(trigger="leaf>1s"), out_xrayfdr, pre(trigger="leaf>1s"), "rt_trig_fdr_entry"),
     ]
     if LTTNG and BABELTRACE and os.path.exists(os.path.join(
             "/usr/lib/x86_64-linux-gnu", LTTNG_FAST)):

@@ -6,7 +6,8 @@ LIB_SRCS += lib/runtime/options.c lib/runtime/tsc.c lib/runtime/state.c \
 	lib/runtime/sink_cpu_drain.c lib/runtime/sink_cpu_stream.c \
 	lib/runtime/fdr.c lib/runtime/fdr_setup.c lib/runtime/handlers.c \
 	lib/runtime/logfile.c lib/runtime/stream.c lib/runtime/trace.c \
-	lib/runtime/control.c \
+	lib/runtime/control.c lib/runtime/trigger.c lib/runtime/trigger_fire.c \
+	lib/runtime/trigger_select.c \
 	lib/runtime/modes.c lib/runtime/mode_fdr.c lib/runtime/basic.c \
 	lib/runtime/objects.c lib/runtime/init.c lib/runtime/xray_api.c \
 	lib/runtime/api.c lib/runtime/dump.c \
@@ -25,5 +26,6 @@ RT_LIGHT_FLAGS := -mgeneral-regs-only -fno-tree-loop-distribute-patterns \
 $(BUILD)/obj/lib/runtime/fdr.o $(BUILD)/obj/lib/runtime/bufq.o \
 	$(BUILD)/obj/lib/runtime/logbuf.o \
 	$(BUILD)/obj/lib/runtime/sink_thread_write.o \
-	$(BUILD)/obj/lib/runtime/sink_cpu_write.o: \
+	$(BUILD)/obj/lib/runtime/sink_cpu_write.o \
+	$(BUILD)/obj/lib/runtime/trigger_fire.o: \
 	CFLAGS += $(RT_LIGHT_FLAGS)

@@ -13,6 +13,7 @@
 #include "objects.h"
 #include "state.h"
 #include "trace.h"
+#include "trigger.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_result;
@@ -37,6 +38,8 @@ static void fork_child(void)
 	rt_locks_fork_child();
 	rt_control_fork_child();
 	rt_control_trace_started();
+	rt_trigger_fork_child();
+	rt_trigger_trace_started();
 }
 
 static void do_init(void)

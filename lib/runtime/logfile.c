@@ -21,11 +21,16 @@
 #include "../util/outfile.h"
 #include "logfile.h"
 #include "state.h"
+#include "trigger.h"
 
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 #define INFO_MAX 16384
 
-static char info_buf[INFO_MAX + 8 * MD]; /* the info buffer's records */
+/* The info buffer's records: a log written at exit or from a fatal
+ * signal's handler, where nothing may be allocated, writes them here;
+ * a snapshot, which may run meanwhile, allocates its own. */
+#define INFO_BUF_SIZE (INFO_MAX + 8 * MD)
+static char info_buf[INFO_BUF_SIZE];
 
 /* A bounded string builder that never fails loudly. */
 struct text {
@@ -132,13 +137,14 @@ static void put_md(uint8_t **p, unsigned int version,
 	*p += MD;
 }
 
-/* Our info buffer's records (without its frame); returns its size. */
+/* Our info buffer's records (without its frame) into @buf; returns their
+ * size. */
 static size_t build_info(const struct rt_trace *tr, const struct rt_totals *tot,
-			 const struct rt_log_extra *x)
+			 const struct rt_log_extra *x, char *buf)
 {
 	char text[INFO_MAX];
 	struct text t = { text, 0, sizeof(text) };
-	uint8_t *p = (uint8_t *)info_buf;
+	uint8_t *p = (uint8_t *)buf;
 	struct timespec ts;
 	uint64_t tsc = arch_tsc();
 	/* the preamble, NewCPUId and the event's marker go first */
@@ -179,6 +185,12 @@ static size_t build_info(const struct rt_trace *tr, const struct rt_totals *tot,
 		add(&t, "\nsnapshot=");
 		add(&t, x->snapshot);
 	}
+	if (rt_trigger_suppressed()) {
+		/* triggers that fired while another was handled, or
+		 * beyond max_snapshots= or snapshot_interval= */
+		add(&t, "\ntrigger_suppressed=");
+		add_u64(&t, rt_trigger_suppressed());
+	}
 	add(&t, "\n");
 	add(&t, x->objects);
 	if (t.n > room)
@@ -197,7 +209,7 @@ static size_t build_info(const struct rt_trace *tr, const struct rt_totals *tot,
 		       .event_size = (int32_t)t.n,
 		       .tsc = tsc });
 	memcpy(p, text, t.n);
-	return (size_t)(p - (uint8_t *)info_buf) + t.n;
+	return (size_t)(p - (uint8_t *)buf) + t.n;
 }
 
 static int write_to(void *ctx, const void *data, size_t len)
@@ -257,6 +269,7 @@ int rt_log_write(const struct rt_trace *t, int fd, struct rt_drain *d,
 	uint64_t events = 0, buffers = 0;
 	struct rt_chunk c;
 	size_t info;
+	char *buf;
 	int ret = 0;
 
 	/* counted as they are written: the info event comes last */
@@ -278,8 +291,14 @@ int rt_log_write(const struct rt_trace *t, int fd, struct rt_drain *d,
 	tot->buffers = buffers;
 	/* last: it is the latest, and llvm-xray account wants the first
 	 * record to be the earliest */
-	info = build_info(t, tot, x);
-	if (!ret)
-		ret = write_buffer(t, fd, info_buf, info);
+	if (ret)
+		return ret;
+	buf = x->snapshot ? malloc(INFO_BUF_SIZE) : info_buf;
+	if (!buf)
+		return -ENOMEM;
+	info = build_info(t, tot, x, buf);
+	ret = write_buffer(t, fd, buf, info);
+	if (buf != info_buf)
+		free(buf);
 	return ret;
 }

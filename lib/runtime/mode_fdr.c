@@ -20,6 +20,7 @@
 #include "modes.h"
 #include "state.h"
 #include "trace.h"
+#include "trigger.h"
 
 #define MD XRAYFDR_METADATA_RECORD_SIZE
 
@@ -99,6 +100,8 @@ static XRayLogInitStatus fdr_log_init(size_t buffer_size, size_t buffer_max,
 			 buffer_max);
 	}
 	if (!ret)
+		ret = rt_trig_parse(o.triggers, err, sizeof(err));
+	if (!ret)
 		ret = rt_trace_start(&o, err, sizeof(err));
 	if (ret) {
 		pr_warn("%s; tracing is off\n", err);
@@ -116,6 +119,7 @@ static XRayLogInitStatus fdr_log_init(size_t buffer_size, size_t buffer_max,
 	rt_live.flush_status = XRAY_LOG_NOT_FLUSHING;
 	rt_update_fast();
 	rt_control_trace_started();
+	rt_trigger_trace_started();
 	rt_api_unlock();
 	return XRAY_LOG_INITIALIZED;
 }

@@ -41,6 +41,7 @@
 #include "objects.h"
 #include "sink.h"
 #include "state.h"
+#include "trigger.h"
 
 #define MAX_OBJECTS 16 /* object k's ids carry k in bits 24-27 */
 #define OBJECT_SHIFT 24
@@ -56,6 +57,9 @@ struct rt_object {
 	uintptr_t lo, hi; /* lowest and highest sled address */
 	uintptr_t target[NKINDS]; /* trampoline or stub per sled kind */
 	bool targets_ready;
+	/* the functions a duration trigger names call these (trigger.h) */
+	uintptr_t trig_target[NKINDS];
+	bool trig_selected, trig_any;
 	/* GCC's sites (no xray_instr_map): a stub per function and sled
 	 * kind (entry, exit) in a page near the code */
 	bool gcc;
@@ -416,6 +420,7 @@ static void drop_unloaded_locked(void)
 		xray_instr_map_free(&o->map);
 		free(o->retired);
 		free(o->selected);
+		rt_trig_forget(i);
 		memcpy(build_id, o->build_id, sizeof(build_id));
 		memset(o, 0, sizeof(*o));
 		o->retired = path;
@@ -556,7 +561,32 @@ static uintptr_t map_near(uintptr_t lo, uintptr_t hi, size_t size)
 	return found;
 }
 
-/* Map a page of stubs in a free gap within reach of [lo, hi]. */
+static const struct arch_tramps trig_fdr_tramps = {
+	.entry = rt_trig_fdr_entry,
+	.exit = rt_trig_fdr_exit,
+	.tail = rt_trig_fdr_tail,
+	.args = rt_trig_fdr_args,
+};
+
+static const struct arch_tramps trig_wrap_tramps = {
+	.entry = rt_trig_entry,
+	.exit = rt_trig_exit,
+	.tail = rt_trig_tail,
+	.args = rt_trig_args,
+};
+
+/* The duration triggers' trampolines for the trace's sink: in thread mode
+ * the fast path times the call with its own record's TSC; otherwise a
+ * wrapper in front of the sink's (trampolines.S). */
+static const struct arch_tramps *trig_tramps_of(void)
+{
+	return rt_live.sink->tramps->entry == rt_tramp_entry ?
+		       &trig_fdr_tramps :
+		       &trig_wrap_tramps;
+}
+
+/* Map a page of stubs in a free gap within reach of [lo, hi]: the sink's
+ * trampolines, then the triggers'. */
 static uintptr_t map_stub_page(uintptr_t lo, uintptr_t hi)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -565,9 +595,12 @@ static uintptr_t map_stub_page(uintptr_t lo, uintptr_t hi)
 
 	if (!found)
 		return 0;
-	for (unsigned int k = 0; k < NKINDS; k++)
+	for (unsigned int k = 0; k < NKINDS; k++) {
 		arch_write_stub((uint8_t *)p + k * ARCH_STUB_SIZE,
 				arch_trampoline(k, rt_live.sink->tramps));
+		arch_write_stub((uint8_t *)p + (NKINDS + k) * ARCH_STUB_SIZE,
+				arch_trampoline(k, trig_tramps_of()));
+	}
 	if (mprotect(p, (size_t)page, PROT_READ | PROT_EXEC)) {
 		pr_warn("cannot make a page of jump stubs executable: %s (a W^X policy?)\n",
 			strerror(errno));
@@ -632,15 +665,19 @@ static int ensure_gcc_stubs(struct rt_object *o)
 			uintptr_t stub = at + (2 * f + k) * ARCH_STUB_SIZE;
 			int32_t id = (int32_t)(index << OBJECT_SHIFT) +
 				     (int32_t)(f + 1);
+			uintptr_t target =
+				rt_trig_marked(index, (uint32_t)f + 1) ?
+					o->trig_target[k] :
+					o->target[k];
 
-			if (!in_reach(o->target[k], stub, stub)) {
+			if (!in_reach(target, stub, stub)) {
 				pr_warn("%s: its trampolines are out of reach of its GCC stubs; not patching it\n",
 					o->path);
 				munmap((void *)at, size);
 				return -ERANGE;
 			}
 			arch_write_gcc_stub((void *)stub, arch_sled_word(k, id),
-					    o->target[k]);
+					    target);
 		}
 	if (mprotect((void *)at, size, PROT_READ | PROT_EXEC)) {
 		pr_warn("cannot make GCC stubs executable: %s (a W^X policy?)\n",
@@ -653,10 +690,72 @@ static int ensure_gcc_stubs(struct rt_object *o)
 	return 0;
 }
 
+/* A stub page in reach of @o, or a new one; 0 if there is no room. */
+static uintptr_t stub_page_for(const struct rt_object *o)
+{
+	uintptr_t stubs;
+
+	for (size_t i = 0; i < nstub_pages; i++)
+		if (in_reach(stub_pages[i], o->lo, o->hi) &&
+		    in_reach(stub_pages[i] + 2 * NKINDS * ARCH_STUB_SIZE, o->lo,
+			     o->hi))
+			return stub_pages[i];
+	if (nstub_pages == MAX_STUB_PAGES)
+		return 0;
+	stubs = map_stub_page(o->lo, o->hi);
+	if (stubs)
+		stub_pages[nstub_pages++] = stubs;
+	return stubs;
+}
+
+/* Which functions of @o duration triggers name, and the trampolines
+ * their sleds call. */
+static int ensure_trig_targets(struct rt_object *o)
+{
+	size_t index = (size_t)(o - objects);
+	bool near = true;
+	uintptr_t stubs = 0;
+	int ret;
+
+	for (unsigned int k = 0; k < 4; k++)
+		rt_trig_next[k] = arch_trampoline(k, rt_live.sink->tramps);
+	if (!o->trig_selected) {
+		ret = rt_trig_durations() ?
+			      rt_trig_select(index, o->path, o->bias, &o->map) :
+			      0;
+		if (ret < 0)
+			return ret;
+		o->trig_selected = true;
+		o->trig_any = ret > 0;
+	}
+	if (!o->trig_any || o->trig_target[0])
+		return 0;
+	for (unsigned int k = 0; k < NKINDS; k++)
+		near = near && in_reach(arch_trampoline(k, trig_tramps_of()),
+					o->lo, o->hi);
+	if (!near) {
+		stubs = stub_page_for(o);
+		if (!stubs) {
+			pr_warn("%s: no room for jump stubs within 2 GiB of its code; its triggers are off\n",
+				o->path);
+			rt_trig_forget(index);
+			o->trig_any = false;
+			return 0;
+		}
+	}
+	for (unsigned int k = 0; k < NKINDS; k++)
+		o->trig_target[k] =
+			near ? arch_trampoline(k, trig_tramps_of()) :
+			       stubs + (NKINDS + k) * ARCH_STUB_SIZE;
+	return 0;
+}
+
 static int ensure_targets(struct rt_object *o)
 {
 	int ret = ensure_targets_locked(o);
 
+	if (!ret)
+		ret = ensure_trig_targets(o);
 	if (!ret && o->gcc && !o->gcc_stubs)
 		ret = ensure_gcc_stubs(o);
 	return ret;
@@ -682,16 +781,7 @@ static int ensure_targets_locked(struct rt_object *o)
 		       in_reach(arch_trampoline(k, rt_live.sink->tramps), o->lo,
 				o->hi);
 	if (!near) {
-		for (size_t i = 0; i < nstub_pages && !stubs; i++)
-			if (in_reach(stub_pages[i], o->lo, o->hi) &&
-			    in_reach(stub_pages[i] + NKINDS * ARCH_STUB_SIZE,
-				     o->lo, o->hi))
-				stubs = stub_pages[i];
-		if (!stubs && nstub_pages < MAX_STUB_PAGES) {
-			stubs = map_stub_page(o->lo, o->hi);
-			if (stubs)
-				stub_pages[nstub_pages++] = stubs;
-		}
+		stubs = stub_page_for(o);
 		if (!stubs) {
 			pr_warn("%s: no room for jump stubs within 2 GiB of its code; not patching it\n",
 				o->path);
@@ -844,8 +934,11 @@ static int patch_functions(size_t index, uint32_t from, uint32_t to,
 		for (uint32_t i = 0; i < fn->nsleds; i++) {
 			const struct xray_sled *s =
 				&o->map.sleds[fn->first_sled + i];
-			uintptr_t target =
-				s->kind < NKINDS ? o->target[s->kind] : 0;
+			uintptr_t target = s->kind >= NKINDS ?
+						   0 :
+					   rt_trig_marked(index, f) ?
+						   o->trig_target[s->kind] :
+						   o->target[s->kind];
 			int r = arch_patch_sled(s, id, target, enable, err,
 						sizeof(err));
 

@@ -18,6 +18,8 @@ enum opt_type {
 	OPT_FORK,
 	OPT_RECMODE, /* auto, thread or cpu */
 	OPT_SOURCES,
+	OPT_DURATION, /* a number with ns, us, ms or s, into ns */
+	OPT_LINES, /* each value one more line (trigger=) */
 	OPT_IGNORED, /* LLVM names with no meaning here */
 };
 
@@ -88,6 +90,13 @@ static const struct opt_def defs[] = {
 	{ "control", OPT_BOOL, FIELD(control), 0, 1, IN_OURS },
 	{ "tsc_sysfs", OPT_STR, FIELD(tsc_sysfs), 0, 0, IN_OURS },
 	{ "tsc_sources", OPT_SOURCES, FIELD(tsc_sources), 0, 0, IN_OURS },
+	{ "trigger", OPT_LINES, FIELD(triggers), 0, 0, IN_OURS },
+	{ "post", OPT_DURATION, FIELD(post_ns), 0, 3600000000000ull, IN_OURS },
+	{ "max_snapshots", OPT_UINT, FIELD(max_snapshots), 0, UINT32_MAX,
+	  IN_OURS },
+	{ "snapshot_interval", OPT_DURATION, FIELD(snapshot_interval_ns), 0,
+	  86400000000000ull, IN_OURS },
+	{ "snapshot_dir", OPT_STR, FIELD(snapshot_dir), 0, 0, IN_OURS },
 };
 
 void rt_options_defaults(struct rt_options *o)
@@ -182,6 +191,37 @@ static int parse_number(const char *s, size_t n, bool suffix, uint64_t *out)
 		return -ERANGE;
 	*out = v << shift;
 	return 0;
+}
+
+int rt_parse_duration(const char *s, size_t len, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = { { "ns", 1 },
+		      { "us", 1000 },
+		      { "ms", 1000000 },
+		      { "s", 1000000000 } };
+	uint64_t v = 0;
+	size_t i = 0;
+
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (!i)
+		return -EINVAL;
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		if (len - i == strlen(units[u].unit) &&
+		    !strncmp(s + i, units[u].unit, len - i)) {
+			if (v > UINT64_MAX / units[u].ns)
+				return -EINVAL;
+			*ns = v * units[u].ns;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 static int parse_sources(const char *s, size_t n, unsigned int *out)
@@ -298,6 +338,26 @@ static int apply(struct rt_options *o, const struct opt_def *d, const char *v,
 				err, errlen, name, d->name, klen, v, n,
 				"expected sources from sysfs+perf+cpuid+calibrate");
 		return 0;
+	case OPT_DURATION:
+		if (rt_parse_duration(v, n, &num) || num > d->max)
+			return bad(
+				err, errlen, name, d->name, klen, v, n,
+				"expected a duration: a number with ns, us, ms or s");
+		*(uint64_t *)field = num;
+		return 0;
+	case OPT_LINES: {
+		size_t used = strlen(field);
+
+		if (memchr(v, '\n', n) || used + n + 2 > d->size)
+			return bad(err, errlen, name, d->name, klen, v, n,
+				   memchr(v, '\n', n) ? "a newline in it" :
+							"too many or too long");
+		if (used)
+			field[used++] = '\n';
+		memcpy(field + used, v, n);
+		field[used + n] = '\0';
+		return 0;
+	}
 	case OPT_IGNORED:
 		return 0;
 	}

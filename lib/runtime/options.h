@@ -80,6 +80,10 @@ struct rt_options {
 	bool control; /* the control channel (control.h): snapshots on request */
 	char tsc_sysfs[PATH_MAX]; /* the module's sysfs directory */
 	unsigned int tsc_sources; /* enum rt_tsc_source mask */
+	/* triggers (trigger.h): one per line */
+	char triggers[2048];
+	uint64_t post_ns, snapshot_interval_ns, max_snapshots;
+	char snapshot_dir[PATH_MAX];
 };
 
 /* Which names a string may use. */
@@ -103,6 +107,10 @@ void rt_options_defaults(struct rt_options *o);
 int rt_options_parse(struct rt_options *o, const char *text, size_t len,
 		     enum rt_opt_origin origin, const char *name, char *err,
 		     size_t errlen);
+
+/* A duration in @s (@len bytes): a number with ns, us, ms or s, into
+ * nanoseconds.  0 or -EINVAL. */
+int rt_parse_duration(const char *s, size_t len, uint64_t *ns);
 
 /* Read the three variables into @o.  Return 0, or -EINVAL with @err. */
 int rt_options_from_env(struct rt_options *o, char *err, size_t errlen);

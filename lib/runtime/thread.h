@@ -38,6 +38,13 @@
 #define RT_THREAD_HDR 56
 #define RT_THREAD_RING_STATE 64
 #define RT_THREAD_ROOM 72
+/* Duration triggers (trigger.h): the calls open in this thread of the
+ * functions a trigger names, the innermost RT_TRIG_STACK of them kept as
+ * (function id, entry TSC) */
+#define RT_TRIG_STACK 16
+#define RT_THREAD_TRIG_DEPTH 80
+#define RT_THREAD_TRIG_ID 84
+#define RT_THREAD_TRIG_TSC 152
 
 /* The kernel's struct rseq (uapi/linux/rseq.h) as far as we use it. */
 #define RT_RSEQ_CPU_ID_START 0
@@ -97,6 +104,11 @@ struct rt_thread {
 	struct xray_fdr_subbuf *hdr;
 	const uint32_t *ring_state;
 	uint64_t room;
+	/* duration triggers: written by their trampolines, which only the
+	 * functions a trigger names call (trigger.h) */
+	uint32_t trig_depth;
+	uint32_t trig_id[RT_TRIG_STACK];
+	uint64_t trig_tsc[RT_TRIG_STACK];
 
 	/* slow path only: what the controller and both sinks share (each
 	 * sink's own part is in sink_state, at the end) */
@@ -130,6 +142,12 @@ _Static_assert(offsetof(struct rt_thread, hdr) == RT_THREAD_HDR, "hdr");
 _Static_assert(offsetof(struct rt_thread, ring_state) == RT_THREAD_RING_STATE,
 	       "ring_state");
 _Static_assert(offsetof(struct rt_thread, room) == RT_THREAD_ROOM, "room");
+_Static_assert(offsetof(struct rt_thread, trig_depth) == RT_THREAD_TRIG_DEPTH,
+	       "trig_depth");
+_Static_assert(offsetof(struct rt_thread, trig_id) == RT_THREAD_TRIG_ID,
+	       "trig_id");
+_Static_assert(offsetof(struct rt_thread, trig_tsc) == RT_THREAD_TRIG_TSC,
+	       "trig_tsc");
 _Static_assert(offsetof(struct rt_rseq_area, cpu_id_start) ==
 		       RT_RSEQ_CPU_ID_START,
 	       "rseq cpu_id_start");

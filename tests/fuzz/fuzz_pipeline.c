@@ -3,8 +3,8 @@
  * libFuzzer target for the analysis commands' whole pipelines, as a user
  * runs them: the input (an XRay log, llvm-xray YAML or TraceLog text; the
  * commands tell them apart) goes through account, stack, graph and every
- * convert format, and what convert -f fdr writes goes through account
- * again.  UBSan catches arithmetic that wraps on hostile times; a log our
+ * convert format, and replay around a trigger; what convert -f fdr
+ * writes goes through account again.  UBSan catches arithmetic that wraps on hostile times; a log our
  * own writer wrote must read back without an error.
  *
  * The commands run in this process (their run functions, as xrayfdr's
@@ -94,6 +94,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    NULL);
 	run(&cmd_graph, "-q", "-j2", "-e", "sum", "-o", "/dev/null", in_path,
 	    NULL);
+	run(&cmd_replay, "-q", "--no-pager", "--around-trigger", "-o",
+	    "/dev/null", in_path, NULL);
+	run(&cmd_account, "-q", "-j1", "--around-trigger=1s", "-o", "/dev/null",
+	    in_path, NULL);
 	for (size_t i = 0; i < sizeof(formats) / sizeof(*formats); i++)
 		run(&cmd_convert, "-q", "-f", formats[i], "-o", "/dev/null",
 		    in_path, NULL);

@@ -60,4 +60,8 @@ for f in "$out/fdr-v5-all" "$out/fdr-v1" "$out/fdr-v3-be" "$out/basic" "$out/thr
 	"$BUILD/fuzz/corpus-yaml/fdr-v5-all" "$BUILD/fuzz/corpus-tracelog/fdr-v5-all"; do
 	[ -f "$f" ] && cp "$f" "$BUILD/fuzz/corpus-pipeline/$(basename "$(dirname "$f")")-${f##*/}"
 done
+# a snapshot a trigger took: its info event says what fired (replay
+# --around-trigger)
+printf -- '---\nheader:\n  version: 1\n  type: 1\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1000\nrecords:\n  - { type: 0, func-id: 3, cpu: 1, thread: 7, process: 5, kind: function-enter, tsc: 10 }\n  - { type: 0, func-id: 3, cpu: 1, thread: 7, process: 5, kind: function-exit, tsc: 20 }\n  - { type: 0, func-id: 0, cpu: 1, thread: 7, process: 5, kind: custom-event, tsc: 21, data: "xrayfdr-info 1\\ntsc_hz=1000\\nsnapshot=trigger\\ntrigger=f>1ms\\ntrigger_tid=7\\ntrigger_function=3\\ntrigger_duration_ns=10000000\\ntrigger_tsc=20\\n" }\n...\n' >"$BUILD/fuzz/corpus-pipeline/trigger.yaml"
+"$X" convert -q -f fdr -o "$BUILD/fuzz/corpus-pipeline/trigger" "$BUILD/fuzz/corpus-pipeline/trigger.yaml"
 printf -- '---\nheader:\n  version: 1\n  type: 0\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1\nrecords:\n  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-enter, tsc: 1 }\n  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-exit, tsc: 18446744073709551000 }\n...\n' >"$BUILD/fuzz/corpus-pipeline/huge-times"

@@ -1276,6 +1276,149 @@ def check_snapshot_cli():
         f"exit {srv.returncode}, {calls} entries, server says {m.group(0) if m else out!r}\n{err}")
 
 
+def snapshot_info(events):
+    """key -> value of the info event's lines."""
+    info = tally(events)[3]
+    return dict(l.split("=", 1) for l in info.splitlines() if "=" in l)
+
+
+def check_triggers():
+    """--trigger: a slow call of the function it names gives a snapshot
+    holding that call (and, with --post, what followed); a slow call of
+    another function gives none; a signal trigger gives one; the limits
+    hold, and what they held back is counted in the log."""
+    d = os.path.join(OUT, "triggers")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    exe = os.path.join(d, "trigger")
+    p = build_api(os.path.join(PROGS, "trigger.c"), exe)
+    if p.returncode:
+        tap(False, "triggers: the program builds", p.stderr)
+        return
+    ids = symbol_ids(exe)
+    snaps = os.path.join(d, "snaps")
+    os.makedirs(snaps)
+    final = os.path.join(d, "final.xray")
+    # 2048 buffers of 64 KiB: the window holds the whole run, so every
+    # snapshot keeps its slow call whatever else ran
+    p = run([XRAYFDR, "record", "-q", "-o", final, "--buffer-max", "2048",
+             "--trigger", "serve>50ms", "--trigger", "signal=USR2",
+             "--post", "200ms", "--snapshot-dir", snaps, "--",
+             exe, snaps, "10", "signal"], timeout=600)
+    slow = [int(x) for x in re.findall(r"^slow (\d+)$", p.stdout, re.M)]
+    files = sorted(f for f in os.listdir(snaps) if not f.startswith("."))
+    tap(p.returncode == 0 and len(slow) == 3 and len(files) >= 4,
+        "triggers: a run with three slow calls and a signal leaves snapshots",
+        f"exit {p.returncode}, slow {slow}, files {files}\n{p.stderr[-2000:]}")
+    paths = [os.path.join(snaps, f) for f in files]
+    verify_logs("triggers: every snapshot verifies", paths)
+    by_file = {}
+    for f in paths:
+        try:
+            evs = events_of(f)
+        except RuntimeError as e:
+            tap(False, "triggers: snapshots are read", str(e))
+            return
+        by_file[f] = (evs, snapshot_info(evs))
+    problems = []
+    for f, (evs, info) in by_file.items():
+        if "signal-USR2" in f:
+            continue
+        if (info.get("snapshot") != "trigger" or info.get("trigger") != "serve>50ms" or
+                int(info.get("trigger_function", -1)) != ids.get("serve") or
+                int(info.get("trigger_duration_ns", 0)) <= 50000000):
+            problems.append(f"{os.path.basename(f)}: info {info}")
+    tap(not problems and ids.get("other") is not None,
+        "triggers: each names the trigger, the serve call and a duration above 50 ms "
+        "(never other(), which no trigger names)", "\n".join(problems))
+    missing, no_after = [], []
+    for n in slow:
+        holders = [evs for evs, info in by_file.values()
+                   if any(e.get("kind") == "function-enter-arg" and e.get("args") == [n]
+                          for e in evs)]
+        if not holders:
+            missing.append(n)
+        elif not any(any(e.get("kind") == "function-enter-arg" and e["args"][0] > n
+                         for e in evs if e.get("args")) for evs in holders):
+            no_after.append(n)
+    tap(not missing, "triggers: every slow call is in a snapshot", f"missing {missing}")
+    tap(not no_after, "triggers: with --post, what followed the slow call is in it too",
+        f"nothing after {no_after}")
+    # replay --around-trigger: the slow call, named, and little else
+    first = next((f for f in paths if ".1.serve." in f), None)
+    q = run([XRAYFDR, "replay", "--no-pager", "--around-trigger=200us", "-m", exe, first]) \
+        if first and slow else None
+    lines = q.stdout.splitlines() if q else []
+    tap(q is not None and q.returncode == 0 and lines and
+        lines[0].startswith("# trigger serve>50ms: thread ") and
+        any(f"serve({slow[0]:#x})" in l for l in lines) and
+        len(lines) < len(by_file[first][0]) / 10,
+        "triggers: replay --around-trigger shows what fired and the slow call "
+        "with a little around it", (q.stdout[:1000] + q.stderr) if q else "no snapshot")
+    q = run([XRAYFDR, "account", "--around-trigger=200us", "-m", exe, first]) \
+        if first else None
+    tap(q is not None and q.returncode == 0 and "# trigger serve>50ms" in q.stderr and
+        re.search(r"\bserve\b", q.stdout),
+        "triggers: account --around-trigger counts the calls around it and says what fired",
+        (q.stdout[-800:] + q.stderr) if q else "no snapshot")
+    q = run([XRAYFDR, "replay", "--no-pager", "--around-trigger", final])
+    tap(q.returncode == 2 and "names no trigger" in q.stderr,
+        "triggers: replay --around-trigger of a log no trigger took says so", q.stderr)
+    sig = [info for f, (evs, info) in by_file.items() if "signal-USR2" in f]
+    tap(len(sig) == 1 and sig[0].get("trigger") == "signal=USR2",
+        "triggers: signal=USR2 gives one snapshot that says so", repr(sig))
+    verify_log("triggers: the log at exit verifies", final)
+
+    # max_snapshots=1: one file; the other two slow calls are counted
+    snaps1 = os.path.join(d, "snaps1")
+    os.makedirs(snaps1)
+    final1 = os.path.join(d, "final1.xray")
+    p = run([XRAYFDR, "record", "-q", "-o", final1, "--buffer-max", "2048",
+             "--trigger", "serve>50ms", "--max-snapshots", "1",
+             "--snapshot-dir", snaps1, "--", exe, snaps1, "1"], timeout=600)
+    files = [f for f in os.listdir(snaps1) if not f.startswith(".")]
+    info = snapshot_info(events_of(final1)) if os.path.exists(final1) else {}
+    tap(p.returncode == 0 and len(files) == 1 and
+        int(info.get("trigger_suppressed", 0)) >= 2,
+        "triggers: --max-snapshots 1 writes one, and the log counts the others",
+        f"exit {p.returncode}, files {files}, info {info}\n{p.stderr[-1000:]}")
+
+    # every function named, none slow enough: the trigger trampolines
+    # in front of every sled, through recursion, tail calls, longjmp and
+    # exceptions, change no count in either mode
+    for prog, lang, arg in ((MATRIX[0], "c", ["12"]), (MATRIX[1], "c", ["200"]),
+                            (MATRIX[4], "c", []), (MATRIX[10], "c++", []),
+                            (MATRIX[11], "c++", [])):
+        b = built(prog, lang)
+        if not b:
+            continue
+        exe2, d2 = b
+        want = None
+        for mode in ("thread", "cpu"):
+            for trig in (False, True):
+                log = os.path.join(d2, f"trig-{mode}-{trig}.xray")
+                p = run([XRAYFDR, "record", "-q", "-o", log, "--mode", mode] +
+                        (["--trigger", "*>100s"] if trig else []) + ["--", exe2] + arg)
+                got = collections.Counter()
+                if p.returncode == 0 and os.path.exists(log):
+                    c = tally(events_of(log))[0]
+                    got = collections.Counter({(f, k): v for (_, f, k), v in c.items() if v})
+                if not trig:
+                    want = got
+                    continue
+                tap(p.returncode == 0 and got == want and want,
+                    f"triggers: {prog.name} --mode {mode} with every function named "
+                    "records the same calls as without",
+                    f"exit {p.returncode}; got {sorted(got.items())}\n"
+                    f"want {sorted(want.items())}\n{p.stderr}")
+
+    # bad specifications are refused before the program runs
+    for bad in ("serve", "serve>", "serve>1.5ms", ">1ms", "signal=", "serve>0s"):
+        p = run([XRAYFDR, "record", "-q", "--trigger", bad, "--", exe, snaps1, "1"])
+        tap(p.returncode == 2 and "--trigger" in p.stderr,
+            f"triggers: --trigger '{bad}' is refused with a reason", p.stderr)
+
+
 def check_stream():
     """record --stream: with a queue (or rings) far smaller than the trace,
     every call reaches the log (threads wait for the writer), in order,
@@ -1421,7 +1564,12 @@ def check_light_objects():
                "sink_cpu_write.o": {"clock_gettime", "rt", "rt_cpu", "rt_ring",
                                     "rt_rseq_offset", "syscall",
                                     "rt_live",
-                                    "_GLOBAL_OFFSET_TABLE_"}}
+                                    "_GLOBAL_OFFSET_TABLE_"},
+               # triggers: a timed exit (the thread's state) hands what
+               # fired to the trigger thread (eventfd's write; errno kept)
+               "trigger_fire.o": {"rt_self", "syscall", "write",
+                                  "__errno_location",
+                                  "_GLOBAL_OFFSET_TABLE_"}}
     objdump = which("objdump")
     for obj, ok in allowed.items():
         path = os.path.join(BUILD, "obj", "lib", "runtime", obj)
@@ -1647,7 +1795,8 @@ def main():
                check_patching, check_device_refused,
                check_version1_and_threshold, check_environment, check_static_link,
                check_thread_names, check_depth, check_dlopen, check_basic,
-               check_stream, check_migrate, check_snapshot_cli):
+               check_stream, check_migrate, check_snapshot_cli,
+               check_triggers):
         try:
             fn()
         except Exception as e:

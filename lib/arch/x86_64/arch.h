@@ -57,6 +57,16 @@ void rt_tramp_entry(void);
 void rt_tramp_exit(void);
 void rt_tramp_tail(void);
 void rt_tramp_args(void);
+/* the duration triggers' (lib/runtime/trigger.h): thread mode's fast
+ * paths that time the call too, and a wrapper in front of any set */
+void rt_trig_fdr_entry(void);
+void rt_trig_fdr_exit(void);
+void rt_trig_fdr_tail(void);
+void rt_trig_fdr_args(void);
+void rt_trig_entry(void);
+void rt_trig_exit(void);
+void rt_trig_tail(void);
+void rt_trig_args(void);
 void rt_cpu_tramp_entry(void);
 void rt_cpu_tramp_exit(void);
 void rt_cpu_tramp_tail(void);

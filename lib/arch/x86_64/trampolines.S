@@ -320,8 +320,11 @@ GENERIC rt_generic_args, 3, 1
 	.endif
 .endm
 
-.macro FAST_END name, slow, rcx, copy=-1
+.macro FAST_END name, slow, rcx, copy=-1, after
 .L\name\()_post:
+	.ifnb \after
+	\after
+	.endif
 	FAST_RESTORE \rcx, \copy
 	ret
 	/* ud1 carrying the rseq signature right before the abort handler */
@@ -378,8 +381,8 @@ GENERIC rt_generic_args, 3, 1
  * The commit is one add to the position in memory, after the stores of
  * the records.  @copy: see FAST_BEGIN.
  */
-.macro FDR_FAST name, args, slow, copy=-1
-	FAST_BEGIN \name, \args, \copy
+.macro FDR_FAST name, args, slow, copy=-1, after, rcx=0
+	FAST_BEGIN \name, (\args | \rcx), \copy
 	rdtsc
 	SELF_DST \copy, cmpl, %edx, RT_THREAD_BASE+4
 	jne	.L\name\()_slow
@@ -405,7 +408,7 @@ GENERIC rt_generic_args, 3, 1
 	.else
 	SELF_DST \copy, addq, $8, RT_THREAD_POS, 1	/* commit */
 	.endif
-	FAST_END \name, \slow, \args, \copy
+	FAST_END \name, \slow, (\args | \rcx), \copy, \after
 .endm
 
 FDR_FAST rt_tramp_entry, 0, rt_generic_entry
@@ -459,6 +462,148 @@ CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
 	.globl	rt_cpu_tramp_args
 	.hidden	rt_cpu_tramp_args
 	.set	rt_cpu_tramp_args, rt_generic_args
+
+/*
+ * Duration triggers (lib/runtime/trigger.h).  The sleds of the functions a
+ * trigger names call these instead of their kind's trampoline, so no
+ * other function pays anything: an entry keeps (function id, TSC) on the
+ * thread's trigger stack (struct rt_thread), an exit pops it and calls
+ * rt_trigger_exit() only when the call lasted longer than the smallest
+ * threshold (rt_trig_min_cycles) or its entry is not on top (an unwound
+ * call).  The stack keeps the innermost RT_TRIG_STACK calls; deeper ones
+ * are counted, not timed.  A signal handler's calls in between nest like
+ * any others.
+ *
+ * In thread mode the record's own rdtsc times the call: the fast path of
+ * FDR_FAST, then, once the record is committed (past the critical
+ * section: the stack is the thread's alone), the stack's work with the
+ * TSC the record holds (its low half) and the base's high half, which
+ * the fast path checked it equals.  Should a signal handler move the
+ * base in between, the exit only calls C, which reads the TSC again.
+ * When the fast path cannot write, and in CPU mode, a wrapper does the
+ * stack's work with an rdtsc of its own and goes on to the trampoline of
+ * its kind: the C path, or rt_trig_next[] (the sink's).
+ */
+.macro TRIG_PUSH
+	movl	%fs:RT_THREAD_TRIG_DEPTH(%r11), %ecx
+	cmpl	$RT_TRIG_STACK, %ecx
+	jae	1f
+	movq	%rax, %fs:RT_THREAD_TRIG_TSC(%r11,%rcx,8)
+	movl	%r10d, %eax
+	shrl	$RT_FUNC_ID_SHIFT, %eax
+	movl	%eax, %fs:RT_THREAD_TRIG_ID(%r11,%rcx,4)
+1:	addl	$1, %fs:RT_THREAD_TRIG_DEPTH(%r11)
+.endm
+
+/* With the TSC in %rax: pop, and jump to 2: if C must see the exit. */
+.macro TRIG_POP
+	movl	%fs:RT_THREAD_TRIG_DEPTH(%r11), %ecx
+	subl	$1, %ecx
+	jb	1f			/* no call open: entered before */
+	movl	%ecx, %fs:RT_THREAD_TRIG_DEPTH(%r11)
+	cmpl	$RT_TRIG_STACK, %ecx
+	jae	1f
+	subq	%fs:RT_THREAD_TRIG_TSC(%r11,%rcx,8), %rax
+	movl	%r10d, %edx
+	shrl	$RT_FUNC_ID_SHIFT, %edx
+	cmpl	%fs:RT_THREAD_TRIG_ID(%r11,%rcx,4), %edx
+	jne	2f
+	cmpq	rt_trig_min_cycles(%rip), %rax
+	ja	2f
+1:
+.endm
+
+/* After a committed record at (%rdx): its TSC into %rax. */
+.macro TRIG_RECORD_TSC
+	movl	4(%rdx), %eax
+	movl	%fs:RT_THREAD_BASE+4(%r11), %ecx
+	shlq	$32, %rcx
+	orq	%rcx, %rax
+.endm
+
+.macro TRIG_AFTER_ENTRY
+	TRIG_RECORD_TSC
+	TRIG_PUSH
+.endm
+
+/* rt_trigger_exit(the sled's word), every register kept */
+.macro TRIG_CALL_C
+	SAVE_GPRS 0
+	movl	SAVED_R10(%rbp), %edi
+	call	rt_trigger_exit
+	RESTORE_GPRS 0
+.endm
+
+.macro TRIG_AFTER_EXIT
+	TRIG_RECORD_TSC
+	TRIG_POP
+	jmp	3f
+2:	FAST_RESTORE 1, -1
+	TRIG_CALL_C
+	ret
+3:
+.endm
+
+.macro TRIG_SAVE
+	movq	%rax, -8(%rsp)
+	movq	%rdx, -16(%rsp)
+	movq	%rcx, -24(%rsp)
+	movq	rt_self@gottpoff(%rip), %r11
+.endm
+
+.macro TRIG_RESTORE
+	movq	-8(%rsp), %rax
+	movq	-16(%rsp), %rdx
+	movq	-24(%rsp), %rcx
+.endm
+
+.macro TRIG_RDTSC
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+.endm
+
+/* The wrappers: the stack's work, then on to @next (a jmp operand). */
+.macro TRIG_WRAP name, next, exit
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
+	.p2align 4
+\name:
+	.cfi_startproc
+	TRIG_SAVE
+	TRIG_RDTSC
+	.if \exit
+	TRIG_POP
+	.else
+	TRIG_PUSH
+	.endif
+	TRIG_RESTORE
+	jmp	\next
+	.if \exit
+2:	TRIG_RESTORE
+	TRIG_CALL_C
+	jmp	\next
+	.endif
+	.cfi_endproc
+	.size	\name, . - \name
+.endm
+
+/* in front of the sink's trampolines (CPU mode) */
+TRIG_WRAP rt_trig_entry, *rt_trig_next(%rip), 0
+TRIG_WRAP rt_trig_exit, *rt_trig_next+8(%rip), 1
+TRIG_WRAP rt_trig_tail, *rt_trig_next+16(%rip), 1
+TRIG_WRAP rt_trig_args, *rt_trig_next+24(%rip), 0
+/* thread mode's: the C paths when the fast path cannot write */
+TRIG_WRAP rt_trig_slow_entry, rt_generic_entry, 0
+TRIG_WRAP rt_trig_slow_exit, rt_generic_exit, 1
+TRIG_WRAP rt_trig_slow_tail, rt_generic_tail, 1
+TRIG_WRAP rt_trig_slow_args, rt_generic_args, 0
+/* thread mode's fast paths, timing with the record's TSC */
+FDR_FAST rt_trig_fdr_entry, 0, rt_trig_slow_entry, -1, TRIG_AFTER_ENTRY, 1
+FDR_FAST rt_trig_fdr_exit, 0, rt_trig_slow_exit, -1, TRIG_AFTER_EXIT, 1
+FDR_FAST rt_trig_fdr_tail, 0, rt_trig_slow_tail, -1, TRIG_AFTER_EXIT, 1
+FDR_FAST rt_trig_fdr_args, 1, rt_trig_slow_args, -1, TRIG_AFTER_ENTRY, 1
 
 /*
  * The fast paths once more, thread mode's and CPU mode's, as a template

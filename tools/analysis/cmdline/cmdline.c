@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -165,9 +166,71 @@ static int check_map(struct analysis_opts *o, const char *log_path,
 	return o->no_build_id_check ? 0 : -1;
 }
 
+/* --around-trigger: the time range around what fired, from @lo (the
+ * info event of @path, if @found).  0, or -1 having said why. */
+static int trigger_range(struct analysis_opts *o, const char *path,
+			 const struct log_objects *lo, bool found)
+{
+	const struct log_trigger *t = &lo->trigger;
+	uint64_t span, call;
+
+	if (o->range.set) {
+		tool_error(
+			o->cmd,
+			"--around-trigger and --time-range exclude each other");
+		return -1;
+	}
+	if (!found || !t->set || !t->tsc) {
+		tool_error(
+			o->cmd,
+			"%s: not a snapshot a trigger took (its info event names no trigger)",
+			path);
+		return -1;
+	}
+	if (!lo->tsc_hz) {
+		tool_error(o->cmd, "%s: its info event gives no TSC frequency",
+			   path);
+		return -1;
+	}
+	o->trigger = *t;
+	/* (replay says it above its table) */
+	if (strcmp(o->cmd, "replay") && !o->in.quiet)
+		analysis_say_trigger(stderr, t, NULL);
+	span = (uint64_t)((unsigned __int128)o->around_ns * lo->tsc_hz /
+			  1000000000u);
+	call = (uint64_t)((unsigned __int128)t->duration_ns * lo->tsc_hz /
+			  1000000000u);
+	o->range = (struct replay_range){
+		.set = true,
+		.from = t->tsc > call + span ? t->tsc - call - span : 0,
+		.to = t->tsc > UINT64_MAX - span ? UINT64_MAX : t->tsc + span,
+	};
+	return 0;
+}
+
+void analysis_say_trigger(FILE *out, const struct log_trigger *t,
+			  const char *name)
+{
+	char id[16];
+
+	if (!t->function) {
+		fprintf(out, "# trigger %s at TSC %" PRIu64 "\n", t->spec,
+			t->tsc);
+		return;
+	}
+	snprintf(id, sizeof(id), "#%" PRId32, t->function);
+	fprintf(out,
+		"# trigger %s: thread %" PRIu32
+		", %s%s%s%s, %.3f ms, returned at TSC %" PRIu64 "\n",
+		t->spec, t->tid, name ? name : id, name ? " (" : "",
+		name ? id : "", name ? ")" : "", (double)t->duration_ns / 1e6,
+		t->tsc);
+}
+
 int analysis_find_map(struct analysis_opts *o, const char *log_path)
 {
 	struct log_objects *lo = malloc(sizeof(*lo));
+	bool found;
 	int ret = 0;
 
 	if (!lo) {
@@ -175,12 +238,15 @@ int analysis_find_map(struct analysis_opts *o, const char *log_path)
 		return -1;
 	}
 	/* a log that cannot be read is said where it is read */
-	if (log_objects_read(log_path, lo) > 0) {
+	found = log_objects_read(log_path, lo) > 0;
+	if (found) {
 		if (!o->instr_map)
 			map_from_log(o, log_path, lo);
 		else
 			ret = check_map(o, log_path, lo);
 	}
+	if (!ret && o->around)
+		ret = trigger_range(o, log_path, lo, found);
 	free(lo);
 	return ret;
 }
@@ -240,6 +306,17 @@ int analysis_option(struct analysis_opts *o, int opt, const char *arg,
 			tool_error(
 				o->cmd,
 				"--min-duration wants a time such as 5us, 2ms or 1s, not '%s'",
+				arg);
+			return -1;
+		}
+		return 0;
+	case 0x106:
+		o->around = true;
+		o->around_ns = 1000000;
+		if (arg && parse_time_ns(arg, 1000, &o->around_ns)) {
+			tool_error(
+				o->cmd,
+				"--around-trigger wants a time such as 500us or 2ms, not '%s'",
 				arg);
 			return -1;
 		}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "../engine/replay.h"
+#include "../input/log_objects.h"
 #include "../input/source.h"
 
 #define DEFAULT_SORT_MEMORY (256ull << 20)
@@ -27,6 +28,11 @@ struct analysis_opts {
 	struct replay_range range;
 	char *filter;
 	uint64_t min_ns; /* --min-duration; 0: none */
+	/* --around-trigger: the range around what fired (trigger), this
+	 * long either side */
+	bool around;
+	uint64_t around_ns;
+	struct log_trigger trigger;
 };
 
 /* getopt_long entries for them (-m, -k, -o, -q, -h and long ones). */
@@ -46,13 +52,14 @@ struct analysis_opts {
 
 /* What the commands on the replay driver add (replay.h): threads, a
  * time range, function filters and a minimum duration. */
-#define REPLAY_LONGOPTS                                             \
-	{ "tid", required_argument, NULL, 0x102 },                  \
-		{ "time-range", required_argument, NULL, 0x103 },   \
-		{ "filter", required_argument, NULL, 'F' },         \
-		{ "min-duration", required_argument, NULL, 0x104 }, \
-	{                                                           \
-		"notrace", required_argument, NULL, 'N'             \
+#define REPLAY_LONGOPTS                                               \
+	{ "tid", required_argument, NULL, 0x102 },                    \
+		{ "time-range", required_argument, NULL, 0x103 },     \
+		{ "filter", required_argument, NULL, 'F' },           \
+		{ "min-duration", required_argument, NULL, 0x104 },   \
+		{ "around-trigger", optional_argument, NULL, 0x106 }, \
+	{                                                             \
+		"notrace", required_argument, NULL, 'N'               \
 	}
 #define REPLAY_SHORTOPTS "F:N:"
 void analysis_opts_init(struct analysis_opts *o, const char *cmd);
@@ -68,10 +75,16 @@ int analysis_option(struct analysis_opts *o, int opt, const char *arg,
  * program the log's info event names, if it is at that path with the
  * build id the log gives (a warning if it changed).  With an ELF -m: an
  * error if the log's objects have build ids and none is -m's (unless
- * --no-build-id-check), a warning if -m has none.  0, or -1 after saying
- * why.
+ * --no-build-id-check), a warning if -m has none.  With --around-trigger,
+ * the time range around what fired, from the info event too.  0, or -1
+ * after saying why.
  */
 int analysis_find_map(struct analysis_opts *o, const char *log_path);
+
+/* --around-trigger's line: what fired, @name its function's name (or
+ * NULL). */
+void analysis_say_trigger(FILE *out, const struct log_trigger *t,
+			  const char *name);
 
 /* --jobs: one thread per CPU, up to 2. */
 unsigned int analysis_default_jobs(void);

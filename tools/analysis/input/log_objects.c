@@ -49,6 +49,42 @@ static void parse_object(const char *v, size_t len, struct log_objects *out)
 	out->n++;
 }
 
+/* "key=NUMBER" of line @s (@n bytes) into *@v if @s has @key. */
+static bool number_of(const char *s, size_t n, const char *key, uint64_t *v)
+{
+	size_t k = strlen(key);
+	uint64_t x = 0;
+
+	if (n <= k + 1 || memcmp(s, key, k) || s[k] != '=')
+		return false;
+	for (size_t i = k + 1; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9' || x > (UINT64_MAX - 9) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(s[i] - '0');
+	}
+	*v = x;
+	return true;
+}
+
+static void parse_trigger(const char *s, size_t n, struct log_trigger *t)
+{
+	uint64_t v;
+
+	if (n > 8 && !memcmp(s, "trigger=", 8) && n - 8 < sizeof(t->spec)) {
+		memcpy(t->spec, s + 8, n - 8);
+		t->spec[n - 8] = '\0';
+		t->set = true;
+	} else if (number_of(s, n, "trigger_tid", &v) && v <= UINT32_MAX) {
+		t->tid = (uint32_t)v;
+	} else if (number_of(s, n, "trigger_function", &v) && v <= INT32_MAX) {
+		t->function = (int32_t)v;
+	} else if (number_of(s, n, "trigger_duration_ns", &v)) {
+		t->duration_ns = v;
+	} else if (number_of(s, n, "trigger_tsc", &v)) {
+		t->tsc = v;
+	}
+}
+
 static void parse_info(const char *text, size_t len, struct log_objects *out)
 {
 	const char *end = text + len;
@@ -69,6 +105,8 @@ static void parse_info(const char *text, size_t len, struct log_objects *out)
 			 n - 9 < BUILD_ID_MAX)
 			snprintf(out->obj[out->n - 1].build_id, BUILD_ID_MAX,
 				 "%.*s", (int)(n - 9), s + 9);
+		else if (!number_of(s, n, "tsc_hz", &out->tsc_hz))
+			parse_trigger(s, n, &out->trigger);
 		s = eol + 1;
 	}
 }
@@ -96,6 +134,8 @@ int log_objects_read(const char *path, struct log_objects *out)
 	int fd, ret = 0;
 
 	out->n = 0;
+	out->trigger = (struct log_trigger){ 0 };
+	out->tsc_hz = 0;
 	if (!strcmp(path, "-"))
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
