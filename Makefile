@@ -74,13 +74,15 @@ include selftests/Build.mk
 include scripts/vm/Build.mk
 include tests/runtime/Build.mk
 include bench/runtime/Build.mk
+include Documentation/man/Build.mk
+include scripts/pkg/Build.mk
 
 LIB_OBJS := $(call lib_objs,$(BUILD)/obj)
 LIB_SO_OBJS := $(LIB_SO_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
 
 
-.PHONY: all lib tools check bench demo deps fuzz install clean help
+.PHONY: all lib tools man check bench demo deps fuzz install clean help
 .DEFAULT_GOAL := all
 # Keep intermediate objects of chained rules (the sanitizer tree).
 .SECONDARY:
@@ -166,6 +168,7 @@ clean:
 help:
 	@echo 'xrayfdr $(VERSION): targets'
 	@echo '  all (default)  library and tools into $(BUILD)/: bin/xrayfdr, lib/libxrayfdr.{a,so}'
+	@echo '  man            the manual pages into $(BUILD)/man (part of all): xrayfdr(1), xrayfdr-ctl(8), libxrayfdr(3)'
 	@echo '  check          every test; ends with "N passed, N failed, N skipped"'
 	@echo '  bench          benchmarks against the peers, side by side (figures, ratios)'
 	@echo '  demo           write a sample trace and show it (see README.md)'
@@ -174,7 +177,8 @@ help:
 	@echo '  vmdemo         the kernel module in QEMU: CPU mode, stats, a SIGKILL and its dump'
 	@echo '  deps           install the Debian packages the project needs (root)'
 	@echo '  fuzz           run the fuzz targets, FUZZ_SECONDS each (default 60)'
-	@echo '  install        install into DESTDIR/PREFIX (default /usr/local)'
+	@echo '  install        install into DESTDIR/PREFIX (default /usr/local), manual pages into MANDIR'
+	@echo '  dkms-deb       $(BUILD)/pkg/xray-fdr-dkms_$(VERSION)_all.deb: the module for DKMS, the udev rule'
 	@echo '  clean          remove $(BUILD)/'
 	@echo 'Variables: V=1 (show commands), CC, CLANG, CFLAGS, BUILD, PREFIX, DESTDIR'
 

@@ -13,11 +13,14 @@
 #include <linux/atomic.h>
 #include <linux/capability.h>
 #include <linux/fs.h>
+#include <linux/kstrtox.h>
 #include <linux/log2.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
@@ -81,6 +84,56 @@ MODULE_PARM_DESC(admin_reserve_retained,
 module_param_named(retained_max_age, xfdr_config.retained_max_age, uint, 0444);
 MODULE_PARM_DESC(retained_max_age,
 		 "Seconds a user's retained session stays; 0: ever (604800)");
+
+/*
+ * The mode of /dev/xrayfdr.  The default lets every user trace their own
+ * processes, held to the per-user limits; an administrator restricts the
+ * device with a smaller mode and a group (60-xrayfdr.rules gives the node
+ * group xrayfdr and this mode).
+ */
+static unsigned int xfdr_dev_mode = 0666;
+
+/**
+ * xfdr_dev_mode_set() - parse the dev_mode parameter
+ * @val: the value given, in octal
+ * @kp: the parameter
+ *
+ * Only read and write bits: a device node has no use for execute, set-id
+ * or sticky bits, so a value with one is a mistake worth refusing.  0 is
+ * refused too: the misc core would create the node 0600 instead.
+ *
+ * Return: 0, or -EINVAL for a value that is not such a mode.
+ */
+static int xfdr_dev_mode_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int mode;
+	int err;
+
+	err = kstrtouint(val, 8, &mode);
+	if (err)
+		return -EINVAL;
+	if (!mode || mode & ~0666U) {
+		pr_err("dev_mode %04o: not 0, only read and write bits (0666)\n",
+		       mode);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = mode;
+	return 0;
+}
+
+/* In octal, as chmod takes it and udev's MODE key reads it. */
+static int xfdr_dev_mode_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%04o\n", *(unsigned int *)kp->arg);
+}
+
+static const struct kernel_param_ops xfdr_dev_mode_ops = {
+	.set = xfdr_dev_mode_set,
+	.get = xfdr_dev_mode_get,
+};
+
+module_param_cb(dev_mode, &xfdr_dev_mode_ops, &xfdr_dev_mode, 0444);
+MODULE_PARM_DESC(dev_mode, "Mode of /dev/xrayfdr, octal, bits of 0666 (0666)");
 
 atomic64_t xfdr_bytes_mapped = ATOMIC64_INIT(0);
 
@@ -406,12 +459,11 @@ static const struct file_operations xfdr_fops = {
 	.llseek = XFDR_NO_LLSEEK,
 };
 
-/* World-usable: anyone may trace their own processes. */
+/* .mode: dev_mode, set when the module loads */
 static struct miscdevice xfdr_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = XRAY_FDR_DEVICE_NAME,
 	.fops = &xfdr_fops,
-	.mode = 0666,
 };
 
 static int __init xfdr_check_params(void)
@@ -467,11 +519,13 @@ static int __init xfdr_init(void)
 	err = xfdr_netlink_init();
 	if (err)
 		goto err_sysfs;
+	xfdr_misc.mode = xfdr_dev_mode;
 	err = misc_register(&xfdr_misc);
 	if (err)
 		goto err_netlink;
-	pr_info("ready: /dev/%s, ABI %u, %u CPU areas\n", XRAY_FDR_DEVICE_NAME,
-		XRAY_FDR_ABI_VERSION, nr_cpu_ids);
+	pr_info("ready: /dev/%s (mode %04o), ABI %u, %u CPU areas\n",
+		XRAY_FDR_DEVICE_NAME, xfdr_dev_mode, XRAY_FDR_ABI_VERSION,
+		nr_cpu_ids);
 	return 0;
 
 err_netlink:

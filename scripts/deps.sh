@@ -14,6 +14,7 @@ PACKAGES="
 	flex bison bc libssl-dev
 	uftrace chromium hyperfine valgrind graphviz protobuf-compiler
 	lttng-tools liblttng-ust1 babeltrace2
+	groff-base dkms mmdebstrap
 "
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -3,14 +3,15 @@
 # the guest needs nothing but busybox; the harness headers come from
 # Debian's linux-source package, extracted into $(BUILD)/ksrc (kmod/Build.mk).
 
-# Run in this order; test_unload last (it reloads the module).
+# Run in this order; test_perms and test_unload last (they reload the
+# module).
 SELFTEST_PROGS := test_mmap test_ioctl test_sched test_tsc test_netlink test_retain \
 	test_users test_hostile test_takeover test_stress
 SELFTEST_SCRIPTS := test_ctl.sh
 # runtime_guest: the runtime itself (tests/guest), in CPU mode on the
 # module's rings.
 SELFTEST_ORDER := $(SELFTEST_PROGS) $(SELFTEST_SCRIPTS) runtime_guest \
-	matrix_guest.sh test_unload
+	matrix_guest.sh test_perms test_unload
 SELFTEST_DIR := $(BUILD)/selftests
 SELFTEST_BINS := $(SELFTEST_ORDER:%=$(SELFTEST_DIR)/%)
 SELFTEST_SUPPORT := selftests/xrayfdr_test.c tools/ctl/ctl_nl.c

@@ -17,23 +17,6 @@
 #include "kselftest_harness.h"
 #include "xrayfdr_test.h"
 
-static int unload(void)
-{
-	return syscall(SYS_delete_module, "xray_fdr", O_NONBLOCK) ? -errno : 0;
-}
-
-static int load(void)
-{
-	int fd = open(XS_MODULE_PATH, O_RDONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (syscall(SYS_finit_module, fd, "", 0))
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 /* A retained session: a child keeps its session and is killed. */
 static int make_retained(void)
 {
@@ -61,12 +44,12 @@ TEST(unload_refused_while_a_session_is_open_or_mapped)
 	int fd;
 
 	ASSERT_EQ(0, xs_setup(&s, 4096, 2, 0));
-	EXPECT_EQ(-EWOULDBLOCK, unload());
+	EXPECT_EQ(-EWOULDBLOCK, xs_module_unload());
 	/* a mapping holds the module as the file does */
 	fd = s.fd;
 	s.fd = -1;
 	close(fd);
-	EXPECT_EQ(-EWOULDBLOCK, unload());
+	EXPECT_EQ(-EWOULDBLOCK, xs_module_unload());
 	xs_close(&s);
 	EXPECT_EQ(0, access(XS_DEVICE, F_OK));
 }
@@ -81,16 +64,16 @@ TEST(unload_drops_retained_sessions_and_reload_works)
 		ASSERT_EQ(0, make_retained());
 		ASSERT_EQ(0, xs_sysfs_u64("sessions_retained", &retained));
 		EXPECT_LE(1, retained);
-		ASSERT_EQ(0, unload());
+		ASSERT_EQ(0, xs_module_unload());
 		EXPECT_EQ(-1, access(XS_SYSFS "stats", F_OK));
 		EXPECT_EQ(-1, access(XS_DEVICE, F_OK));
-		ASSERT_EQ(0, load());
+		ASSERT_EQ(0, xs_module_load(""));
 		ASSERT_EQ(0, xs_sysfs_u64("sessions_retained", &retained));
 		EXPECT_EQ(0, retained);
 		ASSERT_EQ(0, xs_sysfs_u64("bytes_allocated", &allocated));
 		EXPECT_EQ(0, allocated);
 	}
-	EXPECT_EQ(-EEXIST, load());
+	EXPECT_EQ(-EEXIST, xs_module_load(""));
 }
 
 /* What the pressure processes and the test share. */
@@ -166,20 +149,20 @@ TEST_F_TIMEOUT(pressured, unload_and_reload_while_in_use, 120)
 	for (round = 0; round < ROUNDS; round++) {
 		usleep(3000);
 		/* once while in use: refused or done, nothing else */
-		err = unload();
+		err = xs_module_unload();
 		if (err == -EWOULDBLOCK) {
 			refused++;
 			__atomic_store_n(&p->pause, 1, __ATOMIC_RELEASE);
 			while (__atomic_load_n(&p->paused, __ATOMIC_ACQUIRE) <
 			       USERS)
 				usleep(500);
-			err = unload();
+			err = xs_module_unload();
 			__atomic_store_n(&p->pause, 0, __ATOMIC_RELEASE);
 		}
 		ASSERT_EQ(0, err);
 		/* the users hammer a missing module, then its loading */
 		usleep(3000);
-		ASSERT_EQ(0, load());
+		ASSERT_EQ(0, xs_module_load(""));
 	}
 	for (i = 0; i < USERS; i++) {
 		kill(pid[i], SIGKILL);
@@ -187,7 +170,7 @@ TEST_F_TIMEOUT(pressured, unload_and_reload_while_in_use, 120)
 	}
 	munmap(p, sizeof(*p));
 	TH_LOG("%d reloads, %d unloads refused while in use", ROUNDS, refused);
-	EXPECT_EQ(-EEXIST, load());
+	EXPECT_EQ(-EEXIST, xs_module_load(""));
 }
 
 TEST_HARNESS_MAIN

@@ -471,6 +471,23 @@ uint64_t xs_sysfs(const char *name)
 	return xs_sysfs_u64(name, &v) ? UINT64_MAX : v;
 }
 
+int xs_module_load(const char *params)
+{
+	int fd = open(XS_MODULE_PATH, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, params, 0))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int xs_module_unload(void)
+{
+	return syscall(SYS_delete_module, "xray_fdr", O_NONBLOCK) ? -errno : 0;
+}
+
 uint64_t xs_now_ns(void)
 {
 	struct timespec ts;

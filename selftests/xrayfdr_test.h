@@ -108,6 +108,11 @@ uint64_t xs_sysfs(const char *name);
 /* The first line of a file into @buf; 0 or -errno. */
 int xs_read_line(const char *path, char *buf, size_t len);
 
+/* Load XS_MODULE_PATH with parameters @params ("" for none); 0 or -errno. */
+int xs_module_load(const char *params);
+/* Unload the module without waiting for its users; 0 or -errno. */
+int xs_module_unload(void);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t xs_now_ns(void);
 int xs_pin_cpu(int cpu);

@@ -131,10 +131,19 @@ static int module_rings(struct rings *r, const struct rt_options *o,
 
 	*r = (struct rings){ .fd = -1 };
 	r->fd = open(o->device, O_RDWR | O_CLOEXEC);
-	if (r->fd < 0)
-		return errno == ENOENT || errno == ENODEV || errno == ENXIO ?
-			       -ENODEV :
-			       -errno;
+	if (r->fd < 0) {
+		if (errno == ENOENT || errno == ENODEV || errno == ENXIO)
+			return -ENODEV;
+		ret = -errno;
+		/* the administrator may keep the device to a group */
+		snprintf(
+			err, errlen, "cannot open %s: %s%s", o->device,
+			strerror(errno),
+			ret == -EACCES ?
+				" (its mode and group say who may: kernel-module.rst)" :
+				"");
+		return ret;
+	}
 	what = "XRAY_FDR_IOC_INFO";
 	if (ioctl(r->fd, XRAY_FDR_IOC_INFO, &info))
 		goto fail;

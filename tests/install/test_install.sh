@@ -24,8 +24,11 @@ result() { # ok|fail, description, [log]
 make -C "$top" --no-print-directory install BUILD="$BUILD" DESTDIR="$tmp/root" \
 	PREFIX=/usr >"$tmp/install.log" 2>&1
 if [ $? -eq 0 ] && [ -f "$tmp/root/usr/lib/pkgconfig/libxrayfdr.pc" ] &&
-	[ -x "$tmp/root/usr/bin/xrayfdr" ] && [ -f "$tmp/root/usr/include/xrayfdr/fdr.h" ]; then
-	result ok "make install DESTDIR= PREFIX=/usr lays out bin, lib, include, pkgconfig"
+	[ -x "$tmp/root/usr/bin/xrayfdr" ] && [ -f "$tmp/root/usr/include/xrayfdr/fdr.h" ] &&
+	[ -f "$tmp/root/usr/share/man/man1/xrayfdr.1" ] &&
+	[ -f "$tmp/root/usr/share/man/man8/xrayfdr-ctl.8" ] &&
+	[ -f "$tmp/root/usr/share/man/man3/libxrayfdr.3" ]; then
+	result ok "make install DESTDIR= PREFIX=/usr lays out bin, lib, include, pkgconfig, man"
 else
 	result fail "make install DESTDIR= PREFIX=/usr" "$tmp/install.log"
 fi

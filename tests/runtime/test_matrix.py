@@ -722,14 +722,38 @@ def check_patching():
     verify_log("patching under load: the log is valid", log)
 
 
-def check_version1_and_threshold():
-    d = os.path.join(OUT, "modes")
+def threads_exe(sub):
+    """A directory OUT/@sub, and the threads program of the matrix at -O2
+    (C) or None, said."""
+    d = os.path.join(OUT, sub)
     os.makedirs(d, exist_ok=True)
-    cell = compile_cell(MATRIX[2], "c", "-O2")  # threads
+    cell = compile_cell(MATRIX[2], "c", "-O2")
     if "error" in cell:
         tap(False, "threads builds", cell["error"])
+        return d, None
+    return d, cell["ours"]
+
+
+def check_device_refused():
+    """mode=cpu with a device that refuses the open(): the runtime says why,
+    once, and records in thread mode (as for a user the device's mode
+    leaves out, which root cannot play here)."""
+    d, exe = threads_exe("device")
+    if not exe:
         return
-    exe = cell["ours"]
+    log = os.path.join(d, "refused.xray")
+    p, logs = run_ours(exe, log, ["50"],
+                       env={"XRAYFDR_OPTIONS": f'mode=cpu device="{d}"'})
+    want = f"cpu mode: cannot open {d}: Is a directory; recording in thread mode"
+    tap(p.returncode == 0 and logs and p.stderr.count(want) == 1,
+        "a device open() refuses: the reason said once, thread mode records",
+        f"exit {p.returncode}; stderr: {p.stderr}")
+
+
+def check_version1_and_threshold():
+    d, exe = threads_exe("modes")
+    if not exe:
+        return
     log = os.path.join(d, "v1.xray")
     p, logs = run_ours(exe, log, ["300"], env={"XRAYFDR_OPTIONS": "version=1"})
     ok = p.returncode == 0 and logs
@@ -1768,7 +1792,7 @@ def main():
                 tap(*line)
     for fn in (check_dying, check_record_errors, check_filters, check_light_objects,
                check_api, check_dlclose, check_default_options,
-               check_patching,
+               check_patching, check_device_refused,
                check_version1_and_threshold, check_environment, check_static_link,
                check_thread_names, check_depth, check_dlopen, check_basic,
                check_stream, check_migrate, check_snapshot_cli,

@@ -1,0 +1,25 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# A clean Debian 12 system for the package tests, as a tarball cached in
+# the build tree: mmdebstrap's apt variant of bookworm with what
+# xray-fdr-dkms needs installed beforehand (dkms and its build tools) and
+# Debian's 6.1 kernel headers (linux-headers-amd64), from Debian's
+# archive with a sources list of its own; the host's apt state is neither
+# read nor changed.  tests/pkg/test_dkms_chroot.sh unpacks a fresh copy
+# for every run.
+#
+#   scripts/pkg/mkchroot.sh OUT.tar
+#
+# Environment: DEBIAN_MIRROR (http://deb.debian.org/debian).
+set -eu
+out=$1
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+
+mkdir -p "$(dirname "$out")"
+rm -f "$out.tmp.tar"
+mmdebstrap --quiet --variant=apt --format=tar \
+	--include=dkms,linux-headers-amd64,passwd,kmod \
+	bookworm "$out.tmp.tar" "deb [signed-by=$keyring] $mirror bookworm main"
+mv "$out.tmp.tar" "$out"
