@@ -321,7 +321,8 @@ static size_t sort_unique(uint64_t *v, size_t n)
 {
 	size_t k = 0;
 
-	qsort(v, n, sizeof(*v), by_u64);
+	if (n > 1) /* no table is NULL, which qsort() must not see */
+		qsort(v, n, sizeof(*v), by_u64);
 	for (size_t i = 0; i < n; i++)
 		if (v[i] && (!k || v[k - 1] != v[i]))
 			v[k++] = v[i];
