@@ -259,7 +259,8 @@ static int append(uint8_t **buf, size_t *len, const void *data, size_t size)
 
 	if (!n)
 		return -ENOMEM;
-	memcpy(n + *len, data, size);
+	if (size) /* an empty section's data is NULL */
+		memcpy(n + *len, data, size);
 	*buf = n;
 	*len += size;
 	return 0;
