@@ -41,12 +41,12 @@ static void check_gcc_map(const struct xray_instr_map *map)
 			if (i == 0 && (s->kind != XRAY_SLED_ENTRY ||
 				       s->address != fn->address))
 				abort();
-			if (i > 0 && (s->kind != XRAY_SLED_EXIT ||
-				      s->address <= fn->address ||
-				      (!last && s->address >= end) ||
-				      s->address <= map->sleds[fn->first_sled +
-							       i - 1]
-							    .address))
+			if (i > 0 &&
+			    (s->kind != XRAY_SLED_EXIT ||
+			     s->address <= fn->address ||
+			     (!last && s->address >= end) ||
+			     s->address <=
+				     map->sleds[fn->first_sled + i - 1].address))
 				abort();
 		}
 		next += fn->nsleds;
