@@ -389,8 +389,9 @@ Elf_Scn *xray_elf_section(Elf *elf, size_t shstrndx, const char *want)
 	return NULL;
 }
 
-static int load_gcc_sites(Elf *elf, size_t shstrndx, const char *path,
-			  struct xray_instr_map *map, char *err, size_t errlen)
+static int load_gcc_sites(Elf *elf, size_t shstrndx, bool relocatable,
+			  const char *path, struct xray_instr_map *map,
+			  char *err, size_t errlen)
 {
 	Elf_Scn *entry_scn, *return_scn;
 	uint64_t *entries = NULL, *returns = NULL;
@@ -403,6 +404,13 @@ static int load_gcc_sites(Elf *elf, size_t shstrndx, const char *path,
 		return set_err(
 			err, errlen, -ENOENT,
 			"%s: no xray_instr_map section (was it built with -fxray-instrument?) and no __mcount_loc (or with gcc -pg -mfentry -mnop-mcount -mrecord-mcount?)",
+			path);
+	/* an object's sites are offsets into whichever text section each
+	 * relocation names, several at the same offset: no map of ids */
+	if (relocatable)
+		return set_err(
+			err, errlen, -EINVAL,
+			"%s: a relocatable object's GCC sites have addresses only once linked; read the linked binary",
 			path);
 	ret = read_sites(elf, entry_scn, &entries, &nentries);
 	if (!ret && return_scn)
@@ -495,7 +503,8 @@ int xray_instr_map_load_elf(const char *path, struct xray_instr_map *map,
 			break;
 	}
 	if (!nsections) {
-		ret = load_gcc_sites(elf, shstrndx, path, map, err, errlen);
+		ret = load_gcc_sites(elf, shstrndx, relocatable, path, map, err,
+				     errlen);
 		goto out;
 	}
 	if (relocs.nrel) /* qsort() must not see the NULL of no relocations */

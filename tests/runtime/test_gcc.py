@@ -18,7 +18,8 @@ Every build takes its flags from `xrayfdr cflags --gcc [--pic]` (and
   filters, depth    record -F/-N trace exactly the functions named, with
                     the program's own counts; --depth keeps exactly the
                     calls that deep (the matrix's model), in both modes
-  no flags          a GCC build without them is refused clearly
+  no flags          a GCC build without them is refused clearly, and so
+                    is a GCC object file by extract
 Prints TAP.
 """
 import os
@@ -327,6 +328,13 @@ def main():
     r = run([XRAYFDR, "record", "-o", os.path.join(tmp, "p.log"), exe])
     tap(r.returncode != 0 and "gcc -pg -mfentry" in r.stderr,
         "plain gcc build: a clear message", r.stdout + r.stderr)
+    # A GCC object file: its sites are offsets into several sections
+    obj = os.path.join(tmp, "prog.o")
+    run(["gcc", "-O2", *flags("--gcc"), "-c", prog, "-o", obj])
+    r = run([XRAYFDR, "extract", obj])
+    tap(r.returncode == 1 and "only once linked" in r.stderr and not r.stdout,
+        "extract of a GCC object file: refused, not an empty map",
+        f"exit {r.returncode}\n{r.stdout[:500]}{r.stderr}")
     shutil.rmtree(tmp, ignore_errors=True)
     return finish()
 
