@@ -118,6 +118,17 @@ int xray_instr_map_decode(const void *data, size_t size, uint64_t section_addr,
 				"sled %zu (section offset %zu) has unknown kind %u",
 				i, i * XRAY_SLED_ENTRY_SIZE, kind);
 		}
+		/* LLVM's versions are 0-2: from XRAY_GCC_SITE up they are
+		 * ours, so that a map's version says where it came from */
+		if (s->version >= XRAY_GCC_SITE) {
+			unsigned int version = s->version;
+
+			xray_instr_map_free(map);
+			return set_err(
+				err, errlen, -EBADMSG,
+				"sled %zu (section offset %zu) has version %u, which marks GCC sites, not an XRay sled",
+				i, i * XRAY_SLED_ENTRY_SIZE, version);
+		}
 		s->address = field(s->address, s->version,
 				   at + SLED_OFF_ADDRESS, reloc, reloc_ctx);
 		s->function = field(s->function, s->version,
