@@ -18,6 +18,11 @@ Every build takes its flags from `xrayfdr cflags --gcc [--pic]` (and
   filters, depth    record -F/-N trace exactly the functions named, with
                     the program's own counts; --depth keeps exactly the
                     calls that deep (the matrix's model), in both modes
+  the matrix        the runtime matrix's programs (threads, exceptions,
+                    longjmp, signals, fork, a shared object, C++) with GCC:
+                    the log counts every call each program counts, in
+                    both modes; account counts each call once; both
+                    verifiers
   no flags          a GCC build without them is refused clearly, and so
                     is a GCC object file by extract
 Prints TAP.
@@ -54,19 +59,20 @@ def flags(*args):
     return run([XRAYFDR, "cflags", *args]).stdout.split()
 
 
-def gcc(srcs, out, opt="-O2", pic=False, shared=False, extra=(), link=()):
+def gcc(srcs, out, opt="-O2", pic=False, shared=False, extra=(), link=(),
+        cc=("gcc",)):
     """Build @out from @srcs with the flags `xrayfdr cflags` gives; return
     the failed step's output, or None."""
     kind = ["--gcc", "--pic"] if pic else ["--gcc"]
     objs = []
     for src in srcs:
         obj = f"{out}-{os.path.basename(src)}.o"
-        r = run(["gcc", opt, *flags(*kind), "-Wno-attributes", *extra,
+        r = run([*cc, opt, *flags(*kind), "-Wno-attributes", *extra,
                  "-c", src, "-o", obj])
         if r.returncode:
             return r.stderr
         objs.append(obj)
-    r = run(["gcc", opt, *(["-shared"] if shared else []), *objs,
+    r = run([*cc, opt, *(["-shared"] if shared else []), *objs,
              *flags(*kind, "--ldflags"), *link, "-o", out])
     return r.stderr if r.returncode else None
 
@@ -308,6 +314,47 @@ def check_depth(tmp):
             tm.depth_cases(name, exe, d, arg, n)
 
 
+def check_matrix(tmp):
+    """The matrix's programs built with GCC (g++ for C++), PIE at -O2 and
+    non-PIE at -O0: the log counts every call the program counts, in
+    thread and CPU mode, account counts each call once where every call
+    returns or unwinds, and both verifiers accept the logs."""
+    for prog in tm.MATRIX:
+        if prog.with_lib:
+            skip(f"GCC {prog.name}", "clang's __xray_customevent builtins: no GCC build")
+            continue
+        for opt, pic in (("-O2", True), ("-O0", False)):
+            cell = f"GCC {prog.name} {opt} {'PIE' if pic else 'non-PIE'}"
+            d = os.path.join(tmp, f"matrix-{prog.name}{opt}")
+            os.makedirs(d)
+            built = {"dir": d, "ours": os.path.join(d, prog.name)}
+            link = ["-pthread"]
+            extra = ["-I", PROGS]
+            cc = ["g++"] if prog.cxx_only else ["gcc"]
+            err = None
+            if prog.shared:
+                built["so"] = os.path.join(d, "libtraced.so")
+                err = gcc([os.path.join(PROGS, s) for s in prog.shared], built["so"],
+                          opt, pic=True, shared=True, extra=extra, cc=cc)
+                link += [built["so"], f"-Wl,-rpath,{d}"]
+            err = err or gcc([os.path.join(PROGS, s) for s in prog.sources],
+                             built["ours"], opt, pic=pic, extra=extra, link=link, cc=cc)
+            if err:
+                tap(False, f"{cell}: build", err)
+                continue
+            got = tm.record_and_count(cell, prog, built, "ours.xray")
+            if got:
+                tm.check_account_exact(cell, prog, got[1], got[2], got[3])
+                tm.verify_logs(f"{cell}: both verifiers accept the logs", got[1])
+            cpu = tm.record_and_count(cell, prog, built, "cpu.xray",
+                                      env={"XRAYFDR_OPTIONS": "mode=cpu buffer_max="
+                                           f"{256 * os.cpu_count()}"},
+                                      label=" (mode=cpu)")
+            if cpu:
+                tm.verify_logs(f"{cell}: mode=cpu: both verifiers accept the logs",
+                               cpu[1])
+
+
 def main():
     if not shutil.which("gcc"):
         skip("gcc builds", "gcc is not installed (make deps)")
@@ -316,7 +363,7 @@ def main():
     prog = os.path.join(HERE, "prog.c")
     for fn, args in ((check_programs, (tmp, prog)), (check_shared, (tmp, prog)),
                      (check_dlopen, (tmp,)), (check_filters, (tmp, prog)),
-                     (check_depth, (tmp,))):
+                     (check_depth, (tmp,)), (check_matrix, (tmp,))):
         try:
             fn(*args)
         except Exception as e:  # a harness problem is a failure, not a crash
