@@ -109,25 +109,21 @@ int xray_instr_map_decode(const void *data, size_t size, uint64_t section_addr,
 		s->kind = p[SLED_OFF_KIND];
 		s->always_instrument = p[SLED_OFF_ALWAYS];
 		s->version = p[SLED_OFF_VERSION];
-		if (s->kind >= XRAY_SLED_KIND_COUNT) {
-			unsigned int kind = s->kind;
-
-			xray_instr_map_free(map);
-			return set_err(
-				err, errlen, -EBADMSG,
-				"sled %zu (section offset %zu) has unknown kind %u",
-				i, i * XRAY_SLED_ENTRY_SIZE, kind);
-		}
 		/* LLVM's versions are 0-2: from XRAY_GCC_SITE up they are
 		 * ours, so that a map's version says where it came from */
-		if (s->version >= XRAY_GCC_SITE) {
-			unsigned int version = s->version;
+		if (s->kind >= XRAY_SLED_KIND_COUNT ||
+		    s->version >= XRAY_GCC_SITE) {
+			bool kind = s->kind >= XRAY_SLED_KIND_COUNT;
+			unsigned int value = kind ? s->kind : s->version;
 
 			xray_instr_map_free(map);
 			return set_err(
 				err, errlen, -EBADMSG,
-				"sled %zu (section offset %zu) has version %u, which marks GCC sites, not an XRay sled",
-				i, i * XRAY_SLED_ENTRY_SIZE, version);
+				"sled %zu (section offset %zu) has %s %u%s", i,
+				i * XRAY_SLED_ENTRY_SIZE,
+				kind ? "unknown kind" : "version", value,
+				kind ? "" :
+				       ", which marks GCC sites, not an XRay sled");
 		}
 		s->address = field(s->address, s->version,
 				   at + SLED_OFF_ADDRESS, reloc, reloc_ctx);
