@@ -33,7 +33,7 @@ $(BUILD)/tests/unit/test_calls: \
 $(BUILD)/tests/unit/test_trie: $(BUILD)/san/tools/analysis/engine/trie.o
 
 # Fuzz targets: one per parser, seeded with logs from `xrayfdr synth`.
-FUZZ_TARGETS := fuzz_reader fuzz_instr_map fuzz_yaml fuzz_tracelog fuzz_pipeline
+FUZZ_TARGETS := fuzz_reader fuzz_instr_map fuzz_gcc_map fuzz_yaml fuzz_tracelog fuzz_pipeline
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DREADER_WINDOW_SIZE=48 \
 	-g -O1 -std=c11 -D_GNU_SOURCE -Ilib/include -Iinclude/uapi -DXRAYFDR_VERSION='"fuzz"'

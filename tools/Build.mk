@@ -1,5 +1,5 @@
 # The xrayfdr command and its subcommands
-TOOL_SRCS += tools/xrayfdr.c tools/util.c tools/cmd_dump.c tools/cmd_synth.c \
+TOOL_SRCS += tools/xrayfdr.c tools/util.c tools/cmd_cflags.c tools/cmd_dump.c tools/cmd_synth.c \
 	tools/cmd_record.c tools/cmd_snapshot.c
 
 # The analysis commands (extract, convert, account, stack, graph) and the

@@ -8,9 +8,9 @@
 #include "xrayfdr.h"
 
 static const struct command *const commands[] = {
-	&cmd_account,  &cmd_convert, &cmd_dump,	  &cmd_extract,
-	&cmd_fdr_dump, &cmd_graph,   &cmd_record, &cmd_replay,
-	&cmd_snapshot, &cmd_stack,   &cmd_synth,
+	&cmd_account, &cmd_cflags,   &cmd_convert, &cmd_dump,
+	&cmd_extract, &cmd_fdr_dump, &cmd_graph,   &cmd_record,
+	&cmd_replay,  &cmd_snapshot, &cmd_stack,   &cmd_synth,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -21,7 +21,8 @@ static void usage(FILE *out)
 		"Usage: xrayfdr [--version] [--help] COMMAND [ARGS]\n"
 		"\n"
 		"Flight-data-recorder function tracing for programs built with\n"
-		"clang -fxray-instrument, and analysis of XRay logs.\n"
+		"clang -fxray-instrument or with GCC's patchable nops (xrayfdr\n"
+		"cflags), and analysis of XRay logs.\n"
 		"\n"
 		"Commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)

@@ -35,6 +35,17 @@ key ONLY takes:
                 xrayfdr record --trigger 'mid>1s' (or 'leaf>1s'): an armed
                 duration trigger that never fires; the functions it names
                 pay its timing, the others nothing
+  gcc-untraced  the same workload built with GCC, no flags: the baseline of
+                the GCC rows (their overhead is against it)
+  gcc-nops      GCC with `xrayfdr cflags --gcc` (non-PIE), untraced: what
+                the entry and return nops cost
+  gcc-pic-nops  GCC with `xrayfdr cflags --gcc --pic` (PIE), untraced: the
+                entry is a call to glibc's __fentry__ through the GOT
+  gcc-xrayfdr, gcc-cpu, gcc-pic-xrayfdr
+                those builds traced by `xrayfdr record`, thread and CPU
+                mode ("vs xrayfdr" compares them with clang's XRay row)
+  gcc-uftrace   uftrace record -P . (its dynamic patching) of the non-PIE
+                GCC build
   lttng         LTTng-UST's function tracing (liblttng-ust-cyg-profile-
                 fast, preloaded into a -finstrument-functions build),
                 lossless: a channel that blocks when full (blocking
@@ -114,6 +125,7 @@ LOOP = "run_loop"
 
 
 CLANG = which("clang", "clang-14")
+GCC = which("gcc")
 UFTRACE = which("uftrace")
 LTTNG = which("lttng")
 BABELTRACE = which("babeltrace2")
@@ -142,6 +154,21 @@ def build():
         exe = os.path.join(OUT, f"calls-{name}")
         p = run([CLANG, "-O2", "-g", "-Wall", "-Wextra", src, "-o", exe] + flags)
         if p.returncode:
+            sys.exit(f"bench: building {name}: {p.stderr}")
+        exes[name] = exe
+    gcc_builds = (("gcc-untraced", None), ("gcc", ["--gcc"]),
+                  ("gcc-pic", ["--gcc", "--pic"]))
+    for name, kind in gcc_builds if GCC else ():
+        exe = os.path.join(OUT, f"calls-{name}")
+        cflags = run([XRAYFDR, "cflags", *kind]).stdout.split() if kind else []
+        ldflags = run([XRAYFDR, "cflags", *kind, "--ldflags"]).stdout.split() \
+            if kind else []
+        # compiled and linked apart: a -pg link would add gcrt1.o's profiler
+        p = run([GCC, "-O2", "-g", "-Wall", "-Wextra", "-Wno-attributes", *cflags,
+                 "-c", src, "-o", exe + ".o"])
+        if not p.returncode:
+            p = run([GCC, "-O2", exe + ".o", *ldflags, "-o", exe])
+        if p.returncode or (kind and not cflags):
             sys.exit(f"bench: building {name}: {p.stderr}")
         exes[name] = exe
     return exes
@@ -240,10 +267,12 @@ def cmd_llvm_basic(exe, d, n, preload=None):
     return [exe, str(n)], env
 
 
-def cmd_uftrace(exe, d, n):
+def cmd_uftrace(exe, d, n, patch=False):
+    """uftrace of a -pg build, or (@patch) its dynamic patching (-P .)."""
     data = os.path.join(d, "uftrace.data")
     shutil.rmtree(data, ignore_errors=True)
-    return [UFTRACE, "record", "--no-libcall", "-d", data, exe, str(n)], {}
+    return [UFTRACE, "record", "--no-libcall", *(["-P", "."] if patch else []),
+            "-d", data, exe, str(n)], {}
 
 
 def cmd_lttng(exe, d, n):
@@ -314,11 +343,13 @@ class Peer:
     name, or THREAD_FAST); @cpu_mode:
     it asks for xrayfdr's CPU mode; @threshold: natively it rewinds every
     call (a duration threshold); @lossless: it keeps every event, which
-    its count under valgrind must too, to be its native path."""
+    its count under valgrind must too, to be its native path; @base: the
+    untraced row of its compiler."""
 
     def __init__(self, key, name, exe, cmd, out=out_none, count=None, expect=None,
-                 cpu_mode=False, threshold=False, lossless=False):
+                 cpu_mode=False, threshold=False, lossless=False, base="untraced"):
         self.key, self.name, self.exe, self.cmd = key, name, exe, cmd
+        self.base = base  # the row its overhead is against
         self.out, self.count = out, count or cmd
         self.expect, self.cpu_mode, self.threshold = expect, cpu_mode, threshold
         self.lossless = lossless
@@ -410,6 +441,8 @@ def peers_of(exes):
         Peer("trigger-leaf", "xrayfdr --trigger 'leaf>1s' (2 of 3 named)", x,
              rec(trigger="leaf>1s"), out_xrayfdr, pre(trigger="leaf>1s"), "rt_trig_fdr_entry"),
     ]
+    if "gcc" in exes:
+        peers += gcc_peers(exes)
     if LTTNG and BABELTRACE and os.path.exists(os.path.join(
             "/usr/lib/x86_64-linux-gnu", LTTNG_FAST)):
         peers.append(Peer("lttng", "LTTng-UST, blocking (every call)", exes["finstr"],
@@ -420,7 +453,37 @@ def peers_of(exes):
     if unknown:
         sys.exit(f"bench: ONLY: unknown {', '.join(unknown)} (keys: {', '.join(keys)})")
     if ONLY:
-        peers = [p for p in peers if p.key == "untraced" or p.key in ONLY]
+        # with the baselines the chosen rows need
+        want = set(ONLY) | {"untraced"} | {p.base for p in peers if p.key in ONLY}
+        peers = [p for p in peers if p.key in want]
+    return peers
+
+
+def gcc_peers(exes):
+    """The GCC rows (xrayfdr cflags --gcc), against GCC's untraced build."""
+    g, gp, untraced = exes["gcc"], exes["gcc-pic"], exes["gcc-untraced"]
+
+    def plain(exe):
+        return dict(cmd=lambda d, n: cmd_plain(exe, d, n), base="gcc-untraced")
+
+    def rec(exe, mode="thread"):
+        return dict(cmd=lambda d, n: cmd_xrayfdr_record(exe, d, n, mode),
+                    count=lambda d, n: cmd_xrayfdr_preload(exe, d, n, mode),
+                    out=out_xrayfdr, cpu_mode=mode == "cpu", base="gcc-untraced",
+                    expect="rt_cpu_tramp_entry" if mode == "cpu" else THREAD_FAST)
+
+    peers = [
+        Peer("gcc-untraced", "GCC untraced", untraced, **plain(untraced)),
+        Peer("gcc-nops", "GCC nops, untraced", g, **plain(g)),
+        Peer("gcc-pic-nops", "GCC -fPIC (PIE), untraced", gp, **plain(gp)),
+        Peer("gcc-xrayfdr", "GCC xrayfdr (record)", g, **rec(g)),
+        Peer("gcc-cpu", "GCC xrayfdr CPU mode (record)", g, **rec(g, "cpu")),
+        Peer("gcc-pic-xrayfdr", "GCC PIE xrayfdr (record)", gp, **rec(gp)),
+    ]
+    if UFTRACE:
+        peers.append(Peer("gcc-uftrace", "GCC uftrace -P .", g,
+                          lambda d, n: cmd_uftrace(g, d, n, patch=True), out_uftrace,
+                          base="gcc-untraced"))
     return peers
 
 
@@ -554,8 +617,8 @@ def count_instructions(peers, d):
                               "valgrind calls last tens of times longer, and 5 us "
                               "would keep some; this rewinds every call, as 5 us "
                               "does natively")
-    base = per_call.get("untraced")
     for peer in peers:
+        base = per_call.get(peer.base)
         if peer.key not in per_call:
             continue
         if base is None:
@@ -632,10 +695,11 @@ def table(peers):
         return rows[len(rows) // 2]
 
     by_key = {p.key: p for p in peers}
-    base = median(by_key["untraced"])[0]
 
     def overhead(key):
-        return median(by_key[key])[0] - base if key in by_key else None
+        if key not in by_key:
+            return None
+        return median(by_key[key])[0] - median(by_key[by_key[key].base])[0]
 
     ours, floor = overhead("xrayfdr"), overhead("floor")
     made = 2 * CALLS_PER_ITERATION * ITERATIONS
@@ -660,8 +724,8 @@ def table(peers):
           f"{'kept/made events':>18} {'bytes/event':>11}")
     for peer in peers:
         ns, kept, size = median(peer)
-        over = ns - base
-        traced = peer.key != "untraced"
+        over = overhead(peer.key)
+        traced = peer.key != peer.base
         kept_s = f"{kept}/{made}" if kept is not None else "-"
         print(f"{peer.name:33} {ns:7.2f} {min(r[0] for r in peer.rounds):7.2f} "
               f"{max(r[0] for r in peer.rounds):7.2f} {over:8.2f} "
@@ -672,7 +736,8 @@ def table(peers):
               f"{kept_s:>18} {f'{size / kept:.1f}' if kept else '-':>11}")
     print("ns/call: per traced call (entry + exit), in the program's thread CPU time, "
           "median round;\n"
-          "  min, max: fastest and slowest round; overhead: ns/call minus untraced's\n"
+          "  min, max: fastest and slowest round; overhead: ns/call minus untraced's "
+          "(GCC rows: GCC untraced's)\n"
           "vs floor, vs xrayfdr: overhead / the overhead of floor (1.00x: at the floor), "
           "of xrayfdr (record)\n"
           "instr/call: instructions a traced call adds in the loop (entry + exit), "

@@ -109,14 +109,21 @@ int xray_instr_map_decode(const void *data, size_t size, uint64_t section_addr,
 		s->kind = p[SLED_OFF_KIND];
 		s->always_instrument = p[SLED_OFF_ALWAYS];
 		s->version = p[SLED_OFF_VERSION];
-		if (s->kind >= XRAY_SLED_KIND_COUNT) {
-			unsigned int kind = s->kind;
+		/* LLVM's versions are 0-2: from XRAY_GCC_SITE up they are
+		 * ours, so that a map's version says where it came from */
+		if (s->kind >= XRAY_SLED_KIND_COUNT ||
+		    s->version >= XRAY_GCC_SITE) {
+			bool kind = s->kind >= XRAY_SLED_KIND_COUNT;
+			unsigned int value = kind ? s->kind : s->version;
 
 			xray_instr_map_free(map);
 			return set_err(
 				err, errlen, -EBADMSG,
-				"sled %zu (section offset %zu) has unknown kind %u",
-				i, i * XRAY_SLED_ENTRY_SIZE, kind);
+				"sled %zu (section offset %zu) has %s %u%s", i,
+				i * XRAY_SLED_ENTRY_SIZE,
+				kind ? "unknown kind" : "version", value,
+				kind ? "" :
+				       ", which marks GCC sites, not an XRay sled");
 		}
 		s->address = field(s->address, s->version,
 				   at + SLED_OFF_ADDRESS, reloc, reloc_ctx);
@@ -259,7 +266,8 @@ static int append(uint8_t **buf, size_t *len, const void *data, size_t size)
 
 	if (!n)
 		return -ENOMEM;
-	memcpy(n + *len, data, size);
+	if (size) /* an empty section's data is NULL */
+		memcpy(n + *len, data, size);
 	*buf = n;
 	*len += size;
 	return 0;
@@ -321,7 +329,8 @@ static size_t sort_unique(uint64_t *v, size_t n)
 {
 	size_t k = 0;
 
-	qsort(v, n, sizeof(*v), by_u64);
+	if (n > 1) /* no table is NULL, which qsort() must not see */
+		qsort(v, n, sizeof(*v), by_u64);
 	for (size_t i = 0; i < n; i++)
 		if (v[i] && (!k || v[k - 1] != v[i]))
 			v[k++] = v[i];
@@ -387,8 +396,9 @@ Elf_Scn *xray_elf_section(Elf *elf, size_t shstrndx, const char *want)
 	return NULL;
 }
 
-static int load_gcc_sites(Elf *elf, size_t shstrndx, const char *path,
-			  struct xray_instr_map *map, char *err, size_t errlen)
+static int load_gcc_sites(Elf *elf, size_t shstrndx, bool relocatable,
+			  const char *path, struct xray_instr_map *map,
+			  char *err, size_t errlen)
 {
 	Elf_Scn *entry_scn, *return_scn;
 	uint64_t *entries = NULL, *returns = NULL;
@@ -401,6 +411,13 @@ static int load_gcc_sites(Elf *elf, size_t shstrndx, const char *path,
 		return set_err(
 			err, errlen, -ENOENT,
 			"%s: no xray_instr_map section (was it built with -fxray-instrument?) and no __mcount_loc (or with gcc -pg -mfentry -mnop-mcount -mrecord-mcount?)",
+			path);
+	/* an object's sites are offsets into whichever text section each
+	 * relocation names, several at the same offset: no map of ids */
+	if (relocatable)
+		return set_err(
+			err, errlen, -EINVAL,
+			"%s: a relocatable object's GCC sites have addresses only once linked; read the linked binary",
 			path);
 	ret = read_sites(elf, entry_scn, &entries, &nentries);
 	if (!ret && return_scn)
@@ -493,7 +510,8 @@ int xray_instr_map_load_elf(const char *path, struct xray_instr_map *map,
 			break;
 	}
 	if (!nsections) {
-		ret = load_gcc_sites(elf, shstrndx, path, map, err, errlen);
+		ret = load_gcc_sites(elf, shstrndx, relocatable, path, map, err,
+				     errlen);
 		goto out;
 	}
 	if (relocs.nrel) /* qsort() must not see the NULL of no relocations */

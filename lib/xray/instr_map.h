@@ -92,7 +92,9 @@ int xray_instr_map_load_elf(const char *path, struct xray_instr_map *map,
  * @returns (both sorted in place).  Functions are numbered by entry
  * address from 1; a return site belongs to the function with the nearest
  * entry below it.  Every sled has version XRAY_GCC_SITE.  Return 0 or
- * -ENOMEM.
+ * -ENOMEM.  xray_instr_map_decode() refuses sleds of this version or
+ * higher (LLVM's are 0-2), so the version says which compiler a map's
+ * sleds came from.
  */
 #define XRAY_GCC_SITE 0x80
 int xray_instr_map_from_gcc(uint64_t *entries, size_t nentries,

@@ -75,3 +75,16 @@ done
 printf -- '---\nheader:\n  version: 1\n  type: 1\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1000\nrecords:\n  - { type: 0, func-id: 3, cpu: 1, thread: 7, process: 5, kind: function-enter, tsc: 10 }\n  - { type: 0, func-id: 3, cpu: 1, thread: 7, process: 5, kind: function-exit, tsc: 20 }\n  - { type: 0, func-id: 0, cpu: 1, thread: 7, process: 5, kind: custom-event, tsc: 21, data: "xrayfdr-info 1\\ntsc_hz=1000\\nsnapshot=trigger\\ntrigger=f>1ms\\ntrigger_tid=7\\ntrigger_function=3\\ntrigger_duration_ns=10000000\\ntrigger_tsc=20\\n" }\n...\n' >"$BUILD/fuzz/corpus-pipeline/trigger.yaml"
 "$X" convert -q -f fdr -o "$BUILD/fuzz/corpus-pipeline/trigger" "$BUILD/fuzz/corpus-pipeline/trigger.yaml"
 printf -- '---\nheader:\n  version: 1\n  type: 0\n  constant-tsc: true\n  nonstop-tsc: true\n  cycle-frequency: 1\nrecords:\n  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-enter, tsc: 1 }\n  - { type: 0, func-id: 1, cpu: 0, thread: 5, kind: function-exit, tsc: 18446744073709551000 }\n...\n' >"$BUILD/fuzz/corpus-pipeline/huge-times"
+
+# GCC's site tables (fuzz_gcc_map): small GCC builds with the flags of
+# README, non-PIE and as an object file; a PIC shared object whose tables
+# need relocations.
+mkdir -p "$BUILD/fuzz/corpus-gcc_map"
+tmp=$(mktemp -d)
+printf 'int g(int x);\n__attribute__((noinline)) int f(int x) { return x + 1; }\nint h(int x) { return g(x); }\nint g(int x) { if (x > 3) return f(x) * 2; return x; }\nint main(int c, char **v) { (void)v; return h(c) + f(c); }\n' >"$tmp/t.c"
+gflags="-pg -mfentry -mrecord-mcount -minstrument-return=nop5 -mrecord-return"
+if gcc -O2 $gflags -mnop-mcount -fno-pie -no-pie -s "$tmp/t.c" -o "$BUILD/fuzz/corpus-gcc_map/nopie" 2>/dev/null; then
+	gcc -O0 $gflags -mnop-mcount -fno-pie -c "$tmp/t.c" -o "$BUILD/fuzz/corpus-gcc_map/object.o"
+	gcc -O2 $gflags -fPIC -shared -s "$tmp/t.c" -o "$BUILD/fuzz/corpus-gcc_map/pic.so" 2>/dev/null || :
+fi
+rm -rf "$tmp"

@@ -644,6 +644,12 @@ def check_dlopen():
         if p.returncode:
             tap(False, "dlopen: builds", p.stderr)
             return
+    dlopen_cases(d, exe, so)
+
+
+def dlopen_cases(d, exe, so, label="dlopen"):
+    """Run dlopen.c's cases (@exe opening @so and libchain.so of @d) in
+    both modes: every call the objects make is in the log."""
     for how in (["local"], ["global"], ["chain"], ["loop", "30"]):
         for mode in ("thread", "cpu"):
             log = os.path.join(d, f"{how[0]}-{mode}.xray")
@@ -664,7 +670,7 @@ def check_dlopen():
                                          for kind in ("entry", "exit")]
             bad = {n: (got.get(n), w) for n, w in want.items() if got.get(n) != [w, w]}
             tap(p.returncode == 0 and want and not bad,
-                f"dlopen {' '.join(how)} (mode={mode}): the object is patched as dlopen() "
+                f"{label} {' '.join(how)} (mode={mode}): the object is patched as dlopen() "
                 "returns, every call in the log",
                 f"exit {p.returncode}; (entries, exits) against calls: {bad}\n"
                 f"{p.stdout}{p.stderr}")
@@ -1035,31 +1041,35 @@ def check_depth():
     for prog, lang, arg, n in ((MATRIX[0], "c", ["12"], 3), (MATRIX[1], "c", ["200"], 2),
                                (MATRIX[10], "c++", [], 2), (MATRIX[11], "c++", [], 2)):
         b = built(prog, lang)
-        if not b:
-            continue
-        exe, d = b
-        full = os.path.join(d, "full.xray")
-        p = run([XRAYFDR, "record", "-q", "-o", full, exe] + arg)
-        if p.returncode or not os.path.exists(full):
-            tap(False, f"{prog.name}: records", p.stderr)
-            continue
-        want = depth_model(events_of(full), n)
-        for mode in ("thread", "cpu"):
-            log = os.path.join(d, f"depth-{mode}.xray")
-            p = run([XRAYFDR, "record", "-q", "-o", log, "--mode", mode,
-                     "--depth", str(n), exe] + arg)
-            got = collections.Counter()
-            if p.returncode == 0 and os.path.exists(log):
-                c, _, _, _ = tally(events_of(log))
-                got = collections.Counter({(f, k): v for (_, f, k), v in c.items() if v})
-            tap(p.returncode == 0 and got == want and want,
-                f"{prog.name}: record --mode {mode} --depth {n} keeps exactly the calls "
-                f"{n} levels deep or less",
-                f"exit {p.returncode}; got {sorted(got.items())}\nwant {sorted(want.items())}\n"
-                f"{p.stderr}")
+        if b:
+            depth_cases(prog.name, *b, arg, n)
     p = run([XRAYFDR, "record", "--depth", "0", "true"])
     tap(p.returncode == 2 and "--depth" in p.stderr,
         "record --depth 0 is refused before the program runs", f"exit {p.returncode}: {p.stderr}")
+
+
+def depth_cases(name, exe, d, arg, n):
+    """record --depth @n of @exe @arg, in both modes, against the model
+    of a whole trace."""
+    full = os.path.join(d, "full.xray")
+    p = run([XRAYFDR, "record", "-q", "-o", full, exe] + arg)
+    if p.returncode or not os.path.exists(full):
+        tap(False, f"{name}: records", p.stderr)
+        return
+    want = depth_model(events_of(full), n)
+    for mode in ("thread", "cpu"):
+        log = os.path.join(d, f"depth-{mode}.xray")
+        p = run([XRAYFDR, "record", "-q", "-o", log, "--mode", mode,
+                 "--depth", str(n), exe] + arg)
+        got = collections.Counter()
+        if p.returncode == 0 and os.path.exists(log):
+            c, _, _, _ = tally(events_of(log))
+            got = collections.Counter({(f, k): v for (_, f, k), v in c.items() if v})
+        tap(p.returncode == 0 and got == want and want,
+            f"{name}: record --mode {mode} --depth {n} keeps exactly the calls "
+            f"{n} levels deep or less",
+            f"exit {p.returncode}; got {sorted(got.items())}\nwant {sorted(want.items())}\n"
+            f"{p.stderr}")
 
 
 def check_basic():

@@ -200,6 +200,63 @@ static void test_stub(void **state)
 		   "ff 25 00 00 00 00 88 77 66 55 44 33 22 11 cc cc");
 }
 
+/*
+ * GCC's sites at every offset in 16 bytes (those across a 16-byte
+ * boundary go through an int3): the 5-byte nop, and -fPIC's GOT call to
+ * __fentry__, which the first patch turns into the nop and a 1-byte nop.
+ */
+static void test_gcc_sites(void **state)
+{
+	static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	static const uint8_t got_call[6] = {
+		0xff, 0x15, 0x12, 0x34, 0x00, 0x00
+	};
+	char err[256];
+
+	(void)state;
+	for (size_t off = 1024; off < 1024 + 16; off++) {
+		for (int pic = 0; pic < 2; pic++) {
+			uint8_t *p = page + off;
+			uintptr_t stub = (uintptr_t)page + 2048;
+			int32_t rel = (int32_t)(stub - ((uintptr_t)p + 5));
+			uint8_t call[5] = { 0xe8 };
+
+			memcpy(call + 1, &rel, 4);
+			memset(page + 1008, 0xcc, 48);
+			if (pic)
+				memcpy(p, got_call, sizeof(got_call));
+			else
+				memcpy(p, nop5, sizeof(nop5));
+			/* never patched: unpatching leaves the GOT call */
+			assert_int_equal(arch_patch_gcc_site((uintptr_t)p, stub,
+							     false, err,
+							     sizeof(err)),
+					 0);
+			assert_int_equal(p[0], pic ? 0xff : 0x0f);
+			assert_int_equal(arch_patch_gcc_site((uintptr_t)p, stub,
+							     true, err,
+							     sizeof(err)),
+					 0);
+			assert_memory_equal(p, call, 5);
+			assert_int_equal(p[5], pic ? 0x90 : 0xcc);
+			assert_int_equal(p[-1], 0xcc);
+			assert_int_equal(arch_patch_gcc_site((uintptr_t)p, stub,
+							     false, err,
+							     sizeof(err)),
+					 0);
+			assert_memory_equal(p, nop5, 5);
+			assert_int_equal(p[5], pic ? 0x90 : 0xcc);
+		}
+	}
+	page[1024] = 0xff;
+	page[1025] = 0x25; /* a jmp through memory is no site */
+	assert_int_equal(arch_patch_gcc_site((uintptr_t)page + 1024,
+					     (uintptr_t)page + 2048, true, err,
+					     sizeof(err)),
+			 -EILSEQ);
+	assert_non_null(strstr(err, "unexpected bytes ff 25"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_stub),
+		cmocka_unit_test(test_gcc_sites),
 	};
 
 	return cmocka_run_group_tests_name("x86_64 sled patcher", tests, setup,

@@ -34,6 +34,11 @@ for c in extract convert account stack graph replay; do
 	check "$c with no file is a usage error" 2 "expects .*FILE|BINARY|is required" -- $X $c
 	check "$c rejects an unknown option" 2 "Usage: xrayfdr $c" -- $X $c --frobnicate x
 done
+check "cflags: clang's flags by default" 0 "^-fxray-instrument -fnoxray-link-deps$" -- $X cflags
+check "cflags --gcc: GCC's entry and return nops, non-PIE" 0 "^-pg -mfentry -mnop-mcount -mrecord-mcount -minstrument-return=nop5 -mrecord-return -fno-pie$" -- $X cflags --gcc
+check "cflags --gcc --ldflags" 0 "^-no-pie$" -- $X cflags --gcc --ldflags
+check "cflags --pic without --gcc is a usage error" 2 "--pic is for --gcc" -- $X cflags --pic
+check "cflags takes no arguments" 2 "takes no arguments" -- $X cflags prog.c
 check "xrayfdr with no command is a usage error" 2 "Usage: xrayfdr" -- $X
 check "an unknown command says so" 2 "'frobnicate' is not a command" -- $X frobnicate
 check "xrayfdr help dump prints dump's help" 0 "Usage: xrayfdr dump" -- $X help dump

@@ -122,6 +122,12 @@ static void test_malformed(void **state)
 	assert_string_equal(err,
 			    "sled 1 (section offset 32) has unknown kind 6");
 	assert_null(map.sleds);
+	/* version 128 marks GCC sites, never an XRay sled */
+	put_entry(sec + 32, 1, 1, XRAY_SLED_EXIT, 1, XRAY_GCC_SITE);
+	assert_int_equal(xray_instr_map_decode(sec, 64, 0, NULL, NULL, &map,
+					       err, sizeof(err)),
+			 -EBADMSG);
+	assert_non_null(strstr(err, "has version 128, which marks GCC sites"));
 	assert_int_equal(xray_instr_map_decode(sec, 0, 0, NULL, NULL, &map, err,
 					       sizeof(err)),
 			 0);

@@ -138,8 +138,11 @@ void arch_fast_key_store(uint64_t key);
 /*
  * GCC's 5-byte nop sites (entry and return alike) become "call @stub";
  * a stub (ARCH_STUB_SIZE bytes, arch_write_gcc_stub()) loads the sled word
- * and jumps to the trampoline.  arch_gcc_site_patchable(): whether the
- * site lies in an aligned 8 or 16 bytes, which one locked store replaces.
+ * and jumps to the trampoline.  An -fPIC entry, "call *__fentry__@GOTPCREL
+ * (%rip)", becomes the nop and a 1-byte nop on its first patch (and is
+ * left alone by an unpatch before that).  arch_gcc_site_patchable():
+ * whether the site lies in an aligned 8 or 16 bytes, which one locked
+ * store replaces, or the int3 sequence is available.
  * arch_patch_gcc_site() returns 0, -EILSEQ (neither the nop nor a call),
  * -ERANGE, or -EINVAL (not patchable atomically), with @err saying which.
  */

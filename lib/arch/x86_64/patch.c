@@ -301,8 +301,15 @@ void arch_write_stub(void *at, uintptr_t target)
  * the int3 meanwhile is sent on as the new instruction would send it (our
  * SIGTRAP handler, installed on first use, passes other traps on to the
  * program's own handler).
+ *
+ * In -fPIC code an entry site is "call *__fentry__@GOTPCREL(%rip)" (ff 15
+ * and a 32-bit displacement, 6 bytes).  Before its first patch it becomes
+ * the 5-byte nop and a 1-byte nop, the same way, so that from then on it is
+ * an ordinary site whose call returns to the 1-byte nop; a thread already
+ * in __fentry__ returns after both.
  */
 static const uint8_t gcc_nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const uint8_t gcc_nop6[6] = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x90 };
 
 static bool cas16(void *at, const uint8_t old[16], const uint8_t new[16])
 {
@@ -322,6 +329,7 @@ static bool cas16(void *at, const uint8_t old[16], const uint8_t new[16])
 #define POKED 4096 /* sites rewritten through an int3, newest last */
 static struct {
 	uintptr_t site, stub;
+	size_t len;
 } poked[POKED];
 static unsigned int npoked;
 static struct sigaction poke_old;
@@ -346,7 +354,7 @@ static void poke_trap(int sig, siginfo_t *si, void *ctx)
 			*(uint64_t *)g[REG_RSP] = site + 5;
 			g[REG_RIP] = (greg_t)poked[i].stub;
 		} else {
-			g[REG_RIP] = (greg_t)(site + 5);
+			g[REG_RIP] = (greg_t)(site + poked[i].len);
 		}
 		return;
 	}
@@ -385,26 +393,75 @@ static void sync_core(void)
 		0);
 }
 
-/* Rewrite the five bytes at @p across a 16-byte boundary (see above). */
-static void poke(uint8_t *p, const uint8_t new[5], uintptr_t stub)
+/* Rewrite the @len bytes at @p across a 16-byte boundary (see above). */
+static void poke(uint8_t *p, const uint8_t *new, size_t len, uintptr_t stub)
 {
 	unsigned int i = npoked % POKED;
 
 	poked[i].site = (uintptr_t)p;
 	poked[i].stub = stub;
+	poked[i].len = len;
 	__atomic_store_n(&npoked, npoked + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(p, 0xcc, __ATOMIC_RELEASE);
 	sync_core();
-	for (int k = 1; k < 5; k++)
+	for (size_t k = 1; k < len; k++)
 		((volatile uint8_t *)p)[k] = new[k];
 	sync_core();
 	__atomic_store_n(p, new[0], __ATOMIC_RELEASE);
 	sync_core();
 }
 
+static bool got_call(const uint8_t *p)
+{
+	return p[0] == 0xff && p[1] == 0x15;
+}
+
+/* Whether the @len bytes at @address lie in an aligned 8 or 16 bytes. */
+static bool fits(uint64_t address, size_t len)
+{
+	return (address & 7) + len <= 8 || (address & 15) + len <= 16;
+}
+
 int arch_gcc_site_patchable(uint64_t address)
 {
-	return (address & 7) <= 3 || (address & 15) <= 11 || poke_init();
+	const uint8_t *p = (const uint8_t *)(uintptr_t)address;
+
+	return fits(address, got_call(p) ? 6 : 5) || poke_init();
+}
+
+/* Replace the @len bytes at @p with @want: one locked compare and exchange
+ * of the aligned 8 or 16 bytes holding them, or poke(). */
+static void replace(uint8_t *p, const uint8_t *want, size_t len, uintptr_t stub)
+{
+	uintptr_t address = (uintptr_t)p;
+	size_t width = (address & 7) + len <= 8 ? 8 : 16;
+	uint8_t *base = (uint8_t *)(address & ~(uintptr_t)(width - 1));
+	size_t off = address - (uintptr_t)base;
+	uint8_t old[16], new[16];
+
+	if (!fits(address, len)) {
+		poke(p, want, len, stub);
+		return;
+	}
+	for (;;) {
+		memcpy(old, base, width);
+		memcpy(new, old, width);
+		memcpy(new + off, want, len);
+		if (!memcmp(new, old, width))
+			return;
+		if (width == 8) {
+			uint64_t o, n;
+
+			memcpy(&o, old, 8);
+			memcpy(&n, new, 8);
+			if (__atomic_compare_exchange_n((uint64_t *)base, &o, n,
+							false, __ATOMIC_SEQ_CST,
+							__ATOMIC_SEQ_CST))
+				return;
+		} else if (cas16(base, old, new)) {
+			return;
+		}
+	}
 }
 
 void arch_write_gcc_stub(void *at, uint32_t word, uintptr_t target)
@@ -425,12 +482,9 @@ int arch_patch_gcc_site(uint64_t address, uintptr_t stub, bool enable,
 			char *err, size_t errlen)
 {
 	uint8_t *p = (uint8_t *)(uintptr_t)address;
-	size_t width = (address & 7) <= 3 ? 8 : 16;
-	/* across a 16-byte boundary: the 16 bytes from the site's block */
-	uint8_t *base = (uint8_t *)((uintptr_t)p & ~(uintptr_t)(width - 1));
 	int64_t rel = (int64_t)stub - (int64_t)(address + 5);
-	uint8_t call[5] = { OP_CALL }, old[16], new[16];
-	size_t off = (size_t)(p - base);
+	uint8_t call[5] = { OP_CALL };
+	const uint8_t *want;
 
 	if (!arch_gcc_site_patchable(address)) {
 		snprintf(
@@ -447,43 +501,22 @@ int arch_patch_gcc_site(uint64_t address, uintptr_t stub, bool enable,
 			 stub, address);
 		return -ERANGE;
 	}
+	if (got_call(p)) {
+		if (!enable)
+			return 0; /* never patched: the program's own call */
+		replace(p, gcc_nop6, sizeof(gcc_nop6), 0);
+	}
+	if (memcmp(p, gcc_nop5, 5) && p[0] != OP_CALL) {
+		snprintf(
+			err, errlen,
+			"GCC site at 0x%" PRIx64
+			" holds unexpected bytes %02x %02x %02x %02x %02x; not touching it",
+			address, p[0], p[1], p[2], p[3], p[4]);
+		return -EILSEQ;
+	}
 	memcpy(call + 1, &(int32_t){ (int32_t)rel }, 4);
-	if (off > 11) {
-		const uint8_t *want = enable ? call : gcc_nop5;
-
-		if (memcmp(p, gcc_nop5, 5) && p[0] != OP_CALL)
-			goto unknown;
-		if (memcmp(p, want, 5))
-			poke(p, want, enable ? stub : 0);
-		return 0;
-	}
-	for (;;) {
-		memcpy(old, base, width);
-		if (memcmp(old + off, gcc_nop5, 5) && old[off] != OP_CALL)
-			goto unknown;
-		memcpy(new, old, width);
-		memcpy(new + off, enable ? call : gcc_nop5, 5);
-		if (!memcmp(new, old, width))
-			return 0;
-
-		if (width == 8) {
-			uint64_t o, n;
-
-			memcpy(&o, old, 8);
-			memcpy(&n, new, 8);
-			if (__atomic_compare_exchange_n((uint64_t *)base, &o, n,
-							false, __ATOMIC_SEQ_CST,
-							__ATOMIC_SEQ_CST))
-				return 0;
-		} else if (cas16(base, old, new)) {
-			return 0;
-		}
-	}
-unknown:
-	snprintf(
-		err, errlen,
-		"GCC site at 0x%" PRIx64
-		" holds unexpected bytes %02x %02x %02x %02x %02x; not touching it",
-		address, p[0], p[1], p[2], p[3], p[4]);
-	return -EILSEQ;
+	want = enable ? call : gcc_nop5;
+	if (memcmp(p, want, 5))
+		replace(p, want, 5, enable ? stub : 0);
+	return 0;
 }
