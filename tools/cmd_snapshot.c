@@ -1,27 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * xrayfdr snapshot: the newest window of a running traced process, through
- * its control channel (lib/util/control_proto.h).  This command opens the
- * output file, with its own rights and as a privileged tool must
- * (out_create()), and hands the descriptor to the process, which writes
- * the log into it and goes on tracing.
+ * xrayfdr snapshot: the newest window of a running traced process.  This
+ * command opens the output file, with its own rights and as a privileged
+ * tool must (out_create()).  In thread mode it hands the descriptor to
+ * the process through its control channel (lib/util/control_proto.h),
+ * which writes the log into it and goes on tracing.  In CPU mode the
+ * command copies the rings itself, so no thread of the process stops:
+ * the module's session of the process (found by its owner pid over
+ * netlink, attached read-only), or the rings the runtime maps without the
+ * module, whose memfd the channel hands out.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <netlink/netlink.h>
+#include <xrayfdr/runtime.h>
+
 #include "../lib/util/control_proto.h"
 #include "../lib/util/outfile.h"
+#include "ctl/ctl_nl.h"
 #include "xrayfdr.h"
 
 static void snapshot_usage(FILE *out)
@@ -32,11 +42,14 @@ static void snapshot_usage(FILE *out)
 		"\n"
 		"Write the newest window of process PID's trace as an XRay FDR log while\n"
 		"the process goes on running and tracing; the next snapshot holds what\n"
-		"came after.  PID must be traced by xrayfdr in thread mode (started by\n"
-		"xrayfdr record, or a program linked with libxrayfdr) and be yours,\n"
-		"unless you are root.  The log is created by this command (mode 0644,\n"
-		"0600 when root runs it), never through a symbolic link; the process\n"
-		"writes into it and gets no other file.\n"
+		"came after.  PID must be traced by xrayfdr (started by xrayfdr record,\n"
+		"or a program linked with libxrayfdr) and be yours, unless you are\n"
+		"root.  The log is created by this command (mode 0644, 0600 when root\n"
+		"runs it), never through a symbolic link.  In thread mode the process\n"
+		"writes into it and gets no other file; in CPU mode this command copies\n"
+		"the rings (the kernel module's session of PID, or the process's own\n"
+		"rings) without stopping any of its threads, and what was written over\n"
+		"while it copied is left out and counted as cut.\n"
 		"\n"
 		"Options:\n"
 		"  -o, --output=FILE    the log (default: xray-snapshot.PROGRAM.PID.TIME\n"
@@ -50,8 +63,7 @@ static void snapshot_usage(FILE *out)
 		"  -h, --help           this text\n"
 		"\n"
 		"Exit status: 0 written; 1 the process refused or failed (not traced,\n"
-		"not yours, not in thread mode, exited); 2 bad usage or FILE cannot be\n"
-		"created.\n");
+		"not yours, exited); 2 bad usage or FILE cannot be created.\n");
 }
 
 /* Connect to the channel of @pid, checking that @pid is what answers. */
@@ -79,10 +91,11 @@ static int channel(pid_t pid)
 }
 
 /* Send @req (with @file if >= 0) and wait up to @timeout_ms for the
- * reply, into @buf.  0 or a negative errno (-ETIMEDOUT, -EPIPE if the
- * process went away). */
+ * reply, into @buf, and the descriptor that came with it into *@got (if
+ * not NULL; -1 if none).  0 or a negative errno (-ETIMEDOUT, -EPIPE if
+ * the process went away). */
 static int ask(int fd, const char *req, int file, char *buf, size_t size,
-	       int timeout_ms)
+	       int timeout_ms, int *got)
 {
 	union {
 		struct cmsghdr h;
@@ -93,6 +106,8 @@ static int ask(int fd, const char *req, int file, char *buf, size_t size,
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	ssize_t n;
 
+	if (got)
+		*got = -1;
 	if (file >= 0) {
 		struct cmsghdr *c;
 
@@ -112,10 +127,27 @@ static int ask(int fd, const char *req, int file, char *buf, size_t size,
 		return -ETIMEDOUT;
 	if (n < 0)
 		return -errno;
-	n = recv(fd, buf, size - 1, 0);
+	iov = (struct iovec){ buf, size - 1 };
+	m = (struct msghdr){ .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cm.space,
+			     .msg_controllen = sizeof(cm.space) };
+	n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
 	if (n <= 0)
 		return n ? -errno : -EPIPE;
 	buf[n] = '\0';
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		int passed;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len != CMSG_LEN(sizeof(int)))
+			continue;
+		memcpy(&passed, CMSG_DATA(c), sizeof(int));
+		if (got && *got < 0)
+			*got = passed;
+		else
+			close(passed);
+	}
 	return 0;
 }
 
@@ -150,8 +182,77 @@ static void no_channel(pid_t pid, int err)
 	else
 		tool_error(
 			"snapshot",
-			"process %ld is not traced by xrayfdr in thread mode (no control channel: %s)",
-			(long)pid, strerror(-err));
+			"process %ld is not traced by xrayfdr (no control channel, no session of the kernel module)",
+			(long)pid);
+}
+
+struct find {
+	pid_t pid;
+	uint32_t id;
+	bool retained; /* a session of that pid was retained: a dead one's */
+};
+
+static int find_reply(void *p, struct nlattr **attrs)
+{
+	struct find *f = p;
+	struct ctl_session s;
+
+	if (ctl_decode_session(attrs, &s))
+		return -EBADMSG;
+	if (s.owner_pid != (uint32_t)f->pid)
+		return 0;
+	if (s.state & XRAY_FDR_STATE_RETAINED)
+		f->retained = true;
+	else if (s.state & XRAY_FDR_STATE_CONFIGURED)
+		f->id = s.id;
+	return 0;
+}
+
+/*
+ * The module's live session of @pid among those the caller may see (its
+ * own; all for CAP_SYS_ADMIN): its id, 0 if none (or no module).
+ */
+static uint32_t module_session(pid_t pid)
+{
+	struct find f = { .pid = pid };
+	struct ctl_nl nl;
+	struct nl_msg *msg;
+
+	if (ctl_nl_open(&nl))
+		return 0;
+	msg = ctl_nl_msg(&nl, XRAY_FDR_CMD_SESSION_GET, NLM_F_DUMP);
+	if (msg)
+		ctl_nl_call(&nl, msg, XRAY_FDR_A_SESSION_MAX, find_reply, &f);
+	ctl_nl_close(&nl);
+	return f.id;
+}
+
+/* A read-only view of session @id, or a negative errno. */
+static int attach(uint32_t id)
+{
+	struct xray_fdr_attach a = { .size = sizeof(a), .session_id = id };
+	int fd = open("/dev/" XRAY_FDR_DEVICE_NAME, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, XRAY_FDR_IOC_ATTACH, &a)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* The log of the rings @rings maps, copied as they are written, to @file;
+ * its counts into @st. */
+static int copy_rings(int rings, int file, struct xrayfdr_trace_stats *st)
+{
+	char why[64];
+
+	snprintf(why, sizeof(why), "request(pid=%ld,uid=%ld)", (long)getpid(),
+		 (long)geteuid());
+	XRAYFDR_OPTS(xrayfdr_dump_opts, o, .stats = st, .snapshot = why);
+	return xrayfdr_rings_write(rings, file, &o);
 }
 
 /* The pids with a channel, from /proc/net/unix ("@xrayfdr.PID"). */
@@ -179,7 +280,7 @@ static int list(void)
 		fd = channel((pid_t)pid);
 		if (fd < 0)
 			continue;
-		if (ask(fd, "info", -1, reply, sizeof(reply), 5000) ||
+		if (ask(fd, "info", -1, reply, sizeof(reply), 5000, NULL) ||
 		    strncmp(reply, "ok ", 3)) {
 			close(fd);
 			continue; /* (not ours to ask) */
@@ -216,7 +317,10 @@ static int snapshot_run(int argc, char **argv)
 	unsigned long long events = 0, overwritten = 0, dropped = 0,
 			   buffers = 0;
 	long timeout = 60, pid;
-	int opt, fd, file, err;
+	int opt, fd, file, err, rings = -1;
+	struct xrayfdr_trace_stats st = { .sz = sizeof(st) };
+	uint32_t id = 0;
+	bool cpu = false;
 
 	while ((opt = getopt_long(argc, argv, "o:flt:qh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -264,8 +368,12 @@ static int snapshot_run(int argc, char **argv)
 	}
 	fd = channel((pid_t)pid);
 	if (fd < 0) {
-		no_channel((pid_t)pid, fd);
-		return 1;
+		/* CPU mode on the module's rings: no channel there */
+		id = fd == -EACCES ? 0 : module_session((pid_t)pid);
+		if (!id) {
+			no_channel((pid_t)pid, fd);
+			return 1;
+		}
 	}
 	program_of((pid_t)pid, prog, sizeof(prog));
 	if (!output) {
@@ -285,12 +393,36 @@ static int snapshot_run(int argc, char **argv)
 		close(fd);
 		return 2;
 	}
-	err = ask(fd, "snapshot", file, reply, sizeof(reply),
-		  (int)timeout * 1000);
+	if (fd >= 0) {
+		err = ask(fd, "snapshot", file, reply, sizeof(reply),
+			  (int)timeout * 1000, NULL);
+		close(fd);
+		if (!err && !strncmp(reply, "error ", 6))
+			err = -atoi(reply + 6);
+		if (err == -ENOTSUP) { /* CPU mode: its rings, copied here */
+			fd = channel((pid_t)pid);
+			err = fd < 0 ?
+				      fd :
+				      ask(fd, "rings", -1, reply, sizeof(reply),
+					  (int)timeout * 1000, &rings);
+			if (fd >= 0)
+				close(fd);
+			if (!err && !strncmp(reply, "error ", 6))
+				err = -atoi(reply + 6);
+			else if (!err && rings < 0)
+				err = -EPROTO;
+			cpu = true;
+		}
+	} else {
+		rings = attach(id);
+		err = rings < 0 ? rings : 0;
+		cpu = true;
+	}
+	if (cpu && !err)
+		err = copy_rings(rings, file, &st);
+	if (rings >= 0)
+		close(rings);
 	close(file);
-	close(fd);
-	if (!err && !strncmp(reply, "error ", 6))
-		err = -atoi(reply + 6);
 	if (err) {
 		unlink(output); /* (made above: nothing of the process's) */
 		tool_error(
@@ -300,10 +432,21 @@ static int snapshot_run(int argc, char **argv)
 			err == -ETIMEDOUT ?
 				"it did not answer in time (stopped? --timeout)" :
 			err == -EPERM	? "not yours (root may)" :
-			err == -ENOTSUP ? "its trace is not in thread mode" :
+			err == -ENOENT	? "its session is gone (it exited)" :
+			err == -ENOTSUP ? "its trace has no snapshots" :
 			err == -ENODATA ? "it is not tracing now" :
 					  strerror(-err));
 		return 1;
+	}
+	if (cpu) {
+		if (!quiet)
+			printf("snapshot of %ld (%s): %llu events in %llu buffers to %s (%llu overwritten, %llu dropped, %llu cut)\n",
+			       pid, prog, (unsigned long long)st.events,
+			       (unsigned long long)st.buffers, output,
+			       (unsigned long long)st.overwritten,
+			       (unsigned long long)st.dropped,
+			       (unsigned long long)st.cut);
+		return 0;
 	}
 	sscanf(reply,
 	       "ok events=%llu overwritten=%llu dropped=%llu buffers=%llu",
