@@ -239,6 +239,7 @@ int xrayfdr_session_dump(uint32_t id, const char *path,
 {
 	struct xray_fdr_attach attach = { .size = sizeof(attach),
 					  .session_id = id };
+	struct xray_fdr_info info;
 	int fd, ret;
 
 	const char *device = OPTS_GET(opts, device, NULL);
@@ -278,6 +279,15 @@ int xrayfdr_session_dump(uint32_t id, const char *path,
 					 "it has no rings yet" :
 					 "its process still has it (a snapshot reads it)") :
 				strerror(errno));
+		goto out_close;
+	}
+	/* a dump is of rings no one writes; a live session's are copied */
+	info.size = sizeof(info);
+	if (!snapshot && !ioctl(fd, XRAY_FDR_IOC_INFO, &info) &&
+	    !(info.state & XRAY_FDR_STATE_RETAINED)) {
+		pr_warn("session %u: its process still has it (a snapshot reads it)\n",
+			id);
+		ret = -EBUSY;
 		goto out_close;
 	}
 	ret = rt_dump_attached(fd, id, path, -1, overwrite, snapshot, stats);

@@ -1174,6 +1174,20 @@ def check_basic():
         f"exit {p.returncode}, header {head!r}, {got} entries of {want} calls\n{p.stderr}")
 
 
+def server_pid(srv):
+    """The pid of the server that `xrayfdr record` process @srv runs, once
+    `xrayfdr snapshot --list` shows it (no bound on how long that takes but
+    the harness's own); None if it never does."""
+    for _ in range(600):
+        q = run(["pgrep", "-P", str(srv.pid), "-x", "server"])
+        if q.returncode == 0:
+            pid = int(q.stdout.split()[0])
+            if run([XRAYFDR, "snapshot", "--list"]).stdout.find(f"{pid} ") >= 0:
+                return pid
+        time.sleep(0.1)
+    return None
+
+
 def check_snapshot_cli():
     """xrayfdr snapshot PID on a running server: each snapshot verifies
     and moves forward; other users, untraced and missing processes get a
@@ -1192,16 +1206,7 @@ def check_snapshot_cli():
                             "--", exe, stop],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        pid = None
-        # the server is the record's child: wait for its channel (no bound
-        # on how long that takes but the harness's own)
-        for _ in range(600):
-            q = run(["pgrep", "-P", str(srv.pid), "-x", "server"])
-            if q.returncode == 0:
-                pid = int(q.stdout.split()[0])
-                if run([XRAYFDR, "snapshot", "--list"]).stdout.find(f"{pid} ") >= 0:
-                    break
-            time.sleep(0.1)
+        pid = server_pid(srv)
         snaps, maxes, problems = [], [], []
         for i in range(5):
             out = os.path.join(d, f"snap-{i}.xray")
@@ -1295,14 +1300,7 @@ def check_snapshot_cpu():
                             str(workers), progress],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        pid = None
-        for _ in range(600):
-            q = run(["pgrep", "-P", str(srv.pid), "-x", "server"])
-            if q.returncode == 0:
-                pid = int(q.stdout.split()[0])
-                if run([XRAYFDR, "snapshot", "--list"]).stdout.find(f"{pid} ") >= 0:
-                    break
-            time.sleep(0.1)
+        pid = server_pid(srv)
         snaps, problems, maxes, cut = [], [], [], 0
         for i in range(20):
             with open(progress, "rb") as f:
@@ -1366,14 +1364,7 @@ def check_snapshot_cpu():
                                 os.path.join(d, f"exiting-{i}.xray"), "--", exe, stop2,
                                 "2", progress + f"-{i}"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        pid = None
-        for _ in range(600):
-            q = run(["pgrep", "-P", str(srv.pid), "-x", "server"])
-            if q.returncode == 0:
-                pid = int(q.stdout.split()[0])
-                if run([XRAYFDR, "snapshot", "--list"]).stdout.find(f"{pid} ") >= 0:
-                    break
-            time.sleep(0.1)
+        pid = server_pid(srv)
         out = os.path.join(d, f"exiting-snap-{i}.xray")
         snap = subprocess.Popen([XRAYFDR, "snapshot", "-o", out, str(pid)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -554,7 +554,7 @@ static int cmd_session_dump(int argc, char **argv)
 		snapshot ?
 			"usage: xrayfdr-ctl snapshot ID -o FILE [--force]" :
 			"usage: xrayfdr-ctl dump ID -o FILE [--force] [--drop]";
-	char why[64];
+	char why[64], cut[32] = "";
 	struct ctl_nl nl;
 	uint32_t id;
 	int opt, err;
@@ -599,6 +599,10 @@ static int cmd_session_dump(int argc, char **argv)
 		if (err)
 			return refused(cmd, &nl, id, err);
 	}
+	/* (a snapshot's summary says what it cut) */
+	if (snapshot)
+		snprintf(cut, sizeof(cut), ", %llu cut",
+			 (unsigned long long)st.cut);
 	if (json)
 		printf("{\"session\":%u,\"log\":\"%s\",\"events\":%llu,"
 		       "\"overwritten\":%llu,\"dropped\":%llu,\"buffers\":%llu,"
@@ -608,21 +612,13 @@ static int cmd_session_dump(int argc, char **argv)
 		       (unsigned long long)st.dropped,
 		       (unsigned long long)st.buffers,
 		       (unsigned long long)st.cut, drop ? "true" : "false");
-	else if (snapshot)
-		printf("session %u: wrote %llu events in %llu buffers to %s "
-		       "(%llu overwritten, %llu dropped, %llu cut)\n",
-		       id, (unsigned long long)st.events,
-		       (unsigned long long)st.buffers, output,
-		       (unsigned long long)st.overwritten,
-		       (unsigned long long)st.dropped,
-		       (unsigned long long)st.cut);
 	else
 		printf("session %u: wrote %llu events in %llu buffers to %s "
-		       "(%llu overwritten, %llu dropped)%s\n",
+		       "(%llu overwritten, %llu dropped%s)%s\n",
 		       id, (unsigned long long)st.events,
 		       (unsigned long long)st.buffers, output,
 		       (unsigned long long)st.overwritten,
-		       (unsigned long long)st.dropped,
+		       (unsigned long long)st.dropped, cut,
 		       drop ? "; dropped it" : "");
 	return EXIT_OK;
 }
