@@ -56,7 +56,8 @@ static void snapshot_usage(FILE *out)
 		"                       here)\n"
 		"  -f, --force          replace FILE if it exists (a regular file of yours)\n"
 		"  -l, --list           the processes you may snapshot: pid, program,\n"
-		"                       mode, whether tracing, window size\n"
+		"                       mode, whether tracing, window size (those on\n"
+		"                       the kernel module's rings from its sessions)\n"
 		"  -t, --timeout=SEC    give up on a process that does not answer\n"
 		"                       (default 60)\n"
 		"  -q, --quiet          print nothing on success\n"
@@ -186,10 +187,11 @@ static void no_channel(pid_t pid, int err)
 			(long)pid);
 }
 
+/* The module's live sessions: the one of @pid, or (@pid 0) each listed. */
 struct find {
 	pid_t pid;
 	uint32_t id;
-	bool retained; /* a session of that pid was retained: a dead one's */
+	int shown;
 };
 
 static int find_reply(void *p, struct nlattr **attrs)
@@ -199,32 +201,40 @@ static int find_reply(void *p, struct nlattr **attrs)
 
 	if (ctl_decode_session(attrs, &s))
 		return -EBADMSG;
-	if (s.owner_pid != (uint32_t)f->pid)
+	/* retained: its process is gone; unconfigured: nothing yet */
+	if ((s.state & XRAY_FDR_STATE_RETAINED) ||
+	    !(s.state & XRAY_FDR_STATE_CONFIGURED))
 		return 0;
-	if (s.state & XRAY_FDR_STATE_RETAINED)
-		f->retained = true;
-	else if (s.state & XRAY_FDR_STATE_CONFIGURED)
+	if (f->pid && s.owner_pid == (uint32_t)f->pid)
 		f->id = s.id;
+	if (!f->pid) {
+		printf("%-8u %-16s %-7s %-8s %u x %u bytes a CPU (session %u)\n",
+		       s.owner_pid, s.comm, "cpu",
+		       s.state & XRAY_FDR_STATE_FROZEN	? "stopped" :
+		       s.state & XRAY_FDR_STATE_ENABLED ? "yes" :
+							  "no",
+		       s.subbuf_count, s.subbuf_size, s.id);
+		f->shown++;
+	}
 	return 0;
 }
 
 /*
- * The module's live session of @pid among those the caller may see (its
- * own; all for CAP_SYS_ADMIN): its id, 0 if none (or no module).
+ * The module's live sessions the caller may see (its own; all for
+ * CAP_SYS_ADMIN): @f->pid's id into @f->id, or with @f->pid 0 each one
+ * printed.  Nothing without the module.
  */
-static uint32_t module_session(pid_t pid)
+static void module_sessions(struct find *f)
 {
-	struct find f = { .pid = pid };
 	struct ctl_nl nl;
 	struct nl_msg *msg;
 
 	if (ctl_nl_open(&nl))
-		return 0;
+		return;
 	msg = ctl_nl_msg(&nl, XRAY_FDR_CMD_SESSION_GET, NLM_F_DUMP);
 	if (msg)
-		ctl_nl_call(&nl, msg, XRAY_FDR_A_SESSION_MAX, find_reply, &f);
+		ctl_nl_call(&nl, msg, XRAY_FDR_A_SESSION_MAX, find_reply, f);
 	ctl_nl_close(&nl);
-	return f.id;
 }
 
 /* A read-only view of session @id, or a negative errno. */
@@ -260,6 +270,7 @@ static int list(void)
 {
 	FILE *f = fopen("/proc/net/unix", "r");
 	char line[512], reply[CONTROL_MSG_MAX], prog[64];
+	struct find sessions = { 0 };
 	int shown = 0;
 
 	if (!f) {
@@ -295,7 +306,8 @@ static int list(void)
 		shown++;
 	}
 	fclose(f);
-	if (!shown)
+	module_sessions(&sessions);
+	if (!shown && !sessions.shown)
 		printf("(no traced process you may snapshot)\n");
 	return 0;
 }
@@ -369,7 +381,11 @@ static int snapshot_run(int argc, char **argv)
 	fd = channel((pid_t)pid);
 	if (fd < 0) {
 		/* CPU mode on the module's rings: no channel there */
-		id = fd == -EACCES ? 0 : module_session((pid_t)pid);
+		struct find f = { .pid = (pid_t)pid };
+
+		if (fd != -EACCES)
+			module_sessions(&f);
+		id = f.id;
 		if (!id) {
 			no_channel((pid_t)pid, fd);
 			return 1;
