@@ -52,7 +52,13 @@ static void xfdr_subbuf_open(struct xfdr_session *s, unsigned int cpu, u32 idx,
 {
 	struct xray_fdr_subbuf *sb = xfdr_subbuf(s, cpu, idx);
 
-	sb->seq = seq;
+	WRITE_ONCE(sb->seq, seq);
+	/*
+	 * The new sequence number before anything else here: a reader
+	 * copying a live ring (a snapshot) that finds it unchanged after
+	 * its copy read nothing that this opening wrote.
+	 */
+	smp_wmb();
 	sb->tsc = tsc;
 	sb->wall_ns = ktime_get_real_fast_ns();
 	sb->cpu = cpu;

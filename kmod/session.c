@@ -791,14 +791,24 @@ void xfdr_session_owner_gone(struct xfdr_session *s)
  * xfdr_session_attach() - may @s get a read-only view
  * @s: the session
  *
- * Return: 0 if it is retained, else -EBUSY (its owner still has it).
+ * A retained session, or a live one whose rings exist (a snapshot of a
+ * running process: its writers go on while the view reads).  The view
+ * holds a reference, so the owner's close still retains or unlists the
+ * session as usual and the memory stays until the last view closes.
+ *
+ * Return: 0 if it is retained or configured and listed, else -EBUSY
+ * (no rings yet, or unlisted: going away).
  */
 int xfdr_session_attach(struct xfdr_session *s)
 {
 	int err;
 
 	mutex_lock(&xfdr_lock);
-	err = (s->state & XRAY_FDR_STATE_RETAINED) ? 0 : -EBUSY;
+	if (xfdr_priv(s)->listed &&
+	    (s->state & (XRAY_FDR_STATE_RETAINED | XRAY_FDR_STATE_CONFIGURED)))
+		err = 0;
+	else
+		err = -EBUSY;
 	mutex_unlock(&xfdr_lock);
 	return err;
 }

@@ -552,6 +552,12 @@ static int nobody_checks(uint32_t root_id)
 	if (v != EPERM)
 		fprintf(stderr, "# as nobody: attach: %s\n", strerror(v));
 	CHILD_CHECK(v == EPERM);
+	/* but its own live session can: a snapshot of its own process */
+	att.session_id = own.info.session_id;
+	v = ioctl(fd, XRAY_FDR_IOC_ATTACH, &att) < 0 ? errno : 0;
+	if (v)
+		fprintf(stderr, "# as nobody: attach own: %s\n", strerror(v));
+	CHILD_CHECK(v == 0);
 	close(fd);
 	xs_close(&own);
 	ctl_nl_close(&nl);

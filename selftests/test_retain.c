@@ -2,7 +2,8 @@
 /*
  * Sessions and processes: a session kept across SIGKILL is listed and
  * dumped intact through a read-only view, then dropped; one not kept goes
- * with its process; a fork of the session holder shares the rings but is
+ * with its process; a live session is read through a view while its
+ * owner writes, and its owner's exit with the view open leaks nothing; a fork of the session holder shares the rings but is
  * not traced.
  */
 #include <errno.h>
@@ -199,18 +200,19 @@ TEST(session_not_kept_goes_with_its_process)
 	EXPECT_EQ(allocated, xs_sysfs("bytes_allocated"));
 }
 
-TEST(attach_only_to_retained_sessions)
+TEST(attach_needs_rings_and_a_valid_request)
 {
 	struct xray_fdr_attach att = { .size = sizeof(att) };
-	struct xs_session live, v;
+	struct xs_session fresh, v;
 	struct {
 		struct xray_fdr_attach a;
 		uint32_t tail;
 	} big = { { .size = sizeof(big) }, 1 };
 
-	ASSERT_EQ(0, xs_setup(&live, 4096, 2, 0));
+	/* no geometry yet: nothing to view */
+	ASSERT_EQ(0, xs_open(&fresh));
 	ASSERT_EQ(0, xs_open(&v));
-	att.session_id = live.info.session_id;
+	att.session_id = fresh.info.session_id;
 	EXPECT_EQ(-EBUSY,
 		  xs_ioctl(&v, XRAY_FDR_IOC_ATTACH, (unsigned long)&att));
 	att.session_id = 0x7fffffff;
@@ -219,11 +221,151 @@ TEST(attach_only_to_retained_sessions)
 	att.size = 4;
 	EXPECT_EQ(-EINVAL,
 		  xs_ioctl(&v, XRAY_FDR_IOC_ATTACH, (unsigned long)&att));
-	big.a.session_id = live.info.session_id;
+	big.a.session_id = fresh.info.session_id;
 	EXPECT_EQ(-E2BIG,
 		  xs_ioctl(&v, XRAY_FDR_IOC_ATTACH, (unsigned long)&big));
 	xs_close(&v);
+	xs_close(&fresh);
+}
+
+struct counted {
+	long test;
+};
+
+static int count_test(void *p, unsigned int cpu, const uint8_t *rec,
+		      uint32_t len, const struct xray_fdr_subbuf *sb)
+{
+	(void)cpu;
+	(void)sb;
+	if (XRAY_FDR_REC_KIND(rec[0]) == XS_REC_TEST_KIND && len == 16)
+		((struct counted *)p)->test++;
+	return 0;
+}
+
+/*
+ * A snapshot's view: the owner of a live session attaches to it and reads
+ * what the owner goes on writing; the owner's close with the view open
+ * unlists the session and leaks nothing once the view closes.
+ */
+TEST(live_session_view_reads_while_the_owner_writes)
+{
+	struct xray_fdr_attach att = { .size = sizeof(att) };
+	struct xs_test_record rec = {
+		.type = XRAY_FDR_REC_TYPE(XS_REC_TEST_KIND),
+		.len = sizeof(rec) / 8,
+	};
+	uint64_t sessions = xs_sysfs("sessions");
+	uint64_t allocated = xs_sysfs("bytes_allocated");
+	struct counted before = { 0 }, after = { 0 };
+	struct xs_session live, v;
+	struct ctl_session cs;
+	struct ctl_nl nl;
+	char err[256];
+	int n;
+
+	if (!xs_rseq_available())
+		SKIP(return, "glibc did not register rseq for this thread");
+	ASSERT_EQ(0, xs_pin_cpu(0));
+	ASSERT_EQ(0, xs_setup(&live, 4096, 64, 0));
+	ASSERT_EQ(0, xs_ioctl(&live, XRAY_FDR_IOC_START, 0));
+	rec.tid = xs_gettid();
+	for (n = 0; n < 100; n++) {
+		rec.seq = n;
+		ASSERT_EQ(0, xs_write(&live, &rec, sizeof(rec), rec.tid));
+	}
+
+	ASSERT_EQ(0, xs_open(&v));
+	att.session_id = live.info.session_id;
+	ASSERT_EQ(0, xs_ioctl(&v, XRAY_FDR_IOC_ATTACH, (unsigned long)&att));
+	v.info.size = sizeof(v.info);
+	ASSERT_EQ(0, xs_ioctl(&v, XRAY_FDR_IOC_INFO, (unsigned long)&v.info));
+	EXPECT_EQ(live.info.session_id, v.info.session_id);
+	EXPECT_EQ(XRAY_FDR_STATE_CONFIGURED | XRAY_FDR_STATE_ENABLED |
+			  XRAY_FDR_STATE_READONLY,
+		  v.info.state);
+	EXPECT_EQ(-EACCES, xs_map(&v, true));
+	ASSERT_EQ(0, xs_map(&v, false));
+	EXPECT_EQ((uint32_t)getpid(), v.hdr->owner_pid);
+	EXPECT_EQ(-EPERM, xs_ioctl(&v, XRAY_FDR_IOC_FREEZE, 0));
+	ASSERT_LT(0, xs_walk_ring(&v, 0, count_test, &before, err, sizeof(err)))
+	TH_LOG("%s", err);
+	EXPECT_EQ(100, before.test);
+
+	/* the owner goes on, still recording, and the view sees it */
+	EXPECT_FALSE(live.hdr->state & XRAY_FDR_STATE_FROZEN);
+	for (; n < 200; n++) {
+		rec.seq = n;
+		ASSERT_EQ(0, xs_write(&live, &rec, sizeof(rec), rec.tid));
+	}
+	ASSERT_LT(0, xs_walk_ring(&v, 0, count_test, &after, err, sizeof(err)))
+	TH_LOG("%s", err);
+	EXPECT_EQ(200, after.test);
+
+	/* the owner's close unlists it, the view keeps its memory alive */
+	ASSERT_EQ(0, ctl_nl_open(&nl));
 	xs_close(&live);
+	EXPECT_EQ(-ENOENT, ctl_get_session(&nl, att.session_id, &cs));
+	/* (the view's file has a session of its own, unconfigured) */
+	EXPECT_EQ(sessions + 1, xs_sysfs("sessions"));
+	EXPECT_EQ(XRAY_FDR_MAGIC, v.hdr->magic);
+	after.test = 0;
+	ASSERT_LT(0, xs_walk_ring(&v, 0, count_test, &after, err, sizeof(err)))
+	TH_LOG("%s", err);
+	EXPECT_EQ(200, after.test);
+	/* an unlisted session takes no new view */
+	{
+		struct xs_session v2;
+
+		ASSERT_EQ(0, xs_open(&v2));
+		EXPECT_EQ(-ENOENT, xs_ioctl(&v2, XRAY_FDR_IOC_ATTACH,
+					    (unsigned long)&att));
+		xs_close(&v2);
+	}
+	xs_close(&v);
+	EXPECT_EQ(sessions, xs_sysfs("sessions"));
+	EXPECT_EQ(allocated, xs_sysfs("bytes_allocated"));
+	ctl_nl_close(&nl);
+}
+
+/* A kept live session with a view open is still retained at its
+ * owner's exit, and dumps whole. */
+TEST(kept_live_session_with_a_view_is_retained)
+{
+	struct xray_fdr_attach att = { .size = sizeof(att) };
+	uint64_t retained = xs_sysfs("sessions_retained");
+	uint64_t allocated = xs_sysfs("bytes_allocated");
+	struct counted c = { 0 };
+	struct ctl_session cs;
+	struct xs_session v;
+	struct ctl_nl nl;
+	char err[256];
+	uint32_t id;
+	pid_t child;
+
+	if (!xs_rseq_available())
+		SKIP(return, "glibc did not register rseq for this thread");
+	child = recording_child(true, &id);
+	ASSERT_LT(0, child);
+	ASSERT_EQ(0, xs_open(&v));
+	att.session_id = id;
+	ASSERT_EQ(0, xs_ioctl(&v, XRAY_FDR_IOC_ATTACH, (unsigned long)&att));
+	ASSERT_EQ(0, xs_map(&v, false));
+	EXPECT_FALSE(v.hdr->state & XRAY_FDR_STATE_RETAINED);
+	kill_child(child);
+	ASSERT_EQ(0, ctl_nl_open(&nl));
+	ASSERT_EQ(0, ctl_get_session(&nl, id, &cs));
+	EXPECT_TRUE(cs.state & XRAY_FDR_STATE_RETAINED);
+	EXPECT_EQ(retained + 1, xs_sysfs("sessions_retained"));
+	EXPECT_TRUE(v.hdr->state & XRAY_FDR_STATE_RETAINED);
+	ASSERT_LT(0, xs_walk_ring(&v, 0, count_test, &c, err, sizeof(err)))
+	TH_LOG("%s", err);
+	EXPECT_EQ(RECORDS, c.test);
+	EXPECT_EQ(0,
+		  ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_DROP, id, -1));
+	xs_close(&v);
+	EXPECT_EQ(retained, xs_sysfs("sessions_retained"));
+	EXPECT_EQ(allocated, xs_sysfs("bytes_allocated"));
+	ctl_nl_close(&nl);
 }
 
 TEST(keep_can_be_taken_back)

@@ -1,6 +1,10 @@
 # The xrayfdr command and its subcommands
 TOOL_SRCS += tools/xrayfdr.c tools/util.c tools/cmd_cflags.c tools/cmd_dump.c tools/cmd_synth.c \
-	tools/cmd_record.c tools/cmd_snapshot.c
+	tools/cmd_record.c tools/cmd_snapshot.c tools/ctl/ctl_nl.c
+# snapshot finds a CPU-mode process's session over netlink (libnl)
+TOOL_NL_CFLAGS := -isystem /usr/include/libnl3
+$(BUILD)/obj/tools/cmd_snapshot.o $(BUILD)/san/tools/cmd_snapshot.o \
+	$(BUILD)/san/tools/ctl/ctl_nl.o: XRAYFDR_CFLAGS += $(TOOL_NL_CFLAGS)
 
 # The analysis commands (extract, convert, account, stack, graph) and the
 # code they share in tools/analysis/.  The readers of text formats stay
@@ -26,7 +30,7 @@ TOOL_SRCS += $(ANALYSIS_SRCS) tools/cmd_extract.c tools/cmd_convert.c \
 # order of equal elements, which llvm-xray's output inherits (libstdc++).
 TOOL_CXX_SRCS := tools/analysis/input/demangle.cc tools/analysis/engine/llvm_sort.cc
 TOOL_CXX_OBJS := $(TOOL_CXX_SRCS:%.cc=$(BUILD)/obj/%.o)
-TOOL_LDLIBS += $(TOOL_CXX_OBJS) -ldw -lelf -lstdc++ -lm
+TOOL_LDLIBS += $(TOOL_CXX_OBJS) -ldw -lelf -lstdc++ -lm -lnl-genl-3 -lnl-3
 
 $(XRAYFDR_BIN): $(TOOL_CXX_OBJS)
 
@@ -76,7 +80,8 @@ $(SAN_XRAYFDR): $(TOOL_SRCS:%.c=$(BUILD)/san/%.o) \
 		$(SAN_LIB_OBJS) $(TOOL_CXX_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ -ldw -lelf -lstdc++ -lm
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ -ldw -lelf -lstdc++ -lm -lnl-genl-3 \
+		-lnl-3
 CHECK_DEPS += $(SAN_XRAYFDR)
 CHECK_SUITES += tools/sanitized:tests/tools/test_sanitized.sh
 

@@ -1,27 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * xrayfdr snapshot: the newest window of a running traced process, through
- * its control channel (lib/util/control_proto.h).  This command opens the
- * output file, with its own rights and as a privileged tool must
- * (out_create()), and hands the descriptor to the process, which writes
- * the log into it and goes on tracing.
+ * xrayfdr snapshot: the newest window of a running traced process.  This
+ * command opens the output file, with its own rights and as a privileged
+ * tool must (out_create()).  In thread mode it hands the descriptor to
+ * the process through its control channel (lib/util/control_proto.h),
+ * which writes the log into it and goes on tracing.  In CPU mode the
+ * command copies the rings itself, so no thread of the process stops:
+ * the module's session of the process (found by its owner pid over
+ * netlink, attached read-only), or the rings the runtime maps without the
+ * module, whose memfd the channel hands out.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <netlink/netlink.h>
+#include <xrayfdr/runtime.h>
+
 #include "../lib/util/control_proto.h"
 #include "../lib/util/outfile.h"
+#include "ctl/ctl_nl.h"
 #include "xrayfdr.h"
 
 static void snapshot_usage(FILE *out)
@@ -32,26 +42,29 @@ static void snapshot_usage(FILE *out)
 		"\n"
 		"Write the newest window of process PID's trace as an XRay FDR log while\n"
 		"the process goes on running and tracing; the next snapshot holds what\n"
-		"came after.  PID must be traced by xrayfdr in thread mode (started by\n"
-		"xrayfdr record, or a program linked with libxrayfdr) and be yours,\n"
-		"unless you are root.  The log is created by this command (mode 0644,\n"
-		"0600 when root runs it), never through a symbolic link; the process\n"
-		"writes into it and gets no other file.\n"
+		"came after.  PID must be traced by xrayfdr (started by xrayfdr record,\n"
+		"or a program linked with libxrayfdr) and be yours, unless you are\n"
+		"root.  The log is created by this command (mode 0644, 0600 when root\n"
+		"runs it), never through a symbolic link.  In thread mode the process\n"
+		"writes into it and gets no other file; in CPU mode this command copies\n"
+		"the rings (the kernel module's session of PID, or the process's own\n"
+		"rings) without stopping any of its threads, and what was written over\n"
+		"while it copied is left out and counted as cut.\n"
 		"\n"
 		"Options:\n"
 		"  -o, --output=FILE    the log (default: xray-snapshot.PROGRAM.PID.TIME\n"
 		"                       here)\n"
 		"  -f, --force          replace FILE if it exists (a regular file of yours)\n"
 		"  -l, --list           the processes you may snapshot: pid, program,\n"
-		"                       mode, whether tracing, window size\n"
+		"                       mode, whether tracing, window size (those on\n"
+		"                       the kernel module's rings from its sessions)\n"
 		"  -t, --timeout=SEC    give up on a process that does not answer\n"
 		"                       (default 60)\n"
 		"  -q, --quiet          print nothing on success\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Exit status: 0 written; 1 the process refused or failed (not traced,\n"
-		"not yours, not in thread mode, exited); 2 bad usage or FILE cannot be\n"
-		"created.\n");
+		"not yours, exited); 2 bad usage or FILE cannot be created.\n");
 }
 
 /* Connect to the channel of @pid, checking that @pid is what answers. */
@@ -79,10 +92,11 @@ static int channel(pid_t pid)
 }
 
 /* Send @req (with @file if >= 0) and wait up to @timeout_ms for the
- * reply, into @buf.  0 or a negative errno (-ETIMEDOUT, -EPIPE if the
- * process went away). */
+ * reply, into @buf, and the descriptor that came with it into *@got (if
+ * not NULL; -1 if none).  0 or a negative errno (-ETIMEDOUT, -EPIPE if
+ * the process went away). */
 static int ask(int fd, const char *req, int file, char *buf, size_t size,
-	       int timeout_ms)
+	       int timeout_ms, int *got)
 {
 	union {
 		struct cmsghdr h;
@@ -93,6 +107,8 @@ static int ask(int fd, const char *req, int file, char *buf, size_t size,
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	ssize_t n;
 
+	if (got)
+		*got = -1;
 	if (file >= 0) {
 		struct cmsghdr *c;
 
@@ -112,10 +128,27 @@ static int ask(int fd, const char *req, int file, char *buf, size_t size,
 		return -ETIMEDOUT;
 	if (n < 0)
 		return -errno;
-	n = recv(fd, buf, size - 1, 0);
+	iov = (struct iovec){ buf, size - 1 };
+	m = (struct msghdr){ .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cm.space,
+			     .msg_controllen = sizeof(cm.space) };
+	n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
 	if (n <= 0)
 		return n ? -errno : -EPIPE;
 	buf[n] = '\0';
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		int passed;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len != CMSG_LEN(sizeof(int)))
+			continue;
+		memcpy(&passed, CMSG_DATA(c), sizeof(int));
+		if (got && *got < 0)
+			*got = passed;
+		else
+			close(passed);
+	}
 	return 0;
 }
 
@@ -150,8 +183,86 @@ static void no_channel(pid_t pid, int err)
 	else
 		tool_error(
 			"snapshot",
-			"process %ld is not traced by xrayfdr in thread mode (no control channel: %s)",
-			(long)pid, strerror(-err));
+			"process %ld is not traced by xrayfdr (no control channel, no session of the kernel module)",
+			(long)pid);
+}
+
+/* The module's live sessions: the one of @pid, or (@pid 0) each listed. */
+struct find {
+	pid_t pid;
+	uint32_t id;
+	int shown;
+};
+
+static int find_reply(void *p, struct nlattr **attrs)
+{
+	struct find *f = p;
+	struct ctl_session s;
+
+	if (ctl_decode_session(attrs, &s))
+		return -EBADMSG;
+	/* retained: its process is gone; unconfigured: nothing yet */
+	if ((s.state & XRAY_FDR_STATE_RETAINED) ||
+	    !(s.state & XRAY_FDR_STATE_CONFIGURED))
+		return 0;
+	if (f->pid && s.owner_pid == (uint32_t)f->pid)
+		f->id = s.id;
+	if (!f->pid) {
+		printf("%-8u %-16s %-7s %-8s %u x %u bytes a CPU (session %u)\n",
+		       s.owner_pid, s.comm, "cpu",
+		       s.state & XRAY_FDR_STATE_FROZEN	? "stopped" :
+		       s.state & XRAY_FDR_STATE_ENABLED ? "yes" :
+							  "no",
+		       s.subbuf_count, s.subbuf_size, s.id);
+		f->shown++;
+	}
+	return 0;
+}
+
+/*
+ * The module's live sessions the caller may see (its own; all for
+ * CAP_SYS_ADMIN): @f->pid's id into @f->id, or with @f->pid 0 each one
+ * printed.  Nothing without the module.
+ */
+static void module_sessions(struct find *f)
+{
+	struct ctl_nl nl;
+	struct nl_msg *msg;
+
+	if (ctl_nl_open(&nl))
+		return;
+	msg = ctl_nl_msg(&nl, XRAY_FDR_CMD_SESSION_GET, NLM_F_DUMP);
+	if (msg)
+		ctl_nl_call(&nl, msg, XRAY_FDR_A_SESSION_MAX, find_reply, f);
+	ctl_nl_close(&nl);
+}
+
+/* A read-only view of session @id, or a negative errno. */
+static int attach(uint32_t id)
+{
+	struct xray_fdr_attach a = { .size = sizeof(a), .session_id = id };
+	int fd = open("/dev/" XRAY_FDR_DEVICE_NAME, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, XRAY_FDR_IOC_ATTACH, &a)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* The log of the rings @rings maps, copied as they are written, to @file;
+ * its counts into @st. */
+static int copy_rings(int rings, int file, struct xrayfdr_trace_stats *st)
+{
+	char why[64];
+
+	snprintf(why, sizeof(why), "request(pid=%ld,uid=%ld)", (long)getpid(),
+		 (long)geteuid());
+	XRAYFDR_OPTS(xrayfdr_dump_opts, o, .stats = st, .snapshot = why);
+	return xrayfdr_rings_write(rings, file, &o);
 }
 
 /* The pids with a channel, from /proc/net/unix ("@xrayfdr.PID"). */
@@ -159,6 +270,7 @@ static int list(void)
 {
 	FILE *f = fopen("/proc/net/unix", "r");
 	char line[512], reply[CONTROL_MSG_MAX], prog[64];
+	struct find sessions = { 0 };
 	int shown = 0;
 
 	if (!f) {
@@ -179,7 +291,7 @@ static int list(void)
 		fd = channel((pid_t)pid);
 		if (fd < 0)
 			continue;
-		if (ask(fd, "info", -1, reply, sizeof(reply), 5000) ||
+		if (ask(fd, "info", -1, reply, sizeof(reply), 5000, NULL) ||
 		    strncmp(reply, "ok ", 3)) {
 			close(fd);
 			continue; /* (not ours to ask) */
@@ -194,7 +306,8 @@ static int list(void)
 		shown++;
 	}
 	fclose(f);
-	if (!shown)
+	module_sessions(&sessions);
+	if (!shown && !sessions.shown)
 		printf("(no traced process you may snapshot)\n");
 	return 0;
 }
@@ -216,7 +329,10 @@ static int snapshot_run(int argc, char **argv)
 	unsigned long long events = 0, overwritten = 0, dropped = 0,
 			   buffers = 0;
 	long timeout = 60, pid;
-	int opt, fd, file, err;
+	int opt, fd, file, err, rings = -1;
+	struct xrayfdr_trace_stats st = { .sz = sizeof(st) };
+	uint32_t id = 0;
+	bool cpu = false;
 
 	while ((opt = getopt_long(argc, argv, "o:flt:qh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -264,8 +380,16 @@ static int snapshot_run(int argc, char **argv)
 	}
 	fd = channel((pid_t)pid);
 	if (fd < 0) {
-		no_channel((pid_t)pid, fd);
-		return 1;
+		/* CPU mode on the module's rings: no channel there */
+		struct find f = { .pid = (pid_t)pid };
+
+		if (fd != -EACCES)
+			module_sessions(&f);
+		id = f.id;
+		if (!id) {
+			no_channel((pid_t)pid, fd);
+			return 1;
+		}
 	}
 	program_of((pid_t)pid, prog, sizeof(prog));
 	if (!output) {
@@ -285,12 +409,36 @@ static int snapshot_run(int argc, char **argv)
 		close(fd);
 		return 2;
 	}
-	err = ask(fd, "snapshot", file, reply, sizeof(reply),
-		  (int)timeout * 1000);
+	if (fd >= 0) {
+		err = ask(fd, "snapshot", file, reply, sizeof(reply),
+			  (int)timeout * 1000, NULL);
+		close(fd);
+		if (!err && !strncmp(reply, "error ", 6))
+			err = -atoi(reply + 6);
+		if (err == -ENOTSUP) { /* CPU mode: its rings, copied here */
+			fd = channel((pid_t)pid);
+			err = fd < 0 ?
+				      fd :
+				      ask(fd, "rings", -1, reply, sizeof(reply),
+					  (int)timeout * 1000, &rings);
+			if (fd >= 0)
+				close(fd);
+			if (!err && !strncmp(reply, "error ", 6))
+				err = -atoi(reply + 6);
+			else if (!err && rings < 0)
+				err = -EPROTO;
+			cpu = true;
+		}
+	} else {
+		rings = attach(id);
+		err = rings < 0 ? rings : 0;
+		cpu = true;
+	}
+	if (cpu && !err)
+		err = copy_rings(rings, file, &st);
+	if (rings >= 0)
+		close(rings);
 	close(file);
-	close(fd);
-	if (!err && !strncmp(reply, "error ", 6))
-		err = -atoi(reply + 6);
 	if (err) {
 		unlink(output); /* (made above: nothing of the process's) */
 		tool_error(
@@ -300,10 +448,21 @@ static int snapshot_run(int argc, char **argv)
 			err == -ETIMEDOUT ?
 				"it did not answer in time (stopped? --timeout)" :
 			err == -EPERM	? "not yours (root may)" :
-			err == -ENOTSUP ? "its trace is not in thread mode" :
+			err == -ENOENT	? "its session is gone (it exited)" :
+			err == -ENOTSUP ? "its trace has no snapshots" :
 			err == -ENODATA ? "it is not tracing now" :
 					  strerror(-err));
 		return 1;
+	}
+	if (cpu) {
+		if (!quiet)
+			printf("snapshot of %ld (%s): %llu events in %llu buffers to %s (%llu overwritten, %llu dropped, %llu cut)\n",
+			       pid, prog, (unsigned long long)st.events,
+			       (unsigned long long)st.buffers, output,
+			       (unsigned long long)st.overwritten,
+			       (unsigned long long)st.dropped,
+			       (unsigned long long)st.cut);
+		return 0;
 	}
 	sscanf(reply,
 	       "ok events=%llu overwritten=%llu dropped=%llu buffers=%llu",

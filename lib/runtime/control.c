@@ -32,6 +32,29 @@ static void reply(int conn, const char *text)
 	send(conn, text, strlen(text), MSG_NOSIGNAL);
 }
 
+/* @text with the descriptor @fd (SCM_RIGHTS). */
+static void reply_fd(int conn, const char *text, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char space[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = { (void *)text, strlen(text) };
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cm.space,
+			    .msg_controllen = sizeof(cm.space) };
+	struct cmsghdr *c;
+
+	memset(&cm, 0, sizeof(cm));
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	sendmsg(conn, &m, MSG_NOSIGNAL);
+}
+
 /* The request of @conn, and the descriptor that came with it (or -1). */
 static ssize_t receive(int conn, char *buf, size_t size, int *fd)
 {
@@ -86,6 +109,34 @@ static void snapshot(int conn, int fd, const struct ucred *peer)
 	reply(conn, text);
 }
 
+/*
+ * The sink's memory, for the requester to copy in its own process (CPU
+ * rings without the module): no thread of this process stops or works.
+ */
+static void rings(int conn)
+{
+	int ret, fd = -1;
+
+	rt_api_lock();
+	if (rt_live.status != XRAY_LOG_INITIALIZED &&
+	    rt_live.status != XRAY_LOG_FINALIZED)
+		ret = -ENODATA;
+	else if (!rt_live.sink || !rt_live.sink->share ||
+		 (fd = rt_live.sink->share()) < 0)
+		ret = -ENOTSUP;
+	else
+		ret = 0;
+	if (ret) {
+		char text[32];
+
+		snprintf(text, sizeof(text), "error %d", -ret);
+		reply(conn, text);
+	} else {
+		reply_fd(conn, "ok", fd);
+	}
+	rt_api_unlock();
+}
+
 static void info(int conn)
 {
 	char text[CONTROL_MSG_MAX];
@@ -117,6 +168,8 @@ static void serve(int conn)
 		reply(conn, "error 1"); /* EPERM: only the owner and root */
 	} else if (!strcmp(buf, "snapshot")) {
 		snapshot(conn, fd, &peer);
+	} else if (!strcmp(buf, "rings")) {
+		rings(conn);
 	} else if (!strcmp(buf, "info")) {
 		info(conn);
 	} else {
@@ -184,8 +237,12 @@ static int listen_once(void)
 void rt_control_trace_started(void)
 {
 	if (!rt_live.opts.control || !rt_live.sink ||
-	    !rt_live.sink->snapshot_begin ||
 	    rt_live.status != XRAY_LOG_INITIALIZED)
+		return;
+	/* a snapshot in the process, or of memory it shares (not the
+	 * module's rings, where the channel's thread would be recorded) */
+	if (!rt_live.sink->snapshot_begin &&
+	    (!rt_live.sink->share || rt_live.sink->share() < 0))
 		return;
 	if (listen_once() && rt_live.opts.verbosity)
 		pr_warn("no control channel: xrayfdr snapshot cannot reach this process\n");

@@ -12,8 +12,10 @@
 /*
  * A trace has started (or goes on in a forked child): listen, once per
  * process, if the trace's options and sink want a channel.  Only where
- * there are snapshots to take: in CPU mode the module would record the
- * channel's thread as one of the program's.  Without a channel the
+ * there are snapshots to take: thread mode, and CPU mode on rings of the
+ * runtime's own, which the channel hands out; not on the module's rings,
+ * where the module would record the channel's thread as one of the
+ * program's (a snapshot reads those through the module).  Without a channel the
  * process is still traced; with verbosity, a warning says so.
  */
 void rt_control_trace_started(void);

@@ -117,32 +117,25 @@ static void give_stats(struct xrayfdr_trace_stats *out,
 		.dropped = view->dropped,
 		.buffers = tot->buffers,
 		.recycled = tot->recycled,
+		.cut = tot->cut,
 	};
 
 	OPTS_PUT(out, &s);
 }
 
-/*
- * Write the log of @view, whose sink is the session's rings, to @path:
- * mode 0600, so a dump root makes of another user's session is root's
- * alone; never through a symlink or a second link (out_create()).
- */
-static int write_view(const struct rt_trace *view, const char *path,
-		      bool overwrite, const char *objects,
-		      struct rt_totals *tot)
+/* The log of @view, whose sink is the session's rings (a drain of it),
+ * to @out. */
+static int write_view(const struct rt_trace *view, int out, const char *objects,
+		      const char *snapshot, struct rt_totals *tot)
 {
-	const struct rt_log_extra x = { .objects = objects };
+	const struct rt_log_extra x = { .objects = objects,
+					.snapshot = snapshot };
 	struct rt_drain d = { .trace = view };
-	int fd, ret;
+	int ret;
 
-	fd = out_create(path, 0600, overwrite ? OUT_REPLACE : 0);
-	if (fd < 0)
-		return fd;
 	view->sink->drain_begin(&d, true);
-	ret = rt_log_write(view, fd, &d, &x, tot);
+	ret = rt_log_write(view, out, &d, &x, tot);
 	view->sink->drain_end(&d);
-	if (close(fd) && !ret)
-		ret = -errno;
 	return ret;
 }
 
@@ -152,19 +145,23 @@ static int fail(int err)
 	return err;
 }
 
-int rt_dump_attached(int fd, uint32_t id, const char *path, bool overwrite,
-		     struct xrayfdr_trace_stats *stats)
+/*
+ * Map the session @fd (a copy of its rings for a @snapshot) and describe
+ * its trace in @view from its notes; its objects into @objects.
+ */
+static int view_prepare(int fd, uint32_t id, const char *snapshot,
+			struct rt_trace *view, char *objects, size_t size)
 {
-	static char notes[RT_NOTES_MAX], objects[RT_NOTES_MAX];
-	static struct rt_trace view; /* the session's trace, as its notes say */
+	static char notes[RT_NOTES_MAX];
 	const struct xray_fdr_header *h;
-	struct rt_totals tot;
 	unsigned int version;
 	uint64_t buffer_size;
 	char err[256];
 	int ret;
 
 	ret = rt_cpu_view(fd, err, sizeof(err));
+	if (!ret && snapshot)
+		ret = rt_cpu_view_copy(err, sizeof(err));
 	if (ret) {
 		pr_warn("session %u: %s\n", id, err);
 		return ret;
@@ -181,9 +178,9 @@ int rt_dump_attached(int fd, uint32_t id, const char *path, bool overwrite,
 	if (buffer_size < RT_MIN_BUFFER_SIZE ||
 	    buffer_size > RT_MAX_BUFFER_SIZE)
 		buffer_size = h->subbuf_size;
-	note_objects(notes, objects, sizeof(objects));
+	note_objects(notes, objects, size);
 
-	view = (struct rt_trace){
+	*view = (struct rt_trace){
 		.sink = &rt_cpu_sink,
 		.capacity = fdr_frame_capacity(version, buffer_size),
 		.pid = (pid_t)note_u64(notes, "pid", h->owner_pid),
@@ -202,13 +199,33 @@ int rt_dump_attached(int fd, uint32_t id, const char *path, bool overwrite,
 		},
 		.dropped = rt_cpu_user_lost(),
 	};
-	view.opts.version = version;
-	view.opts.buffer_size = buffer_size;
-	ret = rt_cpu_view_setup(version, view.capacity, view.pid);
-	if (!ret)
-		ret = write_view(&view, path, overwrite, objects, &tot);
+	view->opts.version = version;
+	view->opts.buffer_size = buffer_size;
+	return rt_cpu_view_setup(version, view->capacity, view->pid);
+}
+
+int rt_dump_attached(int fd, uint32_t id, const char *path, int out,
+		     bool overwrite, const char *snapshot,
+		     struct xrayfdr_trace_stats *stats)
+{
+	static char objects[RT_NOTES_MAX];
+	static struct rt_trace view; /* the session's trace, as its notes say */
+	struct rt_totals tot;
+	const char *name = path ? path : "the log";
+	int ret;
+
+	ret = view_prepare(fd, id, snapshot, &view, objects, sizeof(objects));
 	if (ret)
-		pr_warn("%s: cannot write the log: %s\n", path,
+		return ret;
+	/* mode 0600, so a dump root makes of another user's session is
+	 * root's alone; never through a symlink or a second link */
+	if (path)
+		out = out_create(path, 0600, overwrite ? OUT_REPLACE : 0);
+	ret = out < 0 ? out : write_view(&view, out, objects, snapshot, &tot);
+	if (path && out >= 0 && close(out) && !ret)
+		ret = -errno;
+	if (ret)
+		pr_warn("%s: cannot write the log: %s\n", name,
 			out_create_reason(ret) ? out_create_reason(ret) :
 						 strerror(-ret));
 	else if (OPTS_HAS(stats, sz))
@@ -221,11 +238,13 @@ int xrayfdr_session_dump(uint32_t id, const char *path,
 {
 	struct xray_fdr_attach attach = { .size = sizeof(attach),
 					  .session_id = id };
+	struct xray_fdr_info info;
 	int fd, ret;
 
 	const char *device = OPTS_GET(opts, device, NULL);
 	struct xrayfdr_trace_stats *stats = OPTS_GET(opts, stats, NULL);
 	bool overwrite = OPTS_GET(opts, overwrite, false);
+	const char *snapshot = OPTS_GET(opts, snapshot, NULL);
 
 	if (!OPTS_VALID(opts))
 		return fail(-E2BIG);
@@ -250,16 +269,52 @@ int xrayfdr_session_dump(uint32_t id, const char *path,
 		ret = -errno;
 		pr_warn("session %u: %s\n", id,
 			errno == ENOENT ?
-				"no such session is kept" :
+				(snapshot ? "no such session" :
+					    "no such session is kept") :
 			errno == EPERM ?
-				"not yours (CAP_SYS_ADMIN may dump it)" :
+				"not yours (CAP_SYS_ADMIN may read it)" :
+			errno == EBUSY ?
+				(snapshot ?
+					 "it has no rings yet" :
+					 "its process still has it (a snapshot reads it)") :
 				strerror(errno));
 		goto out_close;
 	}
-	ret = rt_dump_attached(fd, id, path, overwrite, stats);
+	/* a dump is of rings no one writes; a live session's are copied */
+	info.size = sizeof(info);
+	if (!snapshot && !ioctl(fd, XRAY_FDR_IOC_INFO, &info) &&
+	    !(info.state & XRAY_FDR_STATE_RETAINED)) {
+		pr_warn("session %u: its process still has it (a snapshot reads it)\n",
+			id);
+		ret = -EBUSY;
+		goto out_close;
+	}
+	ret = rt_dump_attached(fd, id, path, -1, overwrite, snapshot, stats);
 out_close:
 	close(fd);
 out_unlock:
+	rt_api_unlock();
+	return ret ? fail(ret) : 0;
+}
+
+int xrayfdr_rings_write(int rings, int out,
+			const struct xrayfdr_dump_opts *opts)
+{
+	struct xrayfdr_trace_stats *stats = OPTS_GET(opts, stats, NULL);
+	const char *snapshot = OPTS_GET(opts, snapshot, NULL);
+	int ret;
+
+	if (!OPTS_VALID(opts))
+		return fail(-E2BIG);
+	if (rings < 0 || out < 0)
+		return fail(-EBADF);
+	rt_api_lock();
+	if (rt_live.status != XRAY_LOG_UNINITIALIZED) {
+		pr_warn("cannot read rings while this process traces\n");
+		rt_api_unlock();
+		return fail(-EBUSY);
+	}
+	ret = rt_dump_attached(rings, 0, NULL, out, false, snapshot, stats);
 	rt_api_unlock();
 	return ret ? fail(ret) : 0;
 }

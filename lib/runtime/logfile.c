@@ -146,6 +146,7 @@ static size_t build_info(const struct rt_trace *tr, const struct rt_totals *tot,
 	struct text t = { text, 0, sizeof(text) };
 	uint8_t *p = (uint8_t *)buf;
 	struct timespec ts;
+	pid_t tid;
 	uint64_t tsc = arch_tsc();
 	/* the preamble, NewCPUId and the event's marker go first */
 	size_t room =
@@ -184,6 +185,8 @@ static size_t build_info(const struct rt_trace *tr, const struct rt_totals *tot,
 	if (x->snapshot) {
 		add(&t, "\nsnapshot=");
 		add(&t, x->snapshot);
+		add(&t, "\ncut=");
+		add_u64(&t, tot->cut);
 	}
 	if (rt_trigger_suppressed()) {
 		/* triggers that fired while another was handled, or
@@ -197,8 +200,13 @@ static size_t build_info(const struct rt_trace *tr, const struct rt_totals *tot,
 		t.n = room;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	p += fdr_put_preamble(p, false, tr->opts.version,
-			      (int32_t)syscall(SYS_gettid), (uint64_t)ts.tv_sec,
+	/* the thread that writes, when it is one of the traced process's
+	 * own; else (a dump, a snapshot from outside or from the control
+	 * channel's thread) its main thread, not a thread of no record */
+	tid = tr->pid == getpid() && !x->snapshot ? (pid_t)syscall(SYS_gettid) :
+						    tr->pid;
+	p += fdr_put_preamble(p, false, tr->opts.version, (int32_t)tid,
+			      (uint64_t)ts.tv_sec,
 			      (uint32_t)(ts.tv_nsec / 1000), (int32_t)tr->pid);
 	put_md(&p, tr->opts.version,
 	       &(struct xrayfdr_metadata){ .kind = XRAYFDR_MD_NEW_CPU_ID,
@@ -244,7 +252,8 @@ static void sink_totals(const struct rt_trace *t, struct rt_totals *tot)
 	*tot = (struct rt_totals){ .overwritten = ctr.overwritten,
 				   .recycled = ctr.recycled,
 				   .kernel_lost = ctr.kernel_lost,
-				   .damaged = ctr.damaged };
+				   .damaged = ctr.damaged,
+				   .cut = ctr.cut };
 }
 
 void rt_log_count(const struct rt_trace *t, struct rt_drain *d,

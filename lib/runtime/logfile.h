@@ -39,7 +39,8 @@ int rt_log_chunk(const struct rt_trace *t, int fd, const struct rt_chunk *c);
 
 struct rt_totals {
 	uint64_t events, buffers; /* in the sink's buffers */
-	uint64_t overwritten, recycled, kernel_lost, damaged; /* its counters */
+	/* its counters */
+	uint64_t overwritten, recycled, kernel_lost, damaged, cut;
 };
 
 /* What a drain of @t's sink holds, from its start, and the sink's

@@ -64,12 +64,21 @@ struct rt_ring {
 extern struct rt_ring rt_ring __attribute__((visibility("hidden")));
 
 /*
- * Reading a session of the module that another process wrote (a dump):
- * map the attached file @fd read-only as the current rings; then
+ * Reading a session of the module that another process wrote (a dump),
+ * or the rings another process shares (a snapshot): map the attached
+ * file or the sealed memfd @fd read-only as the current rings; then
  * rt_cpu_view_setup() with the log's version, the capacity of a log
  * buffer and the writer's pid.  Return 0 or a negative errno (@err).
  */
 int rt_cpu_view(int fd, char *err, size_t errlen);
+/*
+ * The rings of the view are being written (a live session, or another
+ * process's own rings): read a consistent copy of them instead, each
+ * sub-buffer whole or cut (written over while it was copied: left out and
+ * counted in the sink's counters).  After rt_cpu_view().  Return 0 or
+ * -ENOMEM (@err).
+ */
+int rt_cpu_view_copy(char *err, size_t errlen);
 int rt_cpu_view_setup(unsigned int version, size_t capacity, pid_t pid);
 /* The session notes the writer left (text), into @out; their length. */
 size_t rt_cpu_notes(char *out, size_t size);

@@ -89,6 +89,9 @@ struct rt_sink_counters {
 	uint64_t recycled; /* buffers reused */
 	uint64_t kernel_lost; /* the kernel's records it could not write */
 	uint64_t damaged; /* what the drain skipped as senseless */
+	/* a snapshot of rings being written: sub-buffers written over while
+	 * it copied them, left out */
+	uint64_t cut;
 };
 
 struct rt_sink {
@@ -155,6 +158,13 @@ struct rt_sink {
 	/* Whose memory the records are in, for the log ("module"); may be
 	 * NULL. */
 	const char *(*memory)(void);
+	/*
+	 * A descriptor of the sink's memory that another process (`xrayfdr
+	 * snapshot`, through the control channel) may map to copy it while
+	 * the writers go on, or -1 (may be NULL): the CPU rings in memory
+	 * of the runtime's own.
+	 */
+	int (*share)(void);
 	/*
 	 * The drain.  begin takes the sink's lock (only if free, unless
 	 * @wait: a signal handler cannot wait for a thread it interrupted)

@@ -42,6 +42,7 @@ const struct rt_sink rt_cpu_sink = {
 	.finish = rt_cpu_finish,
 	.counters = rt_cpu_counters,
 	.memory = rt_cpu_memory,
+	.share = rt_cpu_share,
 	.drain_begin = rt_cpu_drain_begin,
 	.drain_next = rt_cpu_drain_next,
 	.drain_end = rt_cpu_drain_end,

@@ -69,7 +69,10 @@ struct rings {
 	size_t header_size;
 	uint8_t *areas; /* the CPU areas */
 	size_t areas_size;
-	int fd; /* the module's session, or -1 for rings of our own */
+	/* the module's session, or our rings' memfd (another process may map
+	 * it for a snapshot), or -1 for rings in private memory */
+	int fd;
+	bool module; /* fd is the module's */
 	uint32_t session_id;
 };
 
@@ -84,6 +87,7 @@ struct rt_cpu_state {
 	bool discard; /* the rings' geometry */
 	bool user_discard; /* what the user asked for (not streaming) */
 	uint64_t damaged;
+	uint64_t cut; /* a snapshot's: sub-buffers written over as it copied */
 	/* stretches are numbered in the order they begin, process-wide */
 	uint32_t stretch_clock;
 	/* streaming: where the writer is in each ring (stream_at), where its
@@ -188,6 +192,7 @@ void rt_cpu_fork_nothing(void);
 void rt_cpu_fork_child(uint32_t gen, pid_t pid);
 void rt_cpu_finish(void);
 const char *rt_cpu_memory(void);
+int rt_cpu_share(void);
 void rt_cpu_counters(struct rt_sink_counters *c);
 
 /* The writer (sink_cpu_write.c): the sink's operations of the same names. */

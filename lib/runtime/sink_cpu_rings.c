@@ -8,6 +8,11 @@
  *
  * No recording path calls this file: it is built normally and may use the
  * C library.
+ *
+ * Rings of our own are in a sealed memfd, laid out as the module's
+ * mapping (the header page, then the CPU areas), so that `xrayfdr
+ * snapshot` can map them from outside through the control channel
+ * (rt_cpu_share()); in private memory where memfd_create() is refused.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +20,7 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
@@ -78,6 +84,46 @@ static void rings_use(const struct rings *r)
 	};
 }
 
+/*
+ * The header page and the areas in a memfd of @areas_size bytes after
+ * the header page, sealed against shrinking (a reader's mapping never
+ * faults past its end) and growing.  0, or -1 to use private memory.
+ */
+static int shared_rings(struct rings *r)
+{
+	off_t len = (off_t)(RT_RING_CONTROL_SIZE + r->areas_size);
+
+	r->fd = memfd_create("xrayfdr-rings", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (r->fd < 0)
+		return -1;
+	if (ftruncate(r->fd, len) ||
+	    fcntl(r->fd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
+		goto fail;
+	r->header_size = RT_RING_CONTROL_SIZE;
+	r->header = mmap(NULL, r->header_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, r->fd, 0);
+	if (r->header == MAP_FAILED) {
+		r->header = NULL;
+		goto fail;
+	}
+	r->areas = mmap(NULL, r->areas_size, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_NORESERVE, r->fd,
+			RT_RING_CONTROL_SIZE);
+	if (r->areas == MAP_FAILED) {
+		r->areas = NULL;
+		goto fail;
+	}
+	return 0;
+fail:
+	if (r->header)
+		munmap(r->header, r->header_size);
+	close(r->fd);
+	r->header = NULL;
+	r->fd = -1;
+	return -1;
+}
+
 /* Rings of our own, with the module's layout and a header of ours. */
 static int own_rings(struct rings *r, uint32_t ncpus, uint32_t size,
 		     uint32_t count, uint32_t flags)
@@ -86,13 +132,17 @@ static int own_rings(struct rings *r, uint32_t ncpus, uint32_t size,
 
 	*r = (struct rings){ .fd = -1 };
 	r->areas_size = (size_t)(area * ncpus);
-	r->areas = mmap(NULL, r->areas_size, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (r->areas == MAP_FAILED) {
-		r->areas = NULL;
-		return -ENOMEM;
+	if (shared_rings(r)) {
+		r->areas = mmap(NULL, r->areas_size, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+				0);
+		if (r->areas == MAP_FAILED) {
+			r->areas = NULL;
+			return -ENOMEM;
+		}
+		r->header = (uint8_t *)&rt_cpu.own_header;
 	}
-	rt_cpu.own_header = (struct xray_fdr_header){
+	*(struct xray_fdr_header *)r->header = (struct xray_fdr_header){
 		.magic = XRAY_FDR_MAGIC,
 		.abi_version = XRAY_FDR_ABI_VERSION,
 		.header_size = sizeof(struct xray_fdr_header),
@@ -102,10 +152,12 @@ static int own_rings(struct rings *r, uint32_t ncpus, uint32_t size,
 		.subbuf_size = size,
 		.subbuf_count = count,
 		.control_size = RT_RING_CONTROL_SIZE,
+		.area_offset = RT_RING_CONTROL_SIZE,
 		.area_size = area,
 		.state = XRAY_FDR_STATE_CONFIGURED | XRAY_FDR_STATE_ENABLED,
+		.owner_pid = (uint32_t)getpid(),
+		.owner_uid = (uint32_t)geteuid(),
 	};
-	r->header = (uint8_t *)&rt_cpu.own_header;
 	rings_use(r);
 	for (uint32_t c = 0; c < ncpus; c++)
 		ring_init(c);
@@ -189,6 +241,7 @@ static int module_rings(struct rings *r, const struct rt_options *o,
 	if (ioctl(r->fd, XRAY_FDR_IOC_START))
 		goto fail;
 	r->session_id = info.session_id;
+	r->module = true;
 	rings_use(r);
 	return 0;
 fail:
@@ -260,44 +313,198 @@ out:
 	return n;
 }
 
+/*
+ * Is the header @h a layout this reader can follow within @file_size bytes
+ * (0: the module's file, whose size says nothing)?  A process's own rings
+ * come from that process: every field is checked.
+ */
+static bool view_layout_ok(const struct xray_fdr_header *h, off_t file_size)
+{
+	uint64_t area = RT_RING_CONTROL_SIZE +
+			(uint64_t)h->subbuf_size * h->subbuf_count;
+
+	if (h->magic != XRAY_FDR_MAGIC ||
+	    h->control_size != RT_RING_CONTROL_SIZE || !h->nr_cpus ||
+	    h->nr_cpus > 65536 || h->subbuf_size < XRAY_FDR_SUBBUF_MIN_SIZE ||
+	    h->subbuf_size > (1u << 30) ||
+	    (h->subbuf_size & (h->subbuf_size - 1)) || h->subbuf_count < 2 ||
+	    h->subbuf_count > 65536 || h->area_size != area ||
+	    h->area_offset != RT_RING_CONTROL_SIZE)
+		return false;
+	return !file_size ||
+	       (uint64_t)file_size >= h->area_offset + area * h->nr_cpus;
+}
+
 int rt_cpu_view(int fd, char *err, size_t errlen)
 {
 	struct rings *r = &rt_cpu.now;
-	const struct xray_fdr_header *h;
 	long page = sysconf(_SC_PAGESIZE);
+	struct stat st;
+	void *live;
+	int ret;
 
 	rings_free(&rt_cpu.previous);
 	rings_free(&rt_cpu.now);
 	memset(&rt_ring, 0, sizeof(rt_ring));
-	r->header_size = (size_t)page;
-	r->header = mmap(NULL, r->header_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (r->header == MAP_FAILED) {
-		r->header = NULL;
-		snprintf(err, errlen, "cannot map the session's header: %s",
-			 strerror(errno));
+	rt_cpu.cut = 0;
+	if (fstat(fd, &st))
 		return -errno;
+	/* the module's, or a process's memfd (sealed: it cannot shrink
+	 * under this mapping and fault in the middle of a copy) */
+	r->module = S_ISCHR(st.st_mode);
+	if (!r->module && (!S_ISREG(st.st_mode) ||
+			   !(fcntl(fd, F_GET_SEALS) & F_SEAL_SHRINK))) {
+		snprintf(err, errlen,
+			 "not the module's session, nor sealed rings");
+		return -EPROTO;
 	}
-	h = (const void *)r->header;
-	if (h->magic != XRAY_FDR_MAGIC ||
-	    h->control_size != RT_RING_CONTROL_SIZE || !h->nr_cpus ||
-	    h->subbuf_size < XRAY_FDR_SUBBUF_MIN_SIZE ||
-	    (h->subbuf_size & (h->subbuf_size - 1)) || h->subbuf_count < 2) {
+	/* a copy of the header: what is checked is what is used */
+	r->header_size = (size_t)page;
+	r->header = mmap(NULL, r->header_size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	live = r->header == MAP_FAILED ?
+		       MAP_FAILED :
+		       mmap(NULL, r->header_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (live == MAP_FAILED) {
+		ret = -errno;
+		if (r->header == MAP_FAILED)
+			r->header = NULL;
+		snprintf(err, errlen, "cannot map the session's header: %s",
+			 strerror(-ret));
+		rings_free(r);
+		return ret;
+	}
+	memcpy(r->header, live, r->header_size);
+	munmap(live, r->header_size);
+	if (!view_layout_ok((const void *)r->header,
+			    r->module ? 0 : st.st_size)) {
 		snprintf(err, errlen, "the session's header makes no sense");
 		rings_free(r);
 		return -EPROTO;
 	}
-	r->areas_size = (size_t)(h->area_size * h->nr_cpus);
+	r->areas_size =
+		(size_t)(((const struct xray_fdr_header *)r->header)->area_size *
+			 ((const struct xray_fdr_header *)r->header)->nr_cpus);
 	r->areas = mmap(NULL, r->areas_size, PROT_READ, MAP_SHARED, fd,
-			(off_t)h->area_offset);
+			RT_RING_CONTROL_SIZE);
 	if (r->areas == MAP_FAILED) {
+		ret = -errno;
 		r->areas = NULL;
 		snprintf(err, errlen, "cannot map the session's rings: %s",
-			 strerror(errno));
+			 strerror(-ret));
 		rings_free(r);
-		return -errno;
+		return ret;
 	}
-	r->fd = dup(fd); /* (the module's rings, for the info event) */
+	r->fd = dup(fd); /* (whose rings, for the info event) */
 	rings_use(r);
+	return 0;
+}
+
+/*
+ * Copy CPU @cpu's area from @src (rings being written) to @dst; return
+ * the sub-buffers cut.  The open sub-buffer is found from a commit word
+ * read twice around its sequence number, both in it: its records up to
+ * the second are committed, and that sequence number was the open one's
+ * then.  After the copy, with the loads ordered, each sub-buffer's
+ * sequence number is read again: writers store it first when they open
+ * one, so one unchanged, and the one the ring's order expects, was not
+ * written over while it was copied.  The others get an empty header in
+ * the copy (the walk then finds nothing there, not damage).  A ring whose
+ * open sub-buffer was taken over is cut whole.
+ */
+static uint64_t copy_area(uint32_t cpu, const uint8_t *src, uint8_t *dst)
+{
+	const struct xray_fdr_control *sctl = (const void *)src;
+	struct xray_fdr_control *dctl = (void *)dst;
+	const uint8_t *sring = src + RT_RING_CONTROL_SIZE;
+	uint8_t *dring = dst + RT_RING_CONTROL_SIZE;
+	uint32_t count = rt_cpu.subbuf_count, shift = rt_cpu.shift;
+	uint32_t off = 0, open = 0;
+	uint64_t commit = 0, open_seq = 0, cut = 0;
+	bool found = false, lapped;
+
+	/* the writer moves on once a sub-buffer: a few tries suffice */
+	for (int tries = 0; tries < 64 && !found; tries++) {
+		uint64_t again;
+
+		commit = __atomic_load_n(&sctl->commit, __ATOMIC_ACQUIRE);
+		off = XRAY_FDR_COMMIT_OFFSET(commit);
+		if (!off || off > rt_ring.size || off % 8)
+			break; /* (the walk counts it as damaged) */
+		open = (off - 1) >> shift;
+		open_seq = __atomic_load_n(
+			&((const struct xray_fdr_subbuf *)(sring + ((size_t)open
+								    << shift)))
+				 ->seq,
+			__ATOMIC_ACQUIRE);
+		again = __atomic_load_n(&sctl->commit, __ATOMIC_ACQUIRE);
+		found = XRAY_FDR_COMMIT_OFFSET(again) &&
+			(XRAY_FDR_COMMIT_OFFSET(again) - 1) >> shift == open &&
+			XRAY_FDR_COMMIT_OFFSET(again) <= rt_ring.size &&
+			!(XRAY_FDR_COMMIT_OFFSET(again) % 8);
+		if (found)
+			commit = again;
+	}
+	memcpy(dring, sring, rt_ring.size);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	memcpy(dst, src, RT_RING_CONTROL_SIZE); /* counters and notes, now */
+	dctl->commit = commit;
+	if (!off || off > rt_ring.size || off % 8)
+		return 0;
+	lapped = !found;
+	for (uint32_t k = 0; k < count && k <= open_seq; k++) {
+		uint32_t idx = (open + count - k) % count;
+		size_t at = (size_t)idx << shift;
+		const struct xray_fdr_subbuf *ssb = (const void *)(sring + at);
+		struct xray_fdr_subbuf *dsb = (void *)(dring + at);
+		uint64_t want = open_seq - k;
+
+		if (!lapped && dsb->seq == want &&
+		    __atomic_load_n(&ssb->seq, __ATOMIC_RELAXED) == want)
+			continue;
+		if (!k)
+			lapped = true;
+		*dsb = (struct xray_fdr_subbuf){ .seq = want,
+						 .used = SUBBUF_HDR,
+						 .cpu = cpu };
+		cut++;
+	}
+	if (lapped) /* nothing of it: an empty ring */
+		dctl->commit = XRAY_FDR_COMMIT(0, ((uint64_t)open << shift) +
+							  SUBBUF_HDR);
+	return cut;
+}
+
+int rt_cpu_view_copy(char *err, size_t errlen)
+{
+	struct rings *r = &rt_cpu.now;
+	struct rings copy = { .fd = r->fd, .module = r->module };
+	uint64_t cut = 0;
+
+	copy.header_size = r->header_size;
+	copy.header = mmap(NULL, copy.header_size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	copy.areas_size = r->areas_size;
+	copy.areas = mmap(NULL, copy.areas_size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (copy.header == MAP_FAILED || copy.areas == MAP_FAILED) {
+		if (copy.header != MAP_FAILED)
+			munmap(copy.header, copy.header_size);
+		if (copy.areas != MAP_FAILED)
+			munmap(copy.areas, copy.areas_size);
+		snprintf(err, errlen, "cannot map %zu bytes for the copy",
+			 copy.areas_size);
+		return -ENOMEM;
+	}
+	memcpy(copy.header, r->header, copy.header_size);
+	for (uint32_t c = 0; c < rt_ring.ncpus; c++)
+		cut += copy_area(c, r->areas + (size_t)c * rt_ring.area_size,
+				 copy.areas + (size_t)c * rt_ring.area_size);
+	r->fd = -1; /* (now the copy's) */
+	rings_free(r);
+	*r = copy;
+	rings_use(r);
+	rt_cpu.cut = cut;
 	return 0;
 }
 
@@ -387,6 +594,7 @@ int rt_cpu_rings_start(const struct rt_options *o, size_t capacity,
 	rt_cpu.version = o->version;
 	rt_cpu.pid = (int32_t)pid;
 	rt_cpu.damaged = 0;
+	rt_cpu.cut = 0;
 	rt_cpu.user_discard = o->discard;
 	write_notes(o, pid);
 	if (o->keep && rt_cpu.now.fd >= 0)
@@ -400,7 +608,8 @@ void rt_cpu_fork_nothing(void)
 }
 
 /* The child writes a log of its own, into rings of its own: the
- * module's session is the parent's, not the child's to write. */
+ * module's session, or the memfd the parent shares, is the parent's, not
+ * the child's to write. */
 void rt_cpu_fork_child(uint32_t gen, pid_t pid)
 {
 	uint32_t flags = rt_cpu.user_discard ? XRAY_FDR_GEOM_DISCARD : 0;
@@ -431,19 +640,25 @@ void rt_cpu_fork_child(uint32_t gen, pid_t pid)
  * kernel write is in progress once this returns. */
 void rt_cpu_finish(void)
 {
-	if (rt_cpu.now.fd >= 0)
+	if (rt_cpu.now.module)
 		ioctl(rt_cpu.now.fd, XRAY_FDR_IOC_FREEZE);
 }
 
 const char *rt_cpu_memory(void)
 {
-	return rt_cpu.now.fd >= 0 ? "module" : "own";
+	return rt_cpu.now.module ? "module" : "own";
+}
+
+int rt_cpu_share(void)
+{
+	return rt_cpu.now.module ? -1 : rt_cpu.now.fd;
 }
 
 void rt_cpu_counters(struct rt_sink_counters *c)
 {
 	c->overwritten = c->recycled = 0;
 	c->damaged = rt_cpu.damaged + rt_cpu.stream_damaged;
+	c->cut = rt_cpu.cut;
 	c->kernel_lost = 0;
 	/* in the rings, so a dump of a dead process's session has them */
 	for (uint32_t cpu = 0; rt_ring.header && cpu < rt_ring.ncpus; cpu++) {

@@ -9,6 +9,12 @@
  *               by the requester: the runtime writes a snapshot of its
  *               trace to it.  Reply "ok events=N overwritten=N dropped=N
  *               buffers=N" or "error ERRNO".
+ *               In CPU mode "error 95" (EOPNOTSUPP): ask "rings".
+ *   "rings"     CPU mode on rings of the runtime's own (no module): reply
+ *               "ok" with one descriptor, the rings' sealed memfd, which
+ *               the requester maps read-only and copies while the
+ *               process goes on (xrayfdr_rings_write()); "error 95" where
+ *               there is none, "error 61" (ENODATA) when not tracing.
  *   "info"      reply "ok mode=M running=0|1 buffer_size=N buffer_max=N
  *               version=V".
  *

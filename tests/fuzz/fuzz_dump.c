@@ -58,8 +58,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	memfd = memfd_create("fuzz_dump", MFD_CLOEXEC);
-	if (memfd < 0 || ftruncate(memfd, MAP_BYTES))
+	/* sealed, as a process's own rings are (a view refuses others) */
+	memfd = memfd_create("fuzz_dump", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (memfd < 0 || ftruncate(memfd, MAP_BYTES) ||
+	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW))
 		abort();
 	map = mmap(NULL, MAP_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, memfd,
 		   0);
@@ -141,7 +143,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	fuzz_dump_layout(data, size, map + RT_RING_CONTROL_SIZE, &g);
 	unlink(out_path);
-	ret = rt_dump_attached(memfd, 1, out_path, false, NULL);
+	/* a snapshot's copy of the rings too, on odd sizes */
+	ret = rt_dump_attached(memfd, 1, out_path, -1, false,
+			       size % 2 ? "fuzz" : NULL, NULL);
 	if (!ret)
 		check_log();
 	else if (ret != -EPROTO && ret != -ENOMEM)

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <xrayfdr/fdr.h>
+#include <xrayfdr/runtime.h>
 #include <xrayfdr/xray.h>
 
 #include "../../include/uapi/linux/xray_fdr.h"
@@ -462,6 +463,7 @@ struct tally {
 	uint64_t functions; /* entries and exits */
 	int errors;
 	char info[1024];
+	uint32_t info_tid; /* the thread its info event names */
 	char first_error[256];
 };
 
@@ -495,6 +497,7 @@ static int read_log(const char *path, struct tally *t, uint32_t tid,
 					   sizeof(t->info) - 1;
 
 			memcpy(t->info, ev->data, n);
+			t->info_tid = ev->tid;
 			continue;
 		}
 		if (tid && ev->tid != tid)
@@ -933,6 +936,9 @@ static void test_killed(void)
 	tap(info_has(&t, "mode=cpu") && info_has(&t, "rings=module") &&
 		    strstr(t.info, "\nobject=0 1 "),
 	    "SIGKILL: the dump's info event names the mode and the program's objects");
+	tap(t.info_tid == (uint32_t)pid,
+	    "SIGKILL: the dump's info event is the dead process's (thread %u), not a thread of xrayfdr-ctl's",
+	    t.info_tid);
 	/* the child's function ids: the same binary as this one */
 	m.id = id_of((void (*)(void))numbered);
 	read_log(r.log, &t, 0, see_args, &m);
@@ -1141,6 +1147,121 @@ static void test_hostile_dump(void)
 	export_log(r.log);
 }
 
+/* The session whose owner is @pid, from xrayfdr-ctl list --json. */
+static long session_of(pid_t pid)
+{
+	char line[4096], want[48];
+	FILE *f;
+	long id = -1;
+
+	if (ctl_as(0, "--json list"))
+		return -1;
+	f = fopen("/tmp/ctl.out", "r");
+	snprintf(want, sizeof(want), "\"pid\":%ld,", (long)pid);
+	while (f && fgets(line, sizeof(line), f)) {
+		/* one object per session: {"id":N,"pid":P,...} */
+		for (char *p = strstr(line, "{\"id\":"); p;
+		     p = strstr(p + 1, "{\"id\":")) {
+			char *end = strchr(p, '}');
+
+			if (end &&
+			    memmem(p, (size_t)(end - p), want, strlen(want)))
+				id = strtol(p + 6, NULL, 10);
+		}
+	}
+	if (f)
+		fclose(f);
+	return id;
+}
+
+/*
+ * A running CPU-mode process snapshotted from outside on the module's
+ * rings, many times: xrayfdr-ctl snapshot ID, and what `xrayfdr snapshot
+ * PID` does after finding the session (a read-only view, then
+ * xrayfdr_rings_write()).  Each holds the last call the child completed
+ * before it was taken, and they move forward; the child never stops.
+ */
+static void test_live_snapshot(void)
+{
+	struct xray_fdr_attach at = { .size = sizeof(at) };
+	struct max_arg m = { .id = id_of((void (*)(void))numbered) };
+	long id, last = -1, prev = 0, cut = 0;
+	int bad = 0, verified = 0, n;
+	char args[160], path[64], why[256] = "";
+	struct tally t;
+	pid_t pid;
+
+	unlink("/tmp/last");
+	pid = spawn_child("killme", "mode=cpu buffer_size=4096 buffer_max=256",
+			  "/tmp/live.out");
+	for (int i = 0; i < 3000 && last < 2000; i++) {
+		usleep(10000);
+		last = read_number("/tmp/last");
+	}
+	id = session_of(pid);
+	tap(id > 0 && last >= 2000,
+	    "live: the running child's session %ld is listed with its pid", id);
+	for (n = 0; n < 20; n++) {
+		int fd = -1, out = -1, ok;
+
+		last = read_number("/tmp/last");
+		snprintf(path, sizeof(path), "/tmp/live-%d.xray", n);
+		unlink(path);
+		if (n % 2) { /* as xrayfdr snapshot PID does */
+			XRAYFDR_OPTS(xrayfdr_dump_opts, o, .snapshot = "guest");
+			fd = open("/dev/" XRAY_FDR_DEVICE_NAME,
+				  O_RDONLY | O_CLOEXEC);
+			at.session_id = (uint32_t)id;
+			out = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+			ok = fd >= 0 && out >= 0 &&
+			     !ioctl(fd, XRAY_FDR_IOC_ATTACH, &at) &&
+			     !xrayfdr_rings_write(fd, out, &o);
+		} else {
+			snprintf(args, sizeof(args), "snapshot %ld -o %s", id,
+				 path);
+			ok = ctl_as(0, args) == 0;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (out >= 0)
+			close(out);
+		m.max = 0;
+		read_log(path, &t, 0, see_args, &m);
+		ok = ok && !t.errors && info_has(&t, "mode=cpu") &&
+		     info_has(&t, "rings=module") &&
+		     strstr(t.info, "\nsnapshot=") &&
+		     strstr(t.info, "\ncut=") && t.info_tid == (uint32_t)pid &&
+		     m.max >= last && m.max >= prev;
+		if (!ok && !bad++)
+			snprintf(
+				why, sizeof(why),
+				"snapshot %d: last done %ld, max in it %ld (before %ld), %d errors %s, info thread %u",
+				n, last, m.max, prev, t.errors, t.first_error,
+				t.info_tid);
+		verified += !t.errors;
+		cut += (long)info_u64(&t, "cut");
+		prev = m.max;
+		if (n < 2)
+			export_log(path);
+	}
+	tap(!bad,
+	    "live: 20 snapshots verify, each holds the last call done before it, they move forward, their info events are the child's (%d verified, %ld sub-buffers cut)%s%s",
+	    verified, cut, bad ? ": " : "", why);
+	snprintf(args, sizeof(args), "snapshot %ld -o /tmp/nobody-live.xray",
+		 id);
+	unlink("/tmp/nobody-live.xray");
+	tap(ctl_as(65534, args) == 1 && access("/tmp/nobody-live.xray", F_OK),
+	    "live: another user cannot snapshot the session");
+	snprintf(args, sizeof(args), "dump %ld -o /tmp/live-dump.xray", id);
+	tap(ctl_as(0, args) == 1,
+	    "live: dump (not snapshot) of a live session is refused");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	snprintf(args, sizeof(args), "snapshot %ld -o /tmp/live-gone.xray", id);
+	tap(ctl_as(0, args) == 1,
+	    "live: the session of a process gone (not kept) cannot be snapshotted");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -1162,7 +1283,7 @@ int main(int argc, char **argv)
 				children[i].fn();
 		return 0;
 	}
-	printf("1..%d\n", 5 + 4 + 6 + 5 + 5 + 10 + 4 + 2 + 6);
+	printf("1..%d\n", 5 + 4 + 6 + 5 + 5 + 11 + 4 + 2 + 6 + 5);
 	test_threads();
 	test_discard();
 	test_migrate();
@@ -1172,5 +1293,6 @@ int main(int argc, char **argv)
 	test_killed_streamed();
 	test_scribble();
 	test_hostile_dump();
+	test_live_snapshot();
 	return nfailed ? 1 : 0;
 }

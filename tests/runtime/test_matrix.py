@@ -28,6 +28,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import threading
@@ -1207,6 +1208,20 @@ def check_basic():
         f"exit {p.returncode}, header {head!r}, {got} entries of {want} calls\n{p.stderr}")
 
 
+def server_pid(srv):
+    """The pid of the server that `xrayfdr record` process @srv runs, once
+    `xrayfdr snapshot --list` shows it (no bound on how long that takes but
+    the harness's own); None if it never does."""
+    for _ in range(600):
+        q = run(["pgrep", "-P", str(srv.pid), "-x", "server"])
+        if q.returncode == 0:
+            pid = int(q.stdout.split()[0])
+            if run([XRAYFDR, "snapshot", "--list"]).stdout.find(f"{pid} ") >= 0:
+                return pid
+        time.sleep(0.1)
+    return None
+
+
 def check_snapshot_cli():
     """xrayfdr snapshot PID on a running server: each snapshot verifies
     and moves forward; other users, untraced and missing processes get a
@@ -1225,16 +1240,7 @@ def check_snapshot_cli():
                             "--", exe, stop],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        pid = None
-        # the server is the record's child: wait for its channel (no bound
-        # on how long that takes but the harness's own)
-        for _ in range(600):
-            q = run(["pgrep", "-P", str(srv.pid), "-x", "server"])
-            if q.returncode == 0:
-                pid = int(q.stdout.split()[0])
-                if run([XRAYFDR, "snapshot", "--list"]).stdout.find(f"{pid} ") >= 0:
-                    break
-            time.sleep(0.1)
+        pid = server_pid(srv)
         snaps, maxes, problems = [], [], []
         for i in range(5):
             out = os.path.join(d, f"snap-{i}.xray")
@@ -1427,6 +1433,129 @@ def check_triggers():
         p = run([XRAYFDR, "record", "-q", "--trigger", bad, "--", exe, snaps1, "1"])
         tap(p.returncode == 2 and "--trigger" in p.stderr,
             f"triggers: --trigger '{bad}' is refused with a reason", p.stderr)
+INFO_HEX = b"xrayfdr-info".hex()
+
+
+def enter_args_and_info(log):
+    """The first argument of every entry with arguments in @log, its info
+    event's text and thread (a regular expression over the dump: the
+    logs are large)."""
+    p = run([XRAYFDR, "dump", "--events", "--json", log])
+    if p.returncode:
+        raise RuntimeError(f"xrayfdr dump --events {log}: {p.stderr.strip()}")
+    args = {int(a) for a in re.findall(r'"kind":"function-enter-arg".*"args":\[(\d+)', p.stdout)}
+    info, tid = "", None
+    for line in p.stdout.splitlines():
+        if INFO_HEX in line:
+            e = json.loads(line)
+            info, tid = bytes.fromhex(e["data"]).decode(errors="replace"), e.get("tid")
+    return args, info, tid
+
+
+def check_snapshot_cpu():
+    """xrayfdr snapshot PID of a multi-threaded server in CPU mode on the
+    runtime's own rings: the command copies them from outside.  Every
+    snapshot verifies, holds each worker's last completed request, and
+    moves forward; the final log is whole; other users, untraced processes
+    and a process that exits meanwhile get a clear answer."""
+    d = os.path.join(OUT, "snapshot_cpu")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    exe, stop = os.path.join(d, "server"), os.path.join(d, "stop")
+    progress = os.path.join(d, "progress")
+    workers = 3
+    p = build_api(os.path.join(PROGS, "server.c"), exe)
+    if p.returncode:
+        tap(False, "CPU snapshot: the server builds", p.stderr)
+        return
+    final = os.path.join(d, "final.xray")
+    # a window of 8 sub-buffers of 64 KiB a CPU: seconds of requests
+    srv = subprocess.Popen([XRAYFDR, "record", "-q", "--mode", "cpu", "-o", final,
+                            "--buffer-max", str(8 * os.cpu_count()), "--", exe, stop,
+                            str(workers), progress],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        pid = server_pid(srv)
+        snaps, problems, maxes, cut = [], [], [], 0
+        for i in range(20):
+            with open(progress, "rb") as f:
+                done = [v for v in struct.unpack(f"<{workers}q", f.read(8 * workers)) if v]
+            out = os.path.join(d, f"snap-{i}.xray")
+            q = run([XRAYFDR, "snapshot", "-o", out, str(pid)])
+            if q.returncode or "cut)" not in q.stdout:
+                problems.append(f"snapshot {i}: exit {q.returncode}: {q.stdout}{q.stderr}")
+                continue
+            cut += int(re.search(r"(\d+) cut\)", q.stdout).group(1))
+            snaps.append(out)
+            args, info, info_tid = enter_args_and_info(out)
+            missing = [v for v in done if v not in args]
+            if missing:
+                problems.append(f"snapshot {i}: lacks completed requests {missing}")
+            if "\nmode=cpu\n" not in info or "\nrings=own\n" not in info or \
+                    "\nsnapshot=request(pid=" not in info or "\ncut=" not in info:
+                problems.append(f"snapshot {i}: info event {info!r}")
+            if info_tid != pid:
+                problems.append(f"snapshot {i}: info event of thread {info_tid}, not {pid}")
+            maxes.append(max(args) if args else 0)
+        tap(not problems and len(snaps) == 20,
+            "CPU snapshot: 20 snapshots of a running 3-thread server, each with every "
+            "worker's last completed request, the mode and what was cut in its info event",
+            "\n".join(problems[:10]))
+        tap(maxes == sorted(maxes) and maxes and maxes[0] > 0,
+            "CPU snapshot: successive snapshots move forward", repr(maxes))
+        verify_logs("CPU snapshot: every snapshot verifies", snaps)
+        if os.geteuid() == 0:
+            nobody = "/tmp/xrayfdr-nobody-cpu-%d.xray" % pid
+            q = run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                     XRAYFDR, "snapshot", "-o", nobody, str(pid)])
+            tap(q.returncode == 1 and "not yours" in q.stderr and not os.path.exists(nobody),
+                "CPU snapshot: another user is refused, and no file is left", q.stderr)
+        else:
+            tap(True, "CPU snapshot: another user is refused",
+                skip="needs root to be another user")
+    finally:
+        open(stop, "w").close()
+        out, err = srv.communicate(timeout=300)
+    m = re.search(r"handled (\d+)", out)
+    with open(progress, "rb") as f:
+        done = [v for v in struct.unpack(f"<{workers}q", f.read(8 * workers)) if v]
+    args, info, _ = enter_args_and_info(final) if os.path.exists(final) else (set(), "", 0)
+    kv = dict(l.split("=", 1) for l in info.splitlines() if "=" in l)
+    made = int(kv.get("events", 0)) + int(kv.get("overwritten", 0))
+    tap(srv.returncode == 0 and m and all(v in args for v in done) and
+        kv.get("dropped") == "0" and made >= 2 * int(m.group(1)),
+        "CPU snapshot: the log at the end has each worker's last request, and its events "
+        "kept and overwritten account for every request",
+        f"exit {srv.returncode}, last {done}, info {kv}, server says "
+        f"{m.group(0) if m else out!r}\n{err}")
+    verify_log("CPU snapshot: the log at the end verifies", final)
+
+    # a process that exits while it is snapshotted: a log or a clear error
+    outcomes = collections.Counter()
+    bad = []
+    for i in range(5):
+        stop2 = os.path.join(d, f"stop-{i}")
+        srv = subprocess.Popen([XRAYFDR, "record", "-q", "--mode", "cpu", "-o",
+                                os.path.join(d, f"exiting-{i}.xray"), "--", exe, stop2,
+                                "2", progress + f"-{i}"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        pid = server_pid(srv)
+        out = os.path.join(d, f"exiting-snap-{i}.xray")
+        snap = subprocess.Popen([XRAYFDR, "snapshot", "-o", out, str(pid)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        open(stop2, "w").close()
+        o, e = snap.communicate(timeout=300)
+        srv.communicate(timeout=300)
+        outcomes[snap.returncode] += 1
+        if snap.returncode == 0:
+            vp = run([XRAYFDR, "dump", "--verify", "--quiet", out])
+            if vp.returncode:
+                bad.append(f"{i}: a log that does not verify: {vp.stderr}")
+        elif snap.returncode != 1 or "no snapshot" not in e and "not traced" not in e \
+                and "no process" not in e:
+            bad.append(f"{i}: exit {snap.returncode}: {o}{e}")
+    tap(not bad, "CPU snapshot: of a process exiting meanwhile, a valid log or a clear error "
+        f"({dict(outcomes)})", "\n".join(bad))
 
 
 def check_stream():
@@ -1806,7 +1935,7 @@ def main():
                check_version1_and_threshold, check_environment, check_static_link,
                check_thread_names, check_depth, check_dlopen, check_basic,
                check_stream, check_migrate, check_snapshot_cli,
-               check_triggers):
+               check_snapshot_cpu, check_triggers):
         try:
             fn()
         except Exception as e:

@@ -53,6 +53,12 @@ static void usage(FILE *out)
 		"                  0600, never through a symbolic link; an existing FILE\n"
 		"                  is replaced only with --force, and only if it is a\n"
 		"                  regular file of the caller's with one link\n"
+		"  snapshot ID -o FILE [--force]\n"
+		"                  write live session ID's rings as an XRay FDR log while\n"
+		"                  its process goes on tracing (retained ones too): the\n"
+		"                  rings are copied without stopping any writer; what was\n"
+		"                  written over during the copy is left out and counted as\n"
+		"                  cut.  Who may, and FILE, as for dump\n"
 		"  config [OPTION...]\n"
 		"                  show the limits, or change those given (CAP_SYS_ADMIN)\n"
 		"\n"
@@ -527,7 +533,11 @@ static int cmd_session(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* dump ID -o FILE [--force] [--drop]: a kept session's rings as a log. */
+/*
+ * dump ID -o FILE [--force] [--drop]: a kept session's rings as a log;
+ * snapshot ID -o FILE [--force]: a live one's, copied as its process goes
+ * on writing.
+ */
 static int cmd_session_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -538,8 +548,13 @@ static int cmd_session_dump(int argc, char **argv)
 	};
 	struct xrayfdr_trace_stats st = { .sz = sizeof(st) };
 	XRAYFDR_OPTS(xrayfdr_dump_opts, dopts, .stats = &st);
-	const char *output = NULL;
-	bool drop = false;
+	const char *cmd = argv[0], *output = NULL;
+	bool snapshot = !strcmp(cmd, "snapshot"), drop = false;
+	const char *usage_line =
+		snapshot ?
+			"usage: xrayfdr-ctl snapshot ID -o FILE [--force]" :
+			"usage: xrayfdr-ctl dump ID -o FILE [--force] [--drop]";
+	char why[64], cut[32] = "";
 	struct ctl_nl nl;
 	uint32_t id;
 	int opt, err;
@@ -550,54 +565,60 @@ static int cmd_session_dump(int argc, char **argv)
 			output = optarg;
 		} else if (opt == 'f') {
 			dopts.overwrite = true;
-		} else if (opt == 'd') {
+		} else if (opt == 'd' && !snapshot) {
 			drop = true;
 		} else {
-			ctl_error(
-				"dump",
-				"usage: xrayfdr-ctl dump ID -o FILE [--force] [--drop]");
+			ctl_error(cmd, "%s", usage_line);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind + 1 != argc || !output) {
-		ctl_error(
-			"dump",
-			"usage: xrayfdr-ctl dump ID -o FILE [--force] [--drop]");
+		ctl_error(cmd, "%s", usage_line);
 		return EXIT_USAGE;
 	}
-	if (parse_id("dump", argv[optind], &id))
+	if (parse_id(cmd, argv[optind], &id))
 		return EXIT_USAGE;
+	if (snapshot) {
+		snprintf(why, sizeof(why), "request(pid=%ld,uid=%ld)",
+			 (long)getpid(), (long)geteuid());
+		dopts.snapshot = why;
+	}
 	err = xrayfdr_session_dump(id, output, &dopts);
 	if (err) {
-		ctl_error("dump", "session %u: no log written (%s)", id,
+		ctl_error(cmd, "session %u: no log written (%s)", id,
 			  err == -EEXIST ? "FILE exists; --force replaces it" :
 					   strerror(-err));
 		return EXIT_INVALID;
 	}
 	if (drop) {
-		if (open_module("dump", &nl))
+		if (open_module(cmd, &nl))
 			return EXIT_INVALID;
 		err = ctl_nl_session_cmd(&nl, XRAY_FDR_CMD_SESSION_DROP, id,
 					 -1);
 		ctl_nl_close(&nl);
 		if (err)
-			return refused("dump", &nl, id, err);
+			return refused(cmd, &nl, id, err);
 	}
+	/* (a snapshot's summary says what it cut) */
+	if (snapshot)
+		snprintf(cut, sizeof(cut), ", %llu cut",
+			 (unsigned long long)st.cut);
 	if (json)
 		printf("{\"session\":%u,\"log\":\"%s\",\"events\":%llu,"
 		       "\"overwritten\":%llu,\"dropped\":%llu,\"buffers\":%llu,"
-		       "\"dropped_session\":%s}\n",
+		       "\"cut\":%llu,\"dropped_session\":%s}\n",
 		       id, output, (unsigned long long)st.events,
 		       (unsigned long long)st.overwritten,
 		       (unsigned long long)st.dropped,
-		       (unsigned long long)st.buffers, drop ? "true" : "false");
+		       (unsigned long long)st.buffers,
+		       (unsigned long long)st.cut, drop ? "true" : "false");
 	else
 		printf("session %u: wrote %llu events in %llu buffers to %s "
-		       "(%llu overwritten, %llu dropped)%s\n",
+		       "(%llu overwritten, %llu dropped%s)%s\n",
 		       id, (unsigned long long)st.events,
 		       (unsigned long long)st.buffers, output,
 		       (unsigned long long)st.overwritten,
-		       (unsigned long long)st.dropped,
+		       (unsigned long long)st.dropped, cut,
 		       drop ? "; dropped it" : "");
 	return EXIT_OK;
 }
@@ -714,7 +735,7 @@ static const struct {
 	{ "start", cmd_session },     { "stop", cmd_session },
 	{ "freeze", cmd_session },    { "keep", cmd_session },
 	{ "drop", cmd_session },      { "config", cmd_config },
-	{ "dump", cmd_session_dump },
+	{ "dump", cmd_session_dump }, { "snapshot", cmd_session_dump },
 };
 
 int main(int argc, char **argv)

@@ -97,11 +97,16 @@ struct xray_fdr_geometry {
 /**
  * struct xray_fdr_attach - XRAY_FDR_IOC_ATTACH argument
  * @size: sizeof(struct xray_fdr_attach) as the caller knows it
- * @session_id: a retained session owned by the caller (any, for
- *	CAP_SYS_ADMIN)
+ * @session_id: a session owned by the caller (any, for CAP_SYS_ADMIN):
+ *	retained, or live with its geometry set
  *
- * Turns a freshly opened, unconfigured file into a read-only view of a
- * retained session, so its rings can be mapped (PROT_READ only) and dumped.
+ * Turns a freshly opened, unconfigured file into a read-only view of the
+ * session, so its rings can be mapped (PROT_READ only) and read: dumped
+ * when retained, copied while its owner writes when live (a snapshot:
+ * Documentation/kernel-module.rst, "Live snapshots").  The view holds the
+ * session: the owner's last close still retains or unlists it, and its
+ * memory goes when the last view closes.  EBUSY for a session without
+ * rings yet, EPERM for another user's.
  */
 struct xray_fdr_attach {
 	__u32 size;

@@ -74,6 +74,9 @@ struct xrayfdr_trace_stats {
 			     signal handler during the runtime's slow path */
 	uint64_t buffers; /* in use or full */
 	uint64_t recycled; /* buffers recycled */
+	/* a snapshot of CPU rings: sub-buffers written over while it copied
+	 * them, left out */
+	uint64_t cut;
 };
 
 XRAYFDR_API int xrayfdr_trace_stats(struct xrayfdr_trace_stats *stats);
@@ -159,6 +162,10 @@ struct xrayfdr_dump_opts {
 	/* replace an existing @path (a regular file of the caller's with one
 	 * link); else an existing @path is -EEXIST */
 	bool overwrite;
+	/* a snapshot: the session may be live, its process still writing;
+	 * a consistent copy is read, and the info event's snapshot= says
+	 * this (what asked for it) */
+	const char *snapshot;
 };
 
 /**
@@ -176,11 +183,34 @@ struct xrayfdr_dump_opts {
  * CAP_SYS_ADMIN may; the session stays until dropped (xrayfdr-ctl drop).
  * The reasons for a failure are printed (xrayfdr_set_print()).
  *
+ * With @opts->snapshot the session may also be live (its process still
+ * running and tracing): the rings are copied without stopping any writer,
+ * each sub-buffer whole or, if written over while it was copied, left
+ * out and counted (stats->cut, cut= in the info event).
+ *
  * Return: 0; -ENODEV without the module; -ENOENT if no such session is
- * kept; -EPERM if it is not the caller's; another negative errno.
+ * kept (listed, for a snapshot); -EPERM if it is not the caller's;
+ * -EBUSY if it is live and this is no snapshot; another negative errno.
  */
 XRAYFDR_API int xrayfdr_session_dump(uint32_t id, const char *path,
 				     const struct xrayfdr_dump_opts *opts);
+
+/**
+ * xrayfdr_rings_write() - write the CPU rings a descriptor maps as a log
+ * @rings: /dev/xrayfdr attached to a session (XRAY_FDR_IOC_ATTACH), or
+ *	the sealed memfd of a process's own CPU rings, which its control
+ *	channel hands out (lib/util/control_proto.h, "rings")
+ * @out: the log, created by the caller
+ * @opts: options, or NULL (device and overwrite are not used)
+ *
+ * What xrayfdr_session_dump() does after it attached, for callers that
+ * find the rings themselves (`xrayfdr snapshot PID`).  The rings are
+ * hostile input: everything is checked.  The caller traces nothing.
+ *
+ * Return: 0; -EPROTO if @rings are no rings; another negative errno.
+ */
+XRAYFDR_API int xrayfdr_rings_write(int rings, int out,
+				    const struct xrayfdr_dump_opts *opts);
 
 #ifdef __cplusplus
 }
