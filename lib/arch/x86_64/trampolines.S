@@ -141,6 +141,16 @@
 105:
 .endm
 
+/* A hidden function of ours, its CFI begun. */
+.macro TRAMP_BEGIN name
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
+	.p2align 4
+\name:
+	.cfi_startproc
+.endm
+
 /*
  * The C path of a function sled.  Our own FDR handlers are called light:
  * fdr.c uses no vector registers, so general registers are all there is
@@ -153,12 +163,7 @@
  * what it has above the action bits.
  */
 .macro GENERIC name, kind, args
-	.globl	\name
-	.hidden	\name
-	.type	\name, @function
-	.p2align 4
-\name:
-	.cfi_startproc
+	TRAMP_BEGIN \name
 	shrl	$RT_FUNC_ID_SHIFT, %r10d	/* the sled's word: the id */
 	.if \args
 	movq	rt_handler_arg1(%rip), %r11
@@ -565,12 +570,7 @@ CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
 
 /* The wrappers: the stack's work, then on to @next (a jmp operand). */
 .macro TRIG_WRAP name, next, exit
-	.globl	\name
-	.hidden	\name
-	.type	\name, @function
-	.p2align 4
-\name:
-	.cfi_startproc
+	TRAMP_BEGIN \name
 	TRIG_SAVE
 	TRIG_RDTSC
 	.if \exit
