@@ -23,6 +23,8 @@ Every build takes its flags from `xrayfdr cflags --gcc [--pic]` (and
                     the log counts every call each program counts, in
                     both modes; account counts each call once; both
                     verifiers
+  triggers          --trigger on GCC builds, non-PIE and PIE: a snapshot
+                    per slow call, naming it
   no flags          a GCC build without them is refused clearly, and so
                     is a GCC object file by extract
 Prints TAP.
@@ -355,6 +357,35 @@ def check_matrix(tmp):
                                cpu[1])
 
 
+def check_triggers(tmp):
+    """--trigger on GCC builds (non-PIE and PIE): the matrix's trigger
+    program's three slow serve() calls each give a snapshot naming serve
+    and a duration above the threshold; the snapshots verify."""
+    for pic in (False, True):
+        name = f"GCC trigger.c {'PIE' if pic else 'non-PIE'}"
+        d = os.path.join(tmp, f"trigger-{pic}")
+        snaps = os.path.join(d, "snaps")
+        os.makedirs(snaps)
+        exe = os.path.join(d, "trigger")
+        err = gcc([os.path.join(PROGS, "trigger.c")], exe, pic=pic)
+        if err:
+            tap(False, f"{name}: build", err)
+            continue
+        ids = tm.symbol_ids(exe)
+        r = run([XRAYFDR, "record", "-q", "-o", os.path.join(d, "t.xray"),
+                 "--buffer-max", "2048", "--trigger", "serve>50ms",
+                 "--snapshot-dir", snaps, "--", exe, snaps, "10"], timeout=600)
+        files = sorted(os.path.join(snaps, f) for f in os.listdir(snaps)
+                       if not f.startswith("."))
+        infos = [tm.snapshot_info(tm.events_of(f)) for f in files]
+        bad = [i for i in infos if int(i.get("trigger_function", -1)) != ids.get("serve")
+               or int(i.get("trigger_duration_ns", 0)) <= 50000000]
+        tap(r.returncode == 0 and len(files) >= 3 and not bad,
+            f"{name}: --trigger 'serve>50ms' gives a snapshot per slow call, naming serve",
+            f"exit {r.returncode}, {len(files)} files, bad {bad}\n{r.stderr[-1000:]}")
+        tm.verify_logs(f"{name}: the snapshots verify", files)
+
+
 def main():
     if not shutil.which("gcc"):
         skip("gcc builds", "gcc is not installed (make deps)")
@@ -363,7 +394,8 @@ def main():
     prog = os.path.join(HERE, "prog.c")
     for fn, args in ((check_programs, (tmp, prog)), (check_shared, (tmp, prog)),
                      (check_dlopen, (tmp,)), (check_filters, (tmp, prog)),
-                     (check_depth, (tmp,)), (check_matrix, (tmp,))):
+                     (check_depth, (tmp,)), (check_matrix, (tmp,)),
+                     (check_triggers, (tmp,))):
         try:
             fn(*args)
         except Exception as e:  # a harness problem is a failure, not a crash
