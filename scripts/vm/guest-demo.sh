@@ -1,6 +1,6 @@
 #!/bin/sh
 # The guest's half of `make vmdemo` (scripts/vm/vmdemo.sh): the four uses
-# of the kernel module in one run.  runtime_guest is an instrumented
+# of the kernel module in one run, and a live snapshot.  runtime_guest is an instrumented
 # program linked with libxrayfdr.a; as "runtime_guest child NAME" it runs
 # one workload traced by the environment's XRAYFDR_OPTIONS.
 cd /selftests
@@ -36,7 +36,21 @@ say "4. the crash recorder: xrayfdr-ctl dump $id -o /tmp/killed.xray --drop"
 xrayfdr-ctl dump "$id" -o /tmp/killed.xray --drop
 xrayfdr-ctl list
 
-for f in threads onoff killed; do
+say "5. a live snapshot: the rings of a CPU-mode process that goes on running"
+XRAYFDR_OPTIONS="mode=cpu" ./runtime_guest child killme >/tmp/live.out 2>&1 &
+pid=$!
+sleep 2
+xrayfdr-ctl --json list >/tmp/live.list
+id=$(sed -n "s/.*{\"id\":\([0-9]*\),\"pid\":$pid,.*/\1/p" /tmp/live.list)
+echo "process $pid (session $id) has completed call $(cat /tmp/last)"
+xrayfdr-ctl snapshot "$id" -o /tmp/live.xray
+sleep 1
+echo "process $pid goes on: it has completed call $(cat /tmp/last)"
+xrayfdr-ctl snapshot "$id" -o /tmp/live2.xray
+kill "$pid"
+wait "$pid" 2>/dev/null
+
+for f in threads onoff killed live live2; do
 	echo "XRAYFDR-FILE-BEGIN $f.xray"
 	base64 /tmp/$f.xray
 	echo "XRAYFDR-FILE-END"

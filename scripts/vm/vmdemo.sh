@@ -7,7 +7,8 @@
 # recorded in CPU mode on the module's rings, the statistics and
 # xrayfdr-ctl status, a kept session's process killed with SIGKILL and its
 # rings dumped; then, on this machine, xrayfdr account of those logs with
-# the on-CPU and off-CPU columns the scheduler's records give.
+# the on-CPU and off-CPU columns the scheduler's records give, and two
+# live snapshots (xrayfdr-ctl snapshot) of a CPU-mode process that runs on.
 #
 # Environment: BUILD (build), VM_TIMEOUT (seconds, 300), VM_ACCEL, VM_SMP
 # (2), VM_MEM (1G).
@@ -71,5 +72,8 @@ step "xrayfdr account -m runtime_guest onoff.xray: on-CPU and off-CPU time per f
 
 step "xrayfdr account -m runtime_guest killed.xray: the SIGKILLed process's last calls, named"
 "$X" account -m "$PROG" "$files/killed.xray"
+
+step "xrayfdr account -m runtime_guest live2.xray: a snapshot of a running process, on and off CPU"
+"$X" account -m "$PROG" "$files/live2.xray"
 echo
 echo "Logs: $files/"
