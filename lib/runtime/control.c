@@ -183,6 +183,7 @@ static void *listener(void *arg)
 {
 	int fd = (int)(intptr_t)arg;
 
+	rt_internal_thread_begin();
 	for (;;) {
 		int conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 

@@ -32,6 +32,13 @@
  * a delta does not fit, and the times made relative to the record before.
  */
 
+/* The scheduler's records of a thread of the runtime's own, in the
+ * rings of this process's trace (state.h): left out. */
+static bool internal(uint32_t tid)
+{
+	return rt_cpu.pid == rt_live.pid && rt_internal_thread(tid);
+}
+
 static void add_run(struct walk *w, const struct run *r)
 {
 	if (w->n < w->max) {
@@ -205,9 +212,11 @@ void rt_cpu_walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
 				k_run.p = p;
 				k_run.len = (uint32_t)len;
 				if (k_run.tid != owner && w->out &&
-				    w->n < w->max && w->npending < 64)
+				    w->n < w->max && w->npending < 64 &&
+				    !internal(k_run.tid))
 					w->pending[w->npending++] = w->n;
-				add_run(w, &k_run);
+				if (!internal(k_run.tid))
+					add_run(w, &k_run);
 			}
 			r.p = p + len;
 		}

@@ -68,10 +68,37 @@ void rt_locks_fork_parent(void)
 	rt_registry_unlock();
 }
 
+#define MAX_INTERNAL 8
+static uint32_t internal_tids[MAX_INTERNAL];
+
+void rt_internal_thread_begin(void)
+{
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+
+	for (unsigned int i = 0; i < MAX_INTERNAL; i++) {
+		uint32_t none = 0;
+
+		if (__atomic_compare_exchange_n(&internal_tids[i], &none, tid,
+						false, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return;
+	}
+}
+
+bool rt_internal_thread(uint32_t tid)
+{
+	for (unsigned int i = 0; tid && i < MAX_INTERNAL; i++)
+		if (__atomic_load_n(&internal_tids[i], __ATOMIC_ACQUIRE) == tid)
+			return true;
+	return false;
+}
+
 void rt_locks_fork_child(void)
 {
 	pthread_mutex_init(&api_lock, NULL);
 	pthread_mutex_init(&registry_lock, NULL);
+	/* (the parent's threads are not the child's) */
+	memset(internal_tids, 0, sizeof(internal_tids));
 }
 
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;

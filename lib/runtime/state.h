@@ -61,6 +61,16 @@ struct rt_trace {
 	char last_log[4096]; /* the file the last flush wrote */
 };
 
+/*
+ * The runtime's own threads (the stream's writer, the control channel's,
+ * the trigger thread): each says so when it starts, so that the CPU
+ * rings' drain leaves out the scheduler records the module writes of
+ * them, which would show as a thread of the program that ran nothing.
+ * A forked child has none of them.
+ */
+void rt_internal_thread_begin(void);
+bool rt_internal_thread(uint32_t tid);
+
 /* Note the name of the calling thread as rt.exec_name, once. */
 void rt_note_exec_name(void);
 

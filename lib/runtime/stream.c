@@ -40,6 +40,7 @@ static int write_chunk(void *ctx, const struct rt_chunk *c)
 static void *writer(void *arg)
 {
 	(void)arg;
+	rt_internal_thread_begin();
 	for (;;) {
 		int ret;
 

@@ -177,6 +177,7 @@ static void *trigger_thread(void *arg)
 {
 	int efd = (int)(intptr_t)arg;
 
+	rt_internal_thread_begin();
 	for (;;) {
 		struct rt_trig_event ev;
 		uint64_t n;

@@ -528,6 +528,47 @@ static int read_log(const char *path, struct tally *t, uint32_t tid,
 	return 0;
 }
 
+/* Threads of a log with scheduler events but no function event: none
+ * in a program whose every thread calls traced functions. */
+struct idle_threads {
+	uint32_t tid[64];
+	bool sched[64], calls[64];
+	int n;
+};
+
+static void see_thread(const struct xrayfdr_event *ev, void *ctx)
+{
+	struct idle_threads *it = ctx;
+	struct xrayfdr_sched_event se;
+	int i;
+
+	for (i = 0; i < it->n && it->tid[i] != ev->tid; i++)
+		;
+	if (i == it->n) {
+		if (it->n == 64)
+			return;
+		it->tid[it->n++] = ev->tid;
+	}
+	if (ev->kind <= XRAYFDR_EV_ENTRY_ARGS)
+		it->calls[i] = true;
+	else if (ev->kind == XRAYFDR_EV_CUSTOM &&
+		 xrayfdr_sched_decode(ev->data, ev->data_size, &se))
+		it->sched[i] = true;
+}
+
+static int idle_threads(const char *path, uint32_t *first)
+{
+	struct idle_threads it = { .n = 0 };
+	struct tally t;
+	int idle = 0;
+
+	read_log(path, &t, 0, see_thread, &it);
+	for (int i = 0; i < it.n; i++)
+		if (it.sched[i] && !it.calls[i] && !idle++)
+			*first = it.tid[i];
+	return idle;
+}
+
 /* The log in base64, for the host's llvm-xray. */
 static void export_log(const char *path)
 {
@@ -1014,7 +1055,8 @@ static void test_killed_streamed(void)
 	struct numbers n = { .max = STREAMED_CALLS };
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	long id, last = 0, missing = 0, twice = 0;
-	int status = 0;
+	int status = 0, idle;
+	uint32_t idle_tid = 0;
 	struct tally t;
 	char args[128];
 	pid_t pid;
@@ -1045,6 +1087,10 @@ static void test_killed_streamed(void)
 	n.seen = calloc((size_t)n.max + 1, 1);
 	if (!n.seen)
 		return;
+	idle = idle_threads("/tmp/streamed.xray", &idle_tid);
+	tap(!idle,
+	    "streamed: no thread with scheduler events only (the stream's writer is the runtime's: %d such, the first %u)",
+	    idle, idle_tid);
 	read_log("/tmp/streamed.xray", &t, 0, see_numbers, &n);
 	read_log("/tmp/streamed-rest.xray", &t, 0, see_numbers, &n);
 	tap(!t.errors,
