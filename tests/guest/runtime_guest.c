@@ -1329,7 +1329,7 @@ int main(int argc, char **argv)
 				children[i].fn();
 		return 0;
 	}
-	printf("1..%d\n", 5 + 4 + 6 + 5 + 5 + 11 + 4 + 2 + 6 + 5);
+	printf("1..%d\n", 5 + 4 + 6 + 5 + 5 + 11 + 5 + 2 + 6 + 5);
 	test_threads();
 	test_discard();
 	test_migrate();
