@@ -1385,7 +1385,10 @@ def check_triggers():
         "triggers: signal=USR2 gives one snapshot that says so", repr(sig))
     verify_log("triggers: the log at exit verifies", final)
 
-    # max_snapshots=1: one file; the other two slow calls are counted
+    # max_snapshots=1: one file; of the other two slow calls, at least one
+    # is counted however the trigger thread was scheduled: the program
+    # may exit before the thread sees the last, but not before the third
+    # fires, which finds the second still waiting or counts itself
     snaps1 = os.path.join(d, "snaps1")
     os.makedirs(snaps1)
     final1 = os.path.join(d, "final1.xray")
@@ -1395,8 +1398,8 @@ def check_triggers():
     files = [f for f in os.listdir(snaps1) if not f.startswith(".")]
     info = snapshot_info(events_of(final1)) if os.path.exists(final1) else {}
     tap(p.returncode == 0 and len(files) == 1 and
-        int(info.get("trigger_suppressed", 0)) >= 2,
-        "triggers: --max-snapshots 1 writes one, and the log counts the others",
+        int(info.get("trigger_suppressed", 0)) >= 1,
+        "triggers: --max-snapshots 1 writes one, and the log counts what it held back",
         f"exit {p.returncode}, files {files}, info {info}\n{p.stderr[-1000:]}")
 
     # every function named, none slow enough: the trigger trampolines
