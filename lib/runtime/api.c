@@ -12,6 +12,8 @@
  */
 #define LOG_DOMAIN "xrayfdr"
 #include <errno.h>
+#include <link.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +163,39 @@ __attribute__((constructor)) static void rt_startup(void)
 		missing_map();
 }
 
+/* The loader's counts of objects loaded and unloaded. */
+static int load_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned long long *n = arg;
+
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
+			    sizeof(info->dlpi_subs)) {
+		n[0] = info->dlpi_adds;
+		n[1] = info->dlpi_subs;
+	}
+	return 1;
+}
+
+static unsigned long long loads_seen[2];
+
+/*
+ * Attached, the library's dlopen() and dlclose() are not the ones the
+ * program calls (it was loaded after they were bound): what the program
+ * loads or unloads is seen here, within RT_CONTROL_TICK_MS.
+ */
+static void objects_tick(void)
+{
+	unsigned long long now[2] = { 0, 0 };
+
+	dl_iterate_phdr(load_counts, now);
+	if (now[1] != loads_seen[1])
+		rt_objects_closed();
+	if (now[0] != loads_seen[0])
+		rt_objects_opened();
+	loads_seen[0] = now[0];
+	loads_seen[1] = now[1];
+}
+
 /*
  * Detach (the control channel's thread): every sled back as it was, the
  * log written, the threads and signal handlers of the trace gone.  The
@@ -213,7 +248,9 @@ int xrayfdr_attach_begin(const char *options, const char *filter, char *err,
 		ret = rt_objects_set_filter(filter, err, errlen);
 	if (ret)
 		return ret;
+	dl_iterate_phdr(load_counts, loads_seen);
 	rt_control_set_detach(detach);
+	rt_control_set_tick(objects_tick);
 	ret = start(options);
 	if (!ret && !rt_control_listening()) {
 		snprintf(

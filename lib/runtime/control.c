@@ -7,6 +7,7 @@
  */
 #define LOG_DOMAIN "xrayfdr"
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ static struct {
 	int fd; /* listening, or -1 */
 	pid_t pid; /* the process that listens on it */
 	rt_control_detach_fn detach; /* set while attached */
+	void (*tick)(void); /* called now and then while attached */
 } ch = { .fd = -1 };
 
 static void reply(int conn, const char *text)
@@ -216,7 +218,15 @@ static void *listener(void *arg)
 
 	rt_internal_thread_begin();
 	for (;;) {
-		int conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int conn;
+
+		if (ch.detach && ch.tick &&
+		    poll(&p, 1, RT_CONTROL_TICK_MS) == 0) {
+			ch.tick();
+			continue;
+		}
+		conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 
 		if (conn < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
@@ -301,6 +311,11 @@ void rt_control_fork_child(void)
 void rt_control_set_detach(rt_control_detach_fn fn)
 {
 	ch.detach = fn;
+}
+
+void rt_control_set_tick(void (*fn)(void))
+{
+	ch.tick = fn;
 }
 
 bool rt_control_listening(void)

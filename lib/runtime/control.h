@@ -31,6 +31,10 @@ void rt_control_fork_child(void);
  */
 typedef int (*rt_control_detach_fn)(void);
 void rt_control_set_detach(rt_control_detach_fn fn);
+/* While attached, the channel's thread calls @fn every
+ * RT_CONTROL_TICK_MS (objects the program loads or unloads). */
+#define RT_CONTROL_TICK_MS 100
+void rt_control_set_tick(void (*fn)(void));
 /* Is this process listening? */
 bool rt_control_listening(void);
 

@@ -87,9 +87,10 @@ def fds(pid):
 
 
 def sleds_unpatched(exe, pid):
-    """Every sled of the program's instrumentation map, read from its
-    memory, is as the compiler left it: entry and tail sleds jump over
-    their nops (EB 09), exit sleds return (C3)."""
+    """Every sled of @exe's instrumentation map (the program, or a shared
+    object it loaded), read from the memory of process @pid, is as the
+    compiler left it: entry and tail sleds jump over their nops (EB 09),
+    exit sleds return (C3).  A description of those that are not."""
     p = run(["readelf", "-SW", exe])
     sec = re.search(r"xray_instr_map\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)",
                     p.stdout)
@@ -120,6 +121,49 @@ def sleds_unpatched(exe, pid):
             if not b.startswith(want):
                 bad.append(f"sled {i // 32} kind {kind} at {sled:#x}: {b.hex()}")
     return "; ".join(bad[:5])
+
+
+def check_loaded_later(exe):
+    """A shared object the program loads while attached is patched (the
+    runtime looks every RT_CONTROL_TICK_MS), its calls are in the log,
+    and detach unpatches it."""
+    so = os.path.join(OUT, "libattach_plugin.so")
+    p = run([m.CLANG, "-O2", "-g", "-fPIC", "-shared"] + m.XRAY_FLAGS +
+            [os.path.join(m.PROGS, "attach_plugin.c"), "-o", so])
+    if p.returncode:
+        tap(False, "attach: the plugin builds", p.stderr)
+        return
+    srv = Server(exe)
+    log = os.path.join(OUT, "later.xray")
+    a = subprocess.Popen([m.XRAYFDR, "attach", "-o", log, str(srv.pid)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = a.stderr.readline()
+    loaded = srv.ask(f"load {so}")
+    patched = False
+    for _ in range(400):  # until the runtime has seen it
+        if loaded == "loaded" and sleds_unpatched(so, srv.pid):
+            patched = True
+            break
+        time.sleep(0.05)
+    done = srv.ask("plugin 100")
+    d = run([m.XRAYFDR, "detach", str(srv.pid)])
+    a.communicate(timeout=600)
+    got = {}
+    if d.returncode == 0:
+        c = run([m.XRAYFDR, "account", "-f", "csv", log])
+        for line in c.stdout.splitlines()[1:]:
+            f = line.split(",")
+            got[f[-1].strip('"')] = int(f[1])
+    # (the object's first function: id 1 of object 1, 1 << 24 | 1)
+    tap("tracing process" in first and patched and done == "plugin 100" and
+        got.get("plugin_fn", got.get(f"#{(1 << 24) | 1}")) == 100,
+        "attach: a shared object loaded while attached is patched, its 100 calls logged",
+        f"{first} loaded={loaded} patched={patched} {done} detach {d.returncode}"
+        f" {d.stderr} counts {got}")
+    bad = sleds_unpatched(so, srv.pid)
+    tap(not bad, "attach: detach unpatches the object loaded later too", bad)
+    code, out, _ = srv.quit()
+    tap(code == 0 and "result ok" in out, "attach: its program finishes well", out)
 
 
 def cycles(exe, mode, n):
@@ -271,6 +315,10 @@ def main():
                 cycles(exe, mode, n)
             except Exception as e:  # noqa: BLE001
                 tap(False, f"attach {mode}: harness", repr(e))
+        try:
+            check_loaded_later(exe)
+        except Exception as e:  # noqa: BLE001
+            tap(False, "attach loaded later: harness", repr(e))
         try:
             check_refusals(exe)
         except Exception as e:  # noqa: BLE001

@@ -9,9 +9,12 @@
  *   round N   each of WORKERS workers calls counted() N times and
  *             counted_arg() N / 2 times; prints "done R counted=C
  *             counted_arg=A" when all are done
- *   pid       prints "pid P"
+ *   load PATH dlopen()s PATH, a shared object with plugin_fn(); prints
+ *             "loaded" (or "load failed")
+ *   plugin N  calls plugin_fn() N times; prints "plugin N"
  *   quit      prints "result ok" if every thread did what it was asked
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,7 +179,8 @@ int main(void)
 					thrower };
 	pthread_t bgt[5], wt[WORKERS];
 	long sent = 0, total_counted = 0, total_arg = 0;
-	char line[128];
+	char line[4200];
+	void (*plugin)(long) = NULL;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (pipe(pipe_fd))
@@ -202,8 +206,20 @@ int main(void)
 				sent++;
 			total_counted += n * WORKERS;
 			total_arg += n / 2 * WORKERS;
-			printf("done %ld counted=%ld counted_arg=%ld\n", round_no,
-			       n * WORKERS, n / 2 * WORKERS);
+			printf("done %ld counted=%ld counted_arg=%ld\n",
+			       round_no, n * WORKERS, n / 2 * WORKERS);
+		} else if (!strncmp(line, "load ", 5)) {
+			void *h;
+
+			line[strcspn(line, "\n")] = '\0';
+			h = dlopen(line + 5, RTLD_NOW);
+			plugin = h ? (void (*)(long))dlsym(h, "plugin_fn") :
+				     NULL;
+			printf("%s\n", plugin ? "loaded" : "load failed");
+		} else if (sscanf(line, "plugin %ld", &n) == 1 && plugin) {
+			for (long i = 0; i < n; i++)
+				plugin(i);
+			printf("plugin %ld\n", n);
 		} else if (!strncmp(line, "quit", 4)) {
 			break;
 		}
