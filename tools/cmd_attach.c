@@ -284,8 +284,16 @@ static void process_dlerror(struct inject *in, char *out, size_t size)
  * Load the runtime into the process (unless it carries it) and start the
  * trace there.  0, or 1 having said why.
  */
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static int start_in(pid_t pid, const char *library, const char *options,
-		    const char *filter)
+		    const char *filter, pid_t *tid, uint64_t *stopped_ns)
 {
 	char err[512], why[512] = { 0 };
 	uint64_t fn, dlopen_fn, handle, args[4], rc;
@@ -314,6 +322,8 @@ static int start_in(pid_t pid, const char *library, const char *options,
 			   (long)pid, err);
 		return 1;
 	}
+	*tid = in.tid;
+	*stopped_ns = monotonic_ns();
 	if (!builtin) {
 		ret = inject_push(&in, library, strlen(library) + 1, &args[0]);
 		args[1] = 2; /* RTLD_NOW */
@@ -334,6 +344,7 @@ static int start_in(pid_t pid, const char *library, const char *options,
 		}
 		if (ret) {
 			inject_release(&in);
+			*stopped_ns = monotonic_ns() - *stopped_ns;
 			tool_error("attach",
 				   "process %ld could not load %s: %s",
 				   (long)pid, library, err);
@@ -354,6 +365,7 @@ static int start_in(pid_t pid, const char *library, const char *options,
 	    inject_read(&in, args[2], why, sizeof(why) - 1))
 		snprintf(why, sizeof(why), "%s", strerror(-(int32_t)rc));
 	inject_release(&in);
+	*stopped_ns = monotonic_ns() - *stopped_ns;
 	if (ret) {
 		tool_error("attach", "process %ld: %s", (long)pid, err);
 		return 1;
@@ -567,7 +579,8 @@ static int attach_run(int argc, char **argv)
 	const char *lib = NULL;
 	enum end_reason why;
 	unsigned int bad = 0;
-	uint64_t events, ns;
+	uint64_t events, ns, stopped_ns = 0;
+	pid_t tid = 0;
 	sigset_t mask;
 	int opt, ret, sfd, lfd, conn;
 	pid_t pid;
@@ -720,16 +733,17 @@ static int attach_run(int argc, char **argv)
 		return EXIT_INVALID;
 	}
 	give_output(output, pid);
-	if (start_in(pid, library, options, o.filter)) {
+	if (start_in(pid, library, options, o.filter, &tid, &stopped_ns)) {
 		if (!o.output)
 			unlink(output);
 		return EXIT_INVALID;
 	}
 	if (!o.quiet)
 		fprintf(stderr,
-			"xrayfdr attach: tracing process %ld (%s): %zu instrumented functions in %u object%s; %s ends it\n",
+			"xrayfdr attach: tracing process %ld (%s): %zu instrumented functions in %u object%s (thread %ld stopped %.3f ms to load the library); %s ends it\n",
 			(long)pid, prog, s.functions, s.objects,
-			s.objects == 1 ? "" : "s",
+			s.objects == 1 ? "" : "s", (long)tid,
+			(double)stopped_ns / 1e6,
 			for_ms >= 0 ? "--for, ^C or xrayfdr detach" :
 				      "^C or xrayfdr detach");
 

@@ -336,11 +336,19 @@ static int save_state(struct inject *in)
 	return 0;
 }
 
+/* Which safe points a round of the search takes, best first: a thread
+ * idle in a system call loses nothing while it loads the library. */
+enum safe_points {
+	SAFE_IDLE, /* blocked in a quiet system call, not a futex wait */
+	SAFE_RUNNING, /* also: running the program's own code */
+	SAFE_ANY, /* also: waiting on a futex */
+};
+
 /*
  * Try thread @tid: 1 if it is stopped at a safe point (kept), 0 if not
  * (let go), or a negative errno that ends the search.
  */
-static int try_thread(struct inject *in, pid_t tid, bool futex_too,
+static int try_thread(struct inject *in, pid_t tid, enum safe_points take,
 		      uint64_t r_debug)
 {
 	int status, ret;
@@ -366,9 +374,10 @@ static int try_thread(struct inject *in, pid_t tid, bool futex_too,
 	in_syscall = (int64_t)in->saved.orig_rax >= 0;
 	if (in_syscall)
 		safe = quiet_syscall((long)in->saved.orig_rax, &in->saved,
-				     futex_too);
+				     take == SAFE_ANY);
 	else
-		safe = !system_code(in->pid, in->saved.rip) &&
+		safe = take >= SAFE_RUNNING &&
+		       !system_code(in->pid, in->saved.rip) &&
 		       !maybe_in_handler(in->pid, tid);
 	if (safe)
 		safe = loader_idle(in, r_debug);
@@ -378,7 +387,8 @@ static int try_thread(struct inject *in, pid_t tid, bool futex_too,
 	return 0;
 }
 
-static int pick_thread(struct inject *in, bool futex_too, uint64_t r_debug)
+static int pick_thread(struct inject *in, enum safe_points take,
+		       uint64_t r_debug)
 {
 	char name[64];
 	struct dirent *e;
@@ -395,7 +405,7 @@ static int pick_thread(struct inject *in, bool futex_too, uint64_t r_debug)
 
 		if (*end || tid <= 0)
 			continue;
-		ret = try_thread(in, (pid_t)tid, futex_too, r_debug);
+		ret = try_thread(in, (pid_t)tid, take, r_debug);
 	}
 	closedir(d);
 	return ret;
@@ -425,8 +435,11 @@ int inject_seize(pid_t pid, unsigned int timeout_ms, struct inject *in,
 	if (proc_symbol(pid, "ld-linux", "_r_debug", &r_debug, NULL, 0))
 		r_debug = 0;
 	do {
-		/* the first rounds want a thread outside any futex wait */
-		ret = pick_thread(in, round >= 20, r_debug);
+		ret = pick_thread(in,
+				  round < 4  ? SAFE_IDLE :
+				  round < 20 ? SAFE_RUNNING :
+					       SAFE_ANY,
+				  r_debug);
 		if (ret)
 			break;
 		pause_us(round < 20 ? 500 : 2000);
@@ -480,7 +493,7 @@ int inject_call(struct inject *in, uint64_t fn, const uint64_t *args,
 {
 	struct user_regs_struct r = in->saved;
 	unsigned long long *const argregs[] = { &r.rdi, &r.rsi, &r.rdx,
-				      &r.rcx, &r.r8,  &r.r9 };
+						&r.rcx, &r.r8,	&r.r9 };
 	uint64_t deadline = now_ms() + timeout_ms, zero = 0;
 	long backoff = 20;
 
