@@ -161,6 +161,24 @@ static long status_field(pid_t pid, const char *key)
 	return v;
 }
 
+/* Is @pid in a group stop (State: T)? */
+static bool stopped(pid_t pid)
+{
+	char name[64], line[256];
+	bool t = false;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%ld/status", (long)pid);
+	f = fopen(name, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "State:", 6))
+			t = strchr(line + 6, 'T') != NULL;
+	fclose(f);
+	return t;
+}
+
 /* The owner (real uid) of @pid, or -1. */
 static long owner_of(pid_t pid)
 {
@@ -640,6 +658,13 @@ static int attach_run(int argc, char **argv)
 		return EXIT_INVALID;
 	}
 	proc_program(pid, prog, sizeof(prog));
+	if (stopped(pid)) {
+		tool_error(
+			"attach",
+			"process %ld (%s) is stopped (SIGSTOP or ^Z): continue it first (kill -CONT %ld); nothing was changed",
+			(long)pid, prog, (long)pid);
+		return EXIT_INVALID;
+	}
 	if (status_field(pid, "TracerPid") > 0) {
 		tool_error(
 			"attach",

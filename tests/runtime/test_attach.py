@@ -241,6 +241,20 @@ def check_refusals(exe):
     p = run([m.XRAYFDR, "attach", str(sl.pid)])
     tap(p.returncode == 1 and "no process" in p.stderr,
         "attach: a pid that is gone is refused", f"exit {p.returncode}: {p.stderr}")
+    # a stopped process
+    sl = subprocess.Popen(["sleep", "60"])
+    time.sleep(0.2)
+    os.kill(sl.pid, 19)  # SIGSTOP
+    for _ in range(500):
+        if "T (stopped)" in open(f"/proc/{sl.pid}/status").read():
+            break
+        time.sleep(0.01)
+    p = run([m.XRAYFDR, "attach", str(sl.pid)])
+    tap(p.returncode == 1 and "is stopped" in p.stderr,
+        "attach: a stopped process is refused (continue it first)",
+        f"exit {p.returncode}: {p.stderr}")
+    sl.kill()
+    sl.wait()
     p = run([m.XRAYFDR, "attach", "notapid"])
     tap(p.returncode == 2 and "not a process id" in p.stderr,
         "attach: a PID that is not a number is bad usage", p.stderr)
