@@ -81,6 +81,12 @@ def counts(exe, log):
     return got
 
 
+def caught_and_threads(pid):
+    """The signals the process has handlers for, and its threads."""
+    st = open(f"/proc/{pid}/status").read()
+    return re.search(r"SigCgt:\s*(\S+)", st).group(1), len(os.listdir(f"/proc/{pid}/task"))
+
+
 def fds(pid):
     d = f"/proc/{pid}/fd"
     return sorted(os.readlink(os.path.join(d, f)) for f in os.listdir(d))
@@ -166,18 +172,21 @@ def check_loaded_later(exe):
     tap(code == 0 and "result ok" in out, "attach: its program finishes well", out)
 
 
-def cycles(exe, mode, n):
-    """Attach, one round, detach, @n times; every window checked."""
+def cycles(exe, mode, n, extra=()):
+    """Attach (--mode @mode, and @extra), one round, detach, @n times;
+    every window checked."""
+    label = mode + "".join(" " + e for e in extra)
     srv = Server(exe)
     if not srv.pid:
-        tap(False, f"attach {mode}: the server starts", srv.p.stderr.read())
+        tap(False, f"attach {label}: the server starts", srv.p.stderr.read())
         return
     before = fds(srv.pid)
+    state_before = caught_and_threads(srv.pid)
     problems, logs, round_calls = [], [], 1000
     for i in range(n):
-        log = os.path.join(OUT, f"{mode}.{i}.xray")
+        log = os.path.join(OUT, f"{mode}{len(extra)}.{i}.xray")
         a = subprocess.Popen([m.XRAYFDR, "attach", "--mode", mode, "-m", "1024",
-                              "-o", log, str(srv.pid)],
+                              *extra, "-o", log, str(srv.pid)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         first = a.stderr.readline()
         if "tracing process" not in first:
@@ -204,18 +213,24 @@ def cycles(exe, mode, n):
         logs.append(log)
         if problems:
             break
-    tap(not problems, f"attach {mode}: {n} attach/detach cycles, each window's counts"
+    tap(not problems, f"attach {label}: {n} attach/detach cycles, each window's counts"
         " equal the round the program made", "\n".join(problems))
-    m.verify_logs(f"attach {mode}: every window verifies (ours, llvm-xray)",
+    m.verify_logs(f"attach {label}: every window verifies (ours, llvm-xray)",
                   logs[:5] + logs[-5:] if len(logs) > 10 else logs)
     bad = sleds_unpatched(exe, srv.pid)
-    tap(not bad, f"attach {mode}: after detach no sled is left patched", bad)
+    tap(not bad, f"attach {label}: after detach no sled is left patched", bad)
     after = fds(srv.pid)
-    tap(after == before, f"attach {mode}: after detach no descriptor is left open",
+    tap(after == before, f"attach {label}: after detach no descriptor is left open",
         f"before {before}\nafter {after}")
+    # (the trace's signal handlers and its threads: the channel's, the
+    # trigger's, the stream's writer)
+    state_after = caught_and_threads(srv.pid)
+    tap(state_after == state_before,
+        f"attach {label}: after detach no signal handler and no thread of the trace is left",
+        f"SigCgt and threads before {state_before}, after {state_after}")
     code, out, err = srv.quit()
     tap(code == 0 and "result ok" in out,
-        f"attach {mode}: the program finishes with its own correct result",
+        f"attach {label}: the program finishes with its own correct result",
         f"exit {code}: {out[-500:]} {err[-500:]}")
     for log in logs:
         os.unlink(log)
@@ -300,6 +315,17 @@ def check_refusals(exe):
     code, out, _ = srv.quit()
     tap(code == 0 and "result ok" in out, "attach: the refused target finishes well", out)
 
+    # under a debugger (strace follows every thread)
+    if shutil.which("strace"):
+        dbg = Server(exe, ["strace", "-f", "-qq", "-o", "/dev/null", exe])
+        p = run([m.XRAYFDR, "attach", str(dbg.pid)])
+        tap(p.returncode == 1 and "under a debugger" in p.stderr,
+            "attach: a process under a debugger is refused",
+            f"exit {p.returncode}: {p.stderr}")
+        dbg.quit()
+    else:
+        tap(True, "attach: a process under a debugger is refused", skip="no strace")
+
     # a process xrayfdr record traces
     rec_log = os.path.join(OUT, "recorded.xray")
     rec = subprocess.Popen([m.XRAYFDR, "record", "-q", "-o", rec_log, exe],
@@ -324,11 +350,12 @@ def main():
     os.makedirs(OUT)
     exe = build()
     if exe:
-        for mode, n in (("thread", CYCLES or 30), ("cpu", CYCLES or 15)):
+        for mode, n, extra in (("thread", CYCLES or 30, ()), ("cpu", CYCLES or 15, ()),
+                               ("thread", CYCLES or 5, ("--stream",))):
             try:
-                cycles(exe, mode, n)
+                cycles(exe, mode, n, extra)
             except Exception as e:  # noqa: BLE001
-                tap(False, f"attach {mode}: harness", repr(e))
+                tap(False, f"attach {mode} {extra}: harness", repr(e))
         try:
             check_loaded_later(exe)
         except Exception as e:  # noqa: BLE001
