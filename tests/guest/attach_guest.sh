@@ -33,7 +33,8 @@ ok() { # n status description
 	fi
 }
 
-$X attach --mode cpu --for 2s -o /tmp/att1.xray "$pid" 2>att1.err
+# small rings: the guest reads the whole log with dump --events
+$X attach --mode cpu -b 16K -m 16 --for 2s -o /tmp/att1.xray "$pid" 2>att1.err
 rc=$?
 ok 1 "$rc" "attach: attaching to a running program in CPU mode for 2 s writes a valid log"
 [ "$rc" -eq 0 ] || sed 's/^/# /' att1.err
@@ -43,7 +44,7 @@ n=$($X dump --events att1.xray 2>/dev/null | grep -c "switch-\(in\|out\).*pid=$p
 [ "${n:-0}" -gt 0 ]
 ok 3 $? "attach: the window has the scheduler's records of the program's threads ($n)"
 
-$X attach --mode cpu -o /tmp/att2.xray "$pid" 2>att2.err &
+$X attach --mode cpu -b 16K -m 16 -o /tmp/att2.xray "$pid" 2>att2.err &
 apid=$!
 i=0
 while [ "$i" -lt 300 ] && ! grep -q "tracing process" att2.err; do
@@ -73,10 +74,12 @@ if [ -w "$yama" ]; then
 	rm -f in2
 	mkfifo in2
 	chmod 666 in2
-	su -s /bin/sh nobody -c "/selftests/attach_target 1 <in2 >/dev/null 2>&1" &
+	rm -f upid
+	# shellcheck disable=SC2016 # ($$: the user's shell, which exec keeps)
+	su -s /bin/sh nobody -c 'echo $$ >/tmp/upid; exec /selftests/attach_target 1 <in2 >/dev/null 2>&1' &
 	exec 4>in2
 	sleep 1
-	upid=$(pgrep -n -u 65534 -f attach_target)
+	upid=$(cat upid)
 	echo 2 >"$yama"
 	su -s /bin/sh nobody -c "$X attach --for 1s -o /tmp/nobody.xray $upid" >yama.out 2>&1
 	rc=$?

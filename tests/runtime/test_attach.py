@@ -172,6 +172,42 @@ def check_loaded_later(exe):
     tap(code == 0 and "result ok" in out, "attach: its program finishes well", out)
 
 
+def check_trigger(exe):
+    """A signal trigger given to attach takes a snapshot while attached;
+    detach ends the trigger thread and gives the signal back."""
+    srv = Server(exe)
+    state_before = caught_and_threads(srv.pid)
+    snaps = os.path.join(OUT, "snaps")
+    os.makedirs(snaps, exist_ok=True)
+    log = os.path.join(OUT, "trig.xray")
+    a = subprocess.Popen([m.XRAYFDR, "attach", "--trigger", "signal=USR2",
+                          "--snapshot-dir", snaps, "-o", log, str(srv.pid)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = a.stderr.readline()
+    srv.ask("round 100")
+    os.kill(srv.pid, 12)  # SIGUSR2
+    files = []
+    for _ in range(400):
+        files = [f for f in os.listdir(snaps) if not f.startswith(".")]
+        if files:
+            break
+        time.sleep(0.05)
+    d = run([m.XRAYFDR, "detach", str(srv.pid)])
+    rest = a.communicate(timeout=600)[1]
+    tap("tracing process" in first and len(files) == 1 and "signal-USR2" in files[0] and
+        d.returncode == 0 and a.returncode == 0,
+        "attach: --trigger signal=USR2 takes a snapshot while attached",
+        f"{first} files {files} detach {d.returncode} {d.stderr} attach {a.returncode} {rest}")
+    m.verify_logs("attach: the trigger's snapshot verifies",
+                  [os.path.join(snaps, f) for f in files])
+    state_after = caught_and_threads(srv.pid)
+    tap(state_after == state_before,
+        "attach: after detach the trigger's thread and its SIGUSR2 handler are gone",
+        f"before {state_before}, after {state_after}")
+    code, out, _ = srv.quit()
+    tap(code == 0 and "result ok" in out, "attach: the triggered program finishes well", out)
+
+
 def cycles(exe, mode, n, extra=()):
     """Attach (--mode @mode, and @extra), one round, detach, @n times;
     every window checked."""
@@ -356,6 +392,10 @@ def main():
                 cycles(exe, mode, n, extra)
             except Exception as e:  # noqa: BLE001
                 tap(False, f"attach {mode} {extra}: harness", repr(e))
+        try:
+            check_trigger(exe)
+        except Exception as e:  # noqa: BLE001
+            tap(False, "attach trigger: harness", repr(e))
         try:
             check_loaded_later(exe)
         except Exception as e:  # noqa: BLE001
