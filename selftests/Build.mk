@@ -11,7 +11,7 @@ SELFTEST_SCRIPTS := test_ctl.sh
 # runtime_guest: the runtime itself (tests/guest), in CPU mode on the
 # module's rings.
 SELFTEST_ORDER := $(SELFTEST_PROGS) $(SELFTEST_SCRIPTS) runtime_guest \
-	matrix_guest.sh test_perms test_unload
+	matrix_guest.sh attach_guest.sh test_perms test_unload
 SELFTEST_DIR := $(BUILD)/selftests
 SELFTEST_BINS := $(SELFTEST_ORDER:%=$(SELFTEST_DIR)/%)
 SELFTEST_SUPPORT := selftests/xrayfdr_test.c tools/ctl/ctl_nl.c
@@ -68,6 +68,21 @@ $(SELFTEST_DIR)/matrix_guest.sh: tests/guest/matrix_guest.sh
 	$(Q)mkdir -p $(@D)
 	$(Q)cp $< $@
 
+# attach_guest.sh attaches xrayfdr to a dynamically linked program built
+# without any runtime; the tool, the library and their shared libraries
+# go into the initramfs (DYNAMIC of mkinitramfs.sh).
+GUEST_ATTACH_TARGET := $(SELFTEST_DIR)/attach_target
+$(GUEST_ATTACH_TARGET): bench/runtime/attach_target.c
+	$(call msg,CLANG,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -O2 -g -pthread -fxray-instrument -fnoxray-link-deps -o $@ $<
+$(SELFTEST_DIR)/attach_guest.sh: tests/guest/attach_guest.sh
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+GUEST_DYNAMIC := $(XRAYFDR_BIN):/opt/xrayfdr/bin/xrayfdr \
+	$(LIB_SO_REAL):/opt/xrayfdr/lib/libxrayfdr.so.0 \
+	$(GUEST_ATTACH_TARGET):/selftests/attach_target
+
 $(SELFTEST_DIR)/%.sh: selftests/%.sh
 	$(Q)mkdir -p $(@D)
 	$(Q)cp $< $@
@@ -97,11 +112,13 @@ $(VM_DEMO): scripts/vm/guest-demo.sh
 # A guest's initramfs and selftest list, with the module $(1): Debian's
 # kernel's here, the debug kernel's in scripts/vm/Build.mk.
 VM_INITRD_DEPS := $(CTL_BIN) $(SELFTEST_BINS) $(VM_DEMO) $(GUEST_MATRIX_BINS) \
+	$(XRAYFDR_BIN) $(LIB_SO_REAL) $(GUEST_ATTACH_TARGET) \
 	scripts/vm/guest-init scripts/vm/mkinitramfs.sh
 define vm_initrd
 	$(call msg,CPIO,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)EXTRA="$(VM_DEMO) $(GUEST_MATRIX_BINS)" scripts/vm/mkinitramfs.sh $@ \
+	$(Q)EXTRA="$(VM_DEMO) $(GUEST_MATRIX_BINS)" DYNAMIC="$(GUEST_DYNAMIC)" \
+		scripts/vm/mkinitramfs.sh $@ \
 		$(1) $(CTL_BIN) $(SELFTEST_BINS)
 	$(Q)printf '%s\n' $(SELFTEST_ORDER) >$(@D)/selftests.list
 endef

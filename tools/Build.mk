@@ -1,6 +1,7 @@
 # The xrayfdr command and its subcommands
 TOOL_SRCS += tools/xrayfdr.c tools/util.c tools/cmd_cflags.c tools/cmd_dump.c tools/cmd_synth.c \
-	tools/cmd_record.c tools/cmd_snapshot.c tools/ctl/ctl_nl.c
+	tools/cmd_record.c tools/trace_opts.c tools/cmd_snapshot.c tools/control_client.c \
+	tools/cmd_attach.c tools/inject.c tools/ctl/ctl_nl.c
 # snapshot finds a CPU-mode process's session over netlink (libnl)
 TOOL_NL_CFLAGS := -isystem /usr/include/libnl3
 $(BUILD)/obj/tools/cmd_snapshot.o $(BUILD)/san/tools/cmd_snapshot.o \

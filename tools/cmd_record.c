@@ -24,9 +24,8 @@
 #include "../lib/util/outfile.h"
 #include "../lib/xray/instr_map.h"
 #include "analysis/engine/funcfilter.h"
+#include "trace_opts.h"
 #include "xrayfdr.h"
-
-#define LIBRARY "libxrayfdr.so.0"
 
 static void record_usage(FILE *out)
 {
@@ -114,128 +113,7 @@ static void record_usage(FILE *out)
 		"left no log or an invalid one, or -F selected no function that ran; 2 for a bad command line or a log that\n"
 		"cannot be written; 126 if PROGRAM is not executable; 127 if there is no\n"
 		"such program or it could not be started.\n",
-		LIBRARY);
-}
-
-struct summary {
-	uint64_t events, buffers, threads, overwritten, dropped, bytes;
-	uint64_t kernel_lost, damaged; /* CPU mode */
-	uint64_t tsc_hz;
-	char tsc_source[32];
-	char mode[16]; /* thread or cpu */
-	char rings[16]; /* cpu mode: module or own */
-	bool have_info;
-	bool basic; /* a basic-mode log (XRAY_OPTIONS=xray_mode=xray-basic) */
-};
-
-/* The value of "key=" in the info event's text, as a number. */
-static uint64_t info_value(const char *text, size_t len, const char *key)
-{
-	size_t klen = strlen(key);
-
-	for (size_t i = 0; i + klen < len; i++) {
-		if ((i == 0 || text[i - 1] == '\n') &&
-		    !strncmp(text + i, key, klen) && text[i + klen] == '=')
-			return strtoull(text + i + klen + 1, NULL, 10);
-	}
-	return 0;
-}
-
-/* The value of "key=" in the info event's text, as a string. */
-static void info_string(const char *text, size_t len, const char *key,
-			char *out, size_t size)
-{
-	size_t klen = strlen(key), n = 0;
-
-	out[0] = '\0';
-	for (size_t i = 0; i + klen < len; i++) {
-		if ((i == 0 || text[i - 1] == '\n') &&
-		    !strncmp(text + i, key, klen) && text[i + klen] == '=') {
-			const char *v = text + i + klen + 1;
-
-			while (n + 1 < size && v + n < text + len &&
-			       v[n] != '\n') {
-				out[n] = v[n];
-				n++;
-			}
-			out[n] = '\0';
-			return;
-		}
-	}
-}
-
-static void parse_info(const struct xrayfdr_event *ev, struct summary *s)
-{
-	static const char magic[] = "xrayfdr-info 1\n";
-	const char *text = ev->data;
-
-	if (ev->data_size < sizeof(magic) - 1 ||
-	    memcmp(text, magic, sizeof(magic) - 1))
-		return;
-	s->have_info = true;
-	s->overwritten = info_value(text, ev->data_size, "overwritten");
-	s->dropped = info_value(text, ev->data_size, "dropped");
-	s->kernel_lost = info_value(text, ev->data_size, "kernel_lost");
-	s->damaged = info_value(text, ev->data_size, "damaged");
-	s->tsc_hz = info_value(text, ev->data_size, "tsc_hz");
-	info_string(text, ev->data_size, "tsc_source", s->tsc_source,
-		    sizeof(s->tsc_source));
-	info_string(text, ev->data_size, "mode", s->mode, sizeof(s->mode));
-	info_string(text, ev->data_size, "rings", s->rings, sizeof(s->rings));
-}
-
-/* Read the whole log with the verifying reader. */
-static int summarise(const char *path, struct summary *s, char *err,
-		     size_t errlen)
-{
-	XRAYFDR_OPTS(xrayfdr_reader_opts, opts,
-		     .flags = XRAYFDR_READ_NO_CALL_CHECK);
-	struct xrayfdr_reader *r = xrayfdr_reader_open(path, &opts);
-	const struct xrayfdr_event *ev;
-	uint32_t tids[256];
-	size_t ntids = 0;
-	int ret;
-
-	memset(s, 0, sizeof(*s));
-	if (!r) {
-		ret = -errno;
-		if (snprintf(err, errlen, "%s: %s", path, strerror(-ret)) < 0)
-			err[0] = '\0';
-		return ret;
-	}
-	while ((ret = xrayfdr_reader_next_event(r, &ev)) == 1) {
-		bool seen = false;
-
-		if (ev->kind == XRAYFDR_EV_CUSTOM && ev->data_size > 12 &&
-		    !memcmp(ev->data, "xrayfdr-info", 12)) {
-			parse_info(ev, s);
-			continue;
-		}
-		s->events++;
-		for (size_t i = 0; i < ntids && !seen; i++)
-			seen = tids[i] == ev->tid;
-		if (!seen && ntids < sizeof(tids) / sizeof(tids[0]))
-			tids[ntids++] = ev->tid;
-	}
-	if (ret < 0) {
-		const struct xrayfdr_diag *d = xrayfdr_reader_error(r);
-
-		snprintf(err, errlen, "%s", d ? d->message : strerror(-ret));
-	} else {
-		const struct xrayfdr_reader_stats *st = xrayfdr_reader_stats(r);
-
-		const struct xrayfdr_file_header *h = NULL;
-
-		s->basic = !xrayfdr_reader_header(r, &h) && h &&
-			   h->type == XRAYFDR_FILE_BASIC;
-		if (s->basic)
-			s->tsc_hz = h->cycle_frequency;
-		s->bytes = st->bytes;
-		s->buffers = st->buffers - (s->have_info ? 1 : 0);
-		s->threads = ntids;
-	}
-	xrayfdr_reader_free(r);
-	return ret < 0 ? ret : 0;
+		TRACE_LIBRARY);
 }
 
 /* Does @path define @sym (in .symtab or .dynsym)? */
@@ -334,55 +212,6 @@ static int find_program(const char *prog, char *out, size_t size)
 	return first;
 }
 
-static bool default_library(char *out, size_t size)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n < 0)
-		return false;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return false;
-	*slash = '\0';
-	if (snprintf(out, size, "%s/../lib/%s", self, LIBRARY) >= (int)size)
-		return false;
-	return access(out, R_OK) == 0;
-}
-
-/* Reserve xray-log.<program>.XXXXXX in the current directory. */
-static int reserve_output(const char *prog, char *out, size_t size)
-{
-	const char *base = strrchr(prog, '/');
-	int fd;
-
-	snprintf(out, size, "xray-log.%s.XXXXXX", base ? base + 1 : prog);
-	fd = mkstemp(out);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
-/*
- * Make sure the log @path can be written before the program runs: create
- * it, or empty the existing file (the log replaces it; an old one must not
- * be taken for what this run wrote) if it is a regular file of ours with
- * one link: under sudo, root must not write through a symlink or a hard
- * link a user planted (out_create()).  Return 0 or a negative errno.
- */
-static int check_output(const char *path)
-{
-	int fd = out_create(path, 0644, OUT_REPLACE);
-
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
-}
-
 /* "SIGKILL" for 9. */
 static const char *signal_name(int sig, char *buf, size_t size)
 {
@@ -410,194 +239,14 @@ static int append_env(const char *name, const char *value, char sep)
 	return ret;
 }
 
-/* "5us", "2ms", "1s", "7" (microseconds) into *@us, up to a minute. */
-static bool parse_duration(const char *text, uint64_t *us)
-{
-	uint64_t ns;
-
-	if (parse_time_ns(text, 1000, &ns) || ns > 60000000000ull)
-		return false;
-	*us = (ns + 999) / 1000;
-	return true;
-}
-
-/*
- * Check --trigger's @spec (FUNC>TIME or signal=SIG; the runtime checks the
- * signal's name) and add it to the lines in *@triggers.
- */
-static bool add_trigger(char **triggers, const char *spec)
-{
-	const char *gt = strrchr(spec, '>');
-	char pattern[PATH_MAX], *check = NULL, *t;
-	uint64_t ns;
-	bool ok;
-
-	if (strpbrk(spec, "\"\n")) {
-		tool_error("record",
-			   "--trigger '%s': no '\"' or newline, please", spec);
-		return false;
-	}
-	if (!strncmp(spec, "signal=", 7)) {
-		ok = spec[7] != '\0';
-	} else {
-		/* the runtime's durations: a whole number and a unit */
-		const char *unit = gt ? gt + 1 + strspn(gt + 1, "0123456789") :
-					NULL;
-
-		ok = gt && gt != spec &&
-		     (size_t)(gt - spec) < sizeof(pattern) && unit > gt + 1 &&
-		     (!strcmp(unit, "ns") || !strcmp(unit, "us") ||
-		      !strcmp(unit, "ms") || !strcmp(unit, "s")) &&
-		     !parse_time_ns(gt + 1, 0, &ns) && ns;
-		if (ok) {
-			snprintf(pattern, sizeof(pattern), "%.*s",
-				 (int)(gt - spec), spec);
-			if (!filter_add_rule("record", &check, '+', pattern))
-				return false;
-			free(check);
-		}
-	}
-	if (!ok) {
-		tool_error(
-			"record",
-			"--trigger wants FUNC>TIME ('slow_*>2ms': a whole number of ns, us, ms or s) or signal=SIG (signal=USR2), not '%s'",
-			spec);
-		return false;
-	}
-	if (asprintf(&t, "%s%s%s", *triggers ? *triggers : "",
-		     *triggers ? "\n" : "", spec) < 0) {
-		tool_error("record", "out of memory");
-		return false;
-	}
-	free(*triggers);
-	*triggers = t;
-	return true;
-}
-
-enum verify { VERIFY_SMALL, VERIFY_ALWAYS, VERIFY_NEVER };
-/* Above this, checking the log takes seconds: --verify asks for it. */
-#define VERIFY_LIMIT (256ull << 20)
-
-struct record_opts {
-	char *filter; /* XRAYFDR_FILTER: "+PATTERN" and "-PATTERN" lines */
-	const char *output;
-	const char *library;
-	const char *mode;
-	bool keep, stream;
-	uint64_t threshold_us, buffer_size, buffer_max, version, depth;
-	bool quiet;
-	enum verify verify;
-	/* triggers: trigger= lines, and the snapshots' options */
-	char *triggers;
-	uint64_t post_us, interval_us, max_snapshots;
-	const char *snapshot_dir;
-};
-
-static int report(const char *path, bool quiet, enum verify verify,
-		  uint64_t *events);
-
-/*
- * Where the snapshots of --trigger go, as an absolute path (the program
- * may change its directory): --snapshot-dir, or the log's directory.
- * Return 0 or an exit status, having said why.
- */
-static int snapshot_dir(struct record_opts *o, const char *output, char *dir,
-			size_t size)
-{
-	char parent[PATH_MAX], *slash;
-	const char *want = o->snapshot_dir;
-
-	if (!want) {
-		snprintf(parent, sizeof(parent), "%s", output);
-		slash = strrchr(parent, '/');
-		if (slash)
-			*(slash == parent ? slash + 1 : slash) = '\0';
-		want = slash ? parent : ".";
-	}
-	if (!realpath(want, dir) || access(dir, W_OK | X_OK)) {
-		tool_error("record", "--snapshot-dir %s: %s", want,
-			   strerror(errno));
-		return EXIT_USAGE;
-	}
-	if (strchr(dir, '"') || strlen(dir) + 64 >= size) {
-		tool_error("record", "--snapshot-dir %s: cannot be passed on",
-			   dir);
-		return EXIT_USAGE;
-	}
-	o->snapshot_dir = dir;
-	return 0;
-}
-
-/* The snapshots process @pid of @program took, each checked as a log. */
-static void report_snapshots(const char *dir, const char *program, pid_t pid,
-			     bool quiet, enum verify verify, unsigned int *bad)
-{
-	const char *base = strrchr(program, '/');
-	char pattern[PATH_MAX + 64];
-	uint64_t events;
-	glob_t g;
-
-	snprintf(pattern, sizeof(pattern), "%s/%s.%ld.*.xray", dir,
-		 base ? base + 1 : program, (long)pid);
-	if (glob(pattern, 0, NULL, &g))
-		return;
-	for (size_t i = 0; i < g.gl_pathc; i++)
-		*bad += report(g.gl_pathv[i], quiet, verify, &events) != 0;
-	if (!quiet)
-		fprintf(stderr, "xrayfdr record: %zu snapshot%s in %s\n",
-			g.gl_pathc, g.gl_pathc == 1 ? "" : "s", dir);
-	globfree(&g);
-}
-static void child(const struct record_opts *o, const char *output,
+static void child(const struct trace_opts *o, const char *output,
 		  const char *library, char **argv)
 {
-	char opts[PATH_MAX + 256];
-	const char *user = getenv("XRAYFDR_OPTIONS");
-	int n;
+	char opts[PATH_MAX + 4096];
 
-	/* the runtime's own report is ours to print (verbosity=1 in the
-	 * user's options brings it back) */
-	n = snprintf(opts, sizeof(opts),
-		     "verbosity=0 %s%soutput=\"%s\" output_pid=%ld",
-		     user ? user : "", user ? " " : "", output, (long)getpid());
-#define OPT(field, name)                                          \
-	if (o->field && n > 0 && (size_t)n < sizeof(opts))        \
-		n += snprintf(opts + n, sizeof(opts) - (size_t)n, \
-			      " " name "=%" PRIu64, o->field);
-	OPT(threshold_us, "func_duration_threshold_us")
-	OPT(buffer_size, "buffer_size")
-	OPT(buffer_max, "buffer_max")
-	OPT(version, "version")
-	OPT(depth, "max_depth")
-#undef OPT
-	if (o->keep && n > 0 && (size_t)n < sizeof(opts))
-		n += snprintf(opts + n, sizeof(opts) - (size_t)n, " keep=true");
-	if (o->stream && n > 0 && (size_t)n < sizeof(opts))
-		n += snprintf(opts + n, sizeof(opts) - (size_t)n,
-			      " stream=true");
-	if (o->mode && n > 0 && (size_t)n < sizeof(opts))
-		n += snprintf(opts + n, sizeof(opts) - (size_t)n, " mode=%s",
-			      o->mode);
-	for (const char *t = o->triggers;
-	     t && *t && n > 0 && (size_t)n < sizeof(opts);) {
-		const char *eol = strchr(t, '\n');
-		int len = eol ? (int)(eol - t) : (int)strlen(t);
-
-		n += snprintf(opts + n, sizeof(opts) - (size_t)n,
-			      " trigger=\"%.*s\"", len, t);
-		t = eol ? eol + 1 : NULL;
-	}
-	if (o->triggers && n > 0 && (size_t)n < sizeof(opts))
-		n += snprintf(opts + n, sizeof(opts) - (size_t)n,
-			      " post=%" PRIu64 "us snapshot_interval=%" PRIu64
-			      "us max_snapshots=%" PRIu64
-			      " snapshot_dir=\"%s\"",
-			      o->post_us, o->interval_us, o->max_snapshots,
-			      o->snapshot_dir);
-	if (n < 0 || (size_t)n >= sizeof(opts)) {
-		tool_error("record", "the options are too long");
+	if (trace_opts_text("record", o, getenv("XRAYFDR_OPTIONS"), output,
+			    (long)getpid(), opts, sizeof(opts)))
 		_exit(127);
-	}
 	if ((o->filter && setenv("XRAYFDR_FILTER", o->filter, 1)) ||
 	    setenv("XRAYFDR_OPTIONS", opts, 1) ||
 	    (library && append_env("LD_PRELOAD", library, ':'))) {
@@ -608,75 +257,6 @@ static void child(const struct record_opts *o, const char *output,
 	execvp(argv[0], argv);
 	tool_error("record", "cannot run %s: %s", argv[0], strerror(errno));
 	_exit(127);
-}
-
-/*
- * Check and summarise one log (or only say its size, as @verify has it).
- * Return 0, -ENOENT if there is none (or it is empty), or another negative
- * errno if it is not valid.  *@events: the events of a checked log,
- * UINT64_MAX if it was not checked.
- */
-static int report(const char *path, bool quiet, enum verify verify,
-		  uint64_t *events)
-{
-	struct summary s;
-	char err[1024];
-	struct stat st;
-	int ret;
-
-	*events = UINT64_MAX;
-	if (stat(path, &st) || !st.st_size)
-		return -ENOENT;
-	if (verify == VERIFY_NEVER ||
-	    (verify == VERIFY_SMALL && (uint64_t)st.st_size > VERIFY_LIMIT)) {
-		if (!quiet)
-			fprintf(stderr,
-				"xrayfdr record: %s: %.1f %s written, not checked (%s; xrayfdr dump --verify --quiet %s checks it)\n",
-				path,
-				(double)st.st_size / (st.st_size < (1 << 20) ?
-							      1024 :
-							      1 << 20),
-				st.st_size < (1 << 20) ? "KiB" : "MiB",
-				verify == VERIFY_NEVER ?
-					"--no-verify" :
-					"over 256 MiB: --verify checks it here",
-				path);
-		return 0;
-	}
-	ret = summarise(path, &s, err, sizeof(err));
-	if (ret == -ENOENT || (!ret && !s.bytes))
-		return -ENOENT;
-	if (ret) {
-		tool_error("record", "%s is not a valid log: %s", path, err);
-		return ret;
-	}
-	*events = s.events;
-	if (!quiet && s.basic) {
-		fprintf(stderr,
-			"xrayfdr record: %s: %" PRIu64 " events from %" PRIu64
-			" threads (LLVM's basic mode); TSC %.6f GHz\n",
-			path, s.events, s.threads, (double)s.tsc_hz / 1e9);
-	} else if (!quiet) {
-		fprintf(stderr,
-			"xrayfdr record: %s: %" PRIu64 " events in %" PRIu64
-			" buffers from %" PRIu64
-			" threads (%s mode%s), %" PRIu64
-			" overwritten, %" PRIu64 " dropped; TSC %.6f GHz (%s)",
-			path, s.events, s.buffers, s.threads,
-			s.mode[0] ? s.mode : "unknown",
-			!strcmp(s.rings, "module") ? ", the module's rings" :
-			!strcmp(s.rings, "own") ? ", rings in process memory" :
-						  "",
-			s.overwritten, s.dropped, (double)s.tsc_hz / 1e9,
-			s.have_info ? s.tsc_source : "unknown");
-		if (s.kernel_lost || s.damaged)
-			fprintf(stderr,
-				"; %" PRIu64 " scheduler records lost, %" PRIu64
-				" damaged parts of the rings skipped",
-				s.kernel_lost, s.damaged);
-		fputc('\n', stderr);
-	}
-	return 0;
 }
 
 /* Report every PATH.PID written since @since; return how many there are,
@@ -702,7 +282,8 @@ static unsigned int report_children(const char *path, time_t since, bool quiet,
 		    stat(g.gl_pathv[i], &st) || st.st_mtime < since)
 			continue;
 		n++;
-		*bad += report(g.gl_pathv[i], quiet, verify, &events) != 0;
+		*bad += trace_report("record", g.gl_pathv[i], quiet, verify,
+				     &events) != 0;
 	}
 	globfree(&g);
 	return n;
@@ -711,31 +292,11 @@ static unsigned int report_children(const char *path, time_t since, bool quiet,
 static int record_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "threshold-us", required_argument, NULL, 't' },
-		{ "buffer-size", required_argument, NULL, 'b' },
-		{ "buffer-max", required_argument, NULL, 'm' },
-		{ "fdr-version", required_argument, NULL, 'V' },
-		{ "library", required_argument, NULL, 'L' },
-		{ "mode", required_argument, NULL, 'M' },
-		{ "keep", no_argument, NULL, 'K' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "filter", required_argument, NULL, 'F' },
-		{ "notrace", required_argument, NULL, 'N' },
-		{ "min-duration", required_argument, NULL, 'D' },
-		{ "depth", required_argument, NULL, 'd' },
-		{ "stream", no_argument, NULL, 's' },
-		{ "verify", no_argument, NULL, 'Y' },
-		{ "no-verify", no_argument, NULL, 'U' },
-		{ "trigger", required_argument, NULL, 0x300 },
-		{ "post", required_argument, NULL, 0x301 },
-		{ "max-snapshots", required_argument, NULL, 0x302 },
-		{ "snapshot-interval", required_argument, NULL, 0x303 },
-		{ "snapshot-dir", required_argument, NULL, 0x304 },
+		TRACE_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct record_opts o = { 0 };
+	struct trace_opts o = { 0 };
 	char prog[PATH_MAX], output[PATH_MAX], library[PATH_MAX], err[1024];
 	char snapdir[PATH_MAX];
 	char sig[32];
@@ -749,123 +310,20 @@ static int record_run(int argc, char **argv)
 	int opt, status, ret, code;
 	pid_t pid;
 
-	while ((opt = getopt_long(argc, argv, "+o:t:b:m:V:L:M:F:N:Ksqh",
-				  longopts, NULL)) != -1) {
-		uint64_t *field = NULL, min = 0, max = UINT64_MAX;
+	while ((opt = getopt_long(argc, argv, "+" TRACE_SHORTOPTS "h", longopts,
+				  NULL)) != -1) {
+		int r = trace_opt("record", opt, optarg, longopts, &o);
 
-		switch (opt) {
-		case 'o':
-			o.output = optarg;
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r)
 			continue;
-		case 'L':
-			o.library = optarg;
-			continue;
-		case 'M':
-			if (strcmp(optarg, "auto") &&
-			    strcmp(optarg, "thread") && strcmp(optarg, "cpu")) {
-				tool_error(
-					"record",
-					"--mode wants auto, thread or cpu, not '%s'",
-					optarg);
-				return EXIT_USAGE;
-			}
-			o.mode = optarg;
-			continue;
-		case 'q':
-			o.quiet = true;
-			continue;
-		case 'Y':
-			o.verify = VERIFY_ALWAYS;
-			continue;
-		case 'U':
-			o.verify = VERIFY_NEVER;
-			continue;
-		case 'F':
-		case 'N':
-			if (!filter_add_rule("record", &o.filter,
-					     opt == 'F' ? '+' : '-', optarg))
-				return EXIT_USAGE;
-			continue;
-		case 'D':
-			if (!parse_duration(optarg, &o.threshold_us)) {
-				tool_error(
-					"record",
-					"--min-duration wants a time such as 5us, 2ms or 1s (up to 60s), not '%s'",
-					optarg);
-				return EXIT_USAGE;
-			}
-			continue;
-		case 0x300:
-			if (!add_trigger(&o.triggers, optarg))
-				return EXIT_USAGE;
-			continue;
-		case 0x301:
-		case 0x303:
-			if (!parse_duration(optarg, opt == 0x301 ?
-							    &o.post_us :
-							    &o.interval_us)) {
-				tool_error(
-					"record",
-					"--%s wants a time such as 5us, 2ms or 1s, not '%s'",
-					option_name(longopts, opt), optarg);
-				return EXIT_USAGE;
-			}
-			continue;
-		case 0x304:
-			o.snapshot_dir = optarg;
-			continue;
-		case 'K':
-			o.keep = true;
-			continue;
-		case 's':
-			o.stream = true;
-			continue;
-		case 'h':
+		if (opt == 'h') {
 			record_usage(stdout);
 			return EXIT_OK;
-		case 't':
-			field = &o.threshold_us;
-			max = 60000000;
-			break;
-		case 'b':
-			if (parse_size(optarg, &o.buffer_size) ||
-			    o.buffer_size < 256 ||
-			    o.buffer_size > (64u << 20)) {
-				tool_error(
-					"record",
-					"--buffer-size wants a size from 256 to 64M, not '%s'",
-					optarg);
-				return EXIT_USAGE;
-			}
-			continue;
-		case 0x302:
-			field = &o.max_snapshots;
-			break;
-		case 'd':
-			field = &o.depth;
-			min = 1;
-			max = UINT32_MAX;
-			break;
-		case 'm':
-			field = &o.buffer_max;
-			min = 1;
-			max = 1u << 20;
-			break;
-		case 'V':
-			field = &o.version;
-			min = 1;
-			max = 5;
-			break;
-		default:
-			record_usage(stderr);
-			return EXIT_USAGE;
 		}
-		if (parse_uint(optarg, min, max, field) ||
-		    (opt == 'V' && *field != 1 && *field != 5)) {
-			tool_error("record", "--%s: bad value '%s'",
-				   option_name(longopts, opt), optarg);
-			return EXIT_USAGE;
-		}
+		record_usage(stderr);
+		return EXIT_USAGE;
 	}
 	if (optind >= argc) {
 		tool_error("record", "no PROGRAM to run (see --help)");
@@ -906,13 +364,13 @@ static int record_run(int argc, char **argv)
 			lib = o.library;
 		} else if (getenv("XRAYFDR_LIBRARY")) {
 			lib = getenv("XRAYFDR_LIBRARY");
-		} else if (default_library(library, sizeof(library))) {
+		} else if (trace_default_library(library, sizeof(library))) {
 			lib = library;
 		} else {
 			tool_error(
 				"record",
 				"cannot find %s next to this program; give --library",
-				LIBRARY);
+				TRACE_LIBRARY);
 			return EXIT_USAGE;
 		}
 		if (access(lib, R_OK)) {
@@ -925,7 +383,7 @@ static int record_run(int argc, char **argv)
 
 	if (o.output) {
 		snprintf(output, sizeof(output), "%s", o.output);
-	} else if ((ret = reserve_output(prog, output, sizeof(output)))) {
+	} else if ((ret = trace_reserve_output(prog, output, sizeof(output)))) {
 		tool_error("record", "cannot create a log here: %s",
 			   strerror(-ret));
 		return EXIT_USAGE;
@@ -934,15 +392,15 @@ static int record_run(int argc, char **argv)
 		tool_error("record", "--output cannot contain '\"'");
 		return EXIT_USAGE;
 	}
-	if (o.output && (ret = check_output(output))) {
+	if (o.output && (ret = trace_check_output(output))) {
 		tool_error("record", "cannot write the log %s: %s", output,
 			   out_create_reason(ret) ? out_create_reason(ret) :
 						    strerror(-ret));
 		return EXIT_USAGE;
 	}
 
-	if (o.triggers &&
-	    (ret = snapshot_dir(&o, output, snapdir, sizeof(snapdir))))
+	if (o.triggers && (ret = trace_snapshot_dir("record", &o, output,
+						    snapdir, sizeof(snapdir))))
 		return ret;
 
 	/* Like time(1): ^C goes to the program, which writes its log. */
@@ -977,7 +435,7 @@ static int record_run(int argc, char **argv)
 			WTERMSIG(status) == SIGKILL && o.keep ?
 				": with the kernel module in CPU mode its rings were kept (xrayfdr-ctl status)" :
 				"");
-	ret = report(output, o.quiet, o.verify, &events);
+	ret = trace_report("record", output, o.quiet, o.verify, &events);
 	/* what a SIGKILL, which no handler sees, left: said once the log
 	 * is read, since --stream and CPU mode leave one */
 	if (!o.quiet && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
@@ -1003,8 +461,8 @@ static int record_run(int argc, char **argv)
 	/* logs of the processes it started (fork, exec): FILE.PID */
 	children = report_children(output, started, o.quiet, o.verify, &bad);
 	if (o.triggers)
-		report_snapshots(snapdir, argv[0], pid, o.quiet, o.verify,
-				 &bad);
+		trace_report_snapshots("record", snapdir, argv[0], pid, o.quiet,
+				       o.verify, &bad);
 	if (ret == -ENOENT && !children) {
 		if (WIFSIGNALED(status))
 			tool_error(

@@ -32,6 +32,7 @@
 #include "../lib/util/control_proto.h"
 #include "../lib/util/outfile.h"
 #include "ctl/ctl_nl.h"
+#include "control_client.h"
 #include "xrayfdr.h"
 
 static void snapshot_usage(FILE *out)
@@ -65,106 +66,6 @@ static void snapshot_usage(FILE *out)
 		"\n"
 		"Exit status: 0 written; 1 the process refused or failed (not traced,\n"
 		"not yours, exited); 2 bad usage or FILE cannot be created.\n");
-}
-
-/* Connect to the channel of @pid, checking that @pid is what answers. */
-static int channel(pid_t pid)
-{
-	struct sockaddr_un addr;
-	struct ucred peer;
-	socklen_t plen = sizeof(peer), len = control_address(&addr, pid);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), err;
-
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&addr, len)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	/* anyone may bind an abstract name: the listener must be @pid */
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &plen) ||
-	    peer.pid != pid) {
-		close(fd);
-		return -EACCES;
-	}
-	return fd;
-}
-
-/* Send @req (with @file if >= 0) and wait up to @timeout_ms for the
- * reply, into @buf, and the descriptor that came with it into *@got (if
- * not NULL; -1 if none).  0 or a negative errno (-ETIMEDOUT, -EPIPE if
- * the process went away). */
-static int ask(int fd, const char *req, int file, char *buf, size_t size,
-	       int timeout_ms, int *got)
-{
-	union {
-		struct cmsghdr h;
-		char space[CMSG_SPACE(sizeof(int))];
-	} cm;
-	struct iovec iov = { (void *)req, strlen(req) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	ssize_t n;
-
-	if (got)
-		*got = -1;
-	if (file >= 0) {
-		struct cmsghdr *c;
-
-		memset(&cm, 0, sizeof(cm));
-		m.msg_control = cm.space;
-		m.msg_controllen = sizeof(cm.space);
-		c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &file, sizeof(int));
-	}
-	if (sendmsg(fd, &m, MSG_NOSIGNAL) < 0)
-		return -errno;
-	n = poll(&p, 1, timeout_ms);
-	if (n == 0)
-		return -ETIMEDOUT;
-	if (n < 0)
-		return -errno;
-	iov = (struct iovec){ buf, size - 1 };
-	m = (struct msghdr){ .msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = cm.space,
-			     .msg_controllen = sizeof(cm.space) };
-	n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
-	if (n <= 0)
-		return n ? -errno : -EPIPE;
-	buf[n] = '\0';
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-		int passed;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-		    c->cmsg_len != CMSG_LEN(sizeof(int)))
-			continue;
-		memcpy(&passed, CMSG_DATA(c), sizeof(int));
-		if (got && *got < 0)
-			*got = passed;
-		else
-			close(passed);
-	}
-	return 0;
-}
-
-/* The program of @pid, for names and the list. */
-static void program_of(pid_t pid, char *out, size_t size)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
-	f = fopen(path, "r");
-	if (!f || !fgets(out, (int)size, f))
-		snprintf(out, size, "unknown");
-	if (f)
-		fclose(f);
-	out[strcspn(out, "\n/")] = '\0';
 }
 
 /* Why @pid cannot be asked: no such process, or not traced. */
@@ -288,10 +189,11 @@ static int list(void)
 
 		if (!at || sscanf(at, " @xrayfdr.%ld", &pid) != 1 || pid <= 0)
 			continue;
-		fd = channel((pid_t)pid);
+		fd = control_connect((pid_t)pid);
 		if (fd < 0)
 			continue;
-		if (ask(fd, "info", -1, reply, sizeof(reply), 5000, NULL) ||
+		if (control_ask(fd, "info", -1, reply, sizeof(reply), 5000,
+				NULL) ||
 		    strncmp(reply, "ok ", 3)) {
 			close(fd);
 			continue; /* (not ours to ask) */
@@ -300,7 +202,7 @@ static int list(void)
 		sscanf(reply,
 		       "ok mode=%15s running=%d buffer_size=%llu buffer_max=%llu",
 		       mode, &running, &size, &max);
-		program_of((pid_t)pid, prog, sizeof(prog));
+		proc_program((pid_t)pid, prog, sizeof(prog));
 		printf("%-8ld %-16s %-7s %-8s %llu x %llu bytes\n", pid, prog,
 		       mode, running ? "yes" : "stopped", max, size);
 		shown++;
@@ -378,7 +280,7 @@ static int snapshot_run(int argc, char **argv)
 			   argv[optind]);
 		return 2;
 	}
-	fd = channel((pid_t)pid);
+	fd = control_connect((pid_t)pid);
 	if (fd < 0) {
 		/* CPU mode on the module's rings: no channel there */
 		struct find f = { .pid = (pid_t)pid };
@@ -391,7 +293,7 @@ static int snapshot_run(int argc, char **argv)
 			return 1;
 		}
 	}
-	program_of((pid_t)pid, prog, sizeof(prog));
+	proc_program((pid_t)pid, prog, sizeof(prog));
 	if (!output) {
 		snprintf(path, sizeof(path), "xray-snapshot.%s.%ld.%lld", prog,
 			 pid, (long long)time(NULL));
@@ -410,17 +312,17 @@ static int snapshot_run(int argc, char **argv)
 		return 2;
 	}
 	if (fd >= 0) {
-		err = ask(fd, "snapshot", file, reply, sizeof(reply),
-			  (int)timeout * 1000, NULL);
+		err = control_ask(fd, "snapshot", file, reply, sizeof(reply),
+				  (int)timeout * 1000, NULL);
 		close(fd);
 		if (!err && !strncmp(reply, "error ", 6))
 			err = -atoi(reply + 6);
 		if (err == -ENOTSUP) { /* CPU mode: its rings, copied here */
-			fd = channel((pid_t)pid);
-			err = fd < 0 ?
-				      fd :
-				      ask(fd, "rings", -1, reply, sizeof(reply),
-					  (int)timeout * 1000, &rings);
+			fd = control_connect((pid_t)pid);
+			err = fd < 0 ? fd :
+				       control_ask(fd, "rings", -1, reply,
+						   sizeof(reply),
+						   (int)timeout * 1000, &rings);
 			if (fd >= 0)
 				close(fd);
 			if (!err && !strncmp(reply, "error ", 6))

@@ -8,9 +8,9 @@
 #include "xrayfdr.h"
 
 static const struct command *const commands[] = {
-	&cmd_account, &cmd_cflags,   &cmd_convert, &cmd_dump,
-	&cmd_extract, &cmd_fdr_dump, &cmd_graph,   &cmd_record,
-	&cmd_replay,  &cmd_snapshot, &cmd_stack,   &cmd_synth,
+	&cmd_account, &cmd_attach,   &cmd_cflags,   &cmd_convert, &cmd_detach,
+	&cmd_dump,    &cmd_extract,  &cmd_fdr_dump, &cmd_graph,	  &cmd_record,
+	&cmd_replay,  &cmd_snapshot, &cmd_stack,    &cmd_synth,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

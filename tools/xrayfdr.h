@@ -18,8 +18,10 @@ struct command {
 };
 
 extern const struct command cmd_account;
+extern const struct command cmd_attach;
 extern const struct command cmd_cflags;
 extern const struct command cmd_convert;
+extern const struct command cmd_detach;
 extern const struct command cmd_dump;
 extern const struct command cmd_fdr_dump;
 extern const struct command cmd_extract;

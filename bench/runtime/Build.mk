@@ -21,3 +21,8 @@ BENCH_DEPS += $(SNAPSHOT_STALL)
 CHECKSUM_COST := $(BUILD)/bench/checksum_cost
 BENCH_SUITES += runtime/checksum-cost:$(CHECKSUM_COST)
 BENCH_DEPS += $(CHECKSUM_COST)
+
+# What attaching costs a running program: latency, the stopped thread,
+# the workers' gaps, the traced cost against a launched trace
+# (bench_attach.py builds attach_target.c without any runtime).
+BENCH_SUITES += runtime/attach:bench/runtime/bench_attach.py

@@ -12,6 +12,8 @@
  */
 #define LOG_DOMAIN "xrayfdr"
 #include <errno.h>
+#include <link.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +26,12 @@
 #include "../util/opts.h"
 #include "../util/outfile.h"
 #include "basic.h"
+#include "control.h"
 #include "init.h"
 #include "objects.h"
 #include "state.h"
 #include "trace.h"
+#include "trigger.h"
 
 static int opts_from(const struct xrayfdr_trace_opts *in, char *config,
 		     size_t size)
@@ -157,6 +161,114 @@ __attribute__((constructor)) static void rt_startup(void)
 		return;
 	if (start(NULL) == -ENOENT && o.verbosity)
 		missing_map();
+}
+
+/* The loader's counts of objects loaded and unloaded. */
+static int load_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned long long *n = arg;
+
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
+			    sizeof(info->dlpi_subs)) {
+		n[0] = info->dlpi_adds;
+		n[1] = info->dlpi_subs;
+	}
+	return 1;
+}
+
+static unsigned long long loads_seen[2];
+
+/*
+ * Attached, the library's dlopen() and dlclose() are not the ones the
+ * program calls (it was loaded after they were bound): what the program
+ * loads or unloads is seen here, within RT_CONTROL_TICK_MS.
+ */
+static void objects_tick(void)
+{
+	unsigned long long now[2] = { 0, 0 };
+
+	dl_iterate_phdr(load_counts, now);
+	if (now[1] != loads_seen[1])
+		rt_objects_closed();
+	if (now[0] != loads_seen[0])
+		rt_objects_opened();
+	loads_seen[0] = now[0];
+	loads_seen[1] = now[1];
+}
+
+/*
+ * Detach (the control channel's thread): every sled back as it was, the
+ * log written, the threads and signal handlers of the trace gone.  The
+ * library stays, inert, for the next attach.
+ */
+static int detach(void)
+{
+	int ret = rt_patch_all(false), r = 0;
+
+	if (rt_live.status == XRAY_LOG_INITIALIZED)
+		__xray_log_finalize();
+	if (rt_live.status == XRAY_LOG_FINALIZED &&
+	    __xray_log_flushLog() != XRAY_LOG_FLUSHED)
+		r = -EIO;
+	rt_api_lock();
+	rt_trace_release();
+	rt_api_unlock();
+	rt_trace_remove_signal_handlers();
+	rt_trigger_stop();
+	return ret ? ret : r;
+}
+
+int xrayfdr_attach_begin(const char *options, const char *filter, char *err,
+			 size_t errlen)
+{
+	struct rt_options o;
+	int ret;
+
+	if (!err || errlen < 2)
+		return -EINVAL;
+	err[0] = '\0';
+	ret = rt_init();
+	if (ret) {
+		snprintf(err, errlen, "the runtime cannot start here: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	if (rt_live.status != XRAY_LOG_UNINITIALIZED) {
+		snprintf(
+			err, errlen,
+			"the process is traced already (by xrayfdr record, its own code, or an attach)");
+		return -EBUSY;
+	}
+	rt_options_defaults(&o);
+	ret = rt_options_parse(&o, options, 0, RT_OPT_CONFIG, "options", err,
+			       errlen);
+	if (!ret)
+		ret = rt_trig_parse(o.triggers, err, errlen);
+	if (!ret)
+		ret = rt_objects_set_filter(filter, err, errlen);
+	if (ret)
+		return ret;
+	dl_iterate_phdr(load_counts, loads_seen);
+	rt_control_set_detach(detach);
+	rt_control_set_tick(objects_tick);
+	ret = start(options);
+	if (!ret && !rt_control_listening()) {
+		snprintf(
+			err, errlen,
+			"no control channel: detach could not reach the process");
+		detach();
+		ret = -ENOTCONN;
+	} else if (ret == -ENOENT) {
+		snprintf(
+			err, errlen,
+			"nothing in this process is instrumented (build with clang -fxray-instrument)");
+	} else if (ret) {
+		snprintf(err, errlen, "tracing did not start: %s",
+			 strerror(-ret));
+	}
+	if (ret)
+		rt_control_set_detach(NULL);
+	return ret;
 }
 
 /* LLVM's entry point, here with the constructor: a static link that

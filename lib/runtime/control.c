@@ -7,6 +7,7 @@
  */
 #define LOG_DOMAIN "xrayfdr"
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@
 static struct {
 	int fd; /* listening, or -1 */
 	pid_t pid; /* the process that listens on it */
+	rt_control_detach_fn detach; /* set while attached */
+	void (*tick)(void); /* called now and then while attached */
 } ch = { .fd = -1 };
 
 static void reply(int conn, const char *text)
@@ -154,18 +157,46 @@ static void info(int conn)
 	reply(conn, text);
 }
 
-static void serve(int conn)
+/*
+ * End an attached trace (xrayfdr detach): the log written, the channel
+ * closed before the answer goes, so that the next attach can listen at
+ * once.  True when the channel is closed.
+ */
+static bool detach(int conn)
+{
+	char text[CONTROL_MSG_MAX];
+	rt_control_detach_fn fn = ch.detach;
+	int ret;
+
+	if (!fn) {
+		reply(conn, "error 95"); /* not attached: nothing to detach */
+		return false;
+	}
+	ret = fn();
+	ch.detach = NULL;
+	close(ch.fd);
+	ch.fd = -1;
+	snprintf(text, sizeof(text), ret ? "error %d" : "ok", -ret);
+	reply(conn, text);
+	return true;
+}
+
+/* Serve the request of @conn; true when the channel has closed. */
+static bool serve(int conn)
 {
 	char buf[CONTROL_MSG_MAX];
 	struct ucred peer;
 	socklen_t len = sizeof(peer);
+	bool closed = false;
 	int fd;
 
 	if (receive(conn, buf, sizeof(buf), &fd) < 0)
-		return;
+		return false;
 	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &len) ||
 	    (peer.uid != geteuid() && peer.uid != 0)) {
 		reply(conn, "error 1"); /* EPERM: only the owner and root */
+	} else if (!strcmp(buf, "detach")) {
+		closed = detach(conn);
 	} else if (!strcmp(buf, "snapshot")) {
 		snapshot(conn, fd, &peer);
 	} else if (!strcmp(buf, "rings")) {
@@ -177,23 +208,35 @@ static void serve(int conn)
 	}
 	if (fd >= 0)
 		close(fd);
+	return closed;
 }
 
 static void *listener(void *arg)
 {
 	int fd = (int)(intptr_t)arg;
+	bool closed;
 
 	rt_internal_thread_begin();
 	for (;;) {
-		int conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int conn;
+
+		if (ch.detach && ch.tick &&
+		    poll(&p, 1, RT_CONTROL_TICK_MS) == 0) {
+			ch.tick();
+			continue;
+		}
+		conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 
 		if (conn < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			break; /* (closed in a forked child: not ours) */
 		}
-		serve(conn);
+		closed = serve(conn);
 		close(conn);
+		if (closed)
+			break;
 	}
 	return NULL;
 }
@@ -237,8 +280,15 @@ static int listen_once(void)
 
 void rt_control_trace_started(void)
 {
-	if (!rt_live.opts.control || !rt_live.sink ||
-	    rt_live.status != XRAY_LOG_INITIALIZED)
+	if (!rt_live.sink || rt_live.status != XRAY_LOG_INITIALIZED)
+		return;
+	if (ch.detach) {
+		/* attached: the channel is how the trace ends */
+		if (listen_once())
+			pr_warn("no control channel: xrayfdr detach cannot reach this process\n");
+		return;
+	}
+	if (!rt_live.opts.control)
 		return;
 	/* a snapshot in the process, or of memory it shares (not the
 	 * module's rings, where the channel's thread would be recorded) */
@@ -255,4 +305,20 @@ void rt_control_fork_child(void)
 	if (ch.fd >= 0)
 		close(ch.fd);
 	ch.fd = -1;
+	ch.detach = NULL; /* the child's trace ends with it */
+}
+
+void rt_control_set_detach(rt_control_detach_fn fn)
+{
+	ch.detach = fn;
+}
+
+void rt_control_set_tick(void (*fn)(void))
+{
+	ch.tick = fn;
+}
+
+bool rt_control_listening(void)
+{
+	return ch.fd >= 0 && ch.pid == getpid();
 }

@@ -9,6 +9,8 @@
 #ifndef XRAYFDR_LIB_RUNTIME_CONTROL_H
 #define XRAYFDR_LIB_RUNTIME_CONTROL_H
 
+#include <stdbool.h>
+
 /*
  * A trace has started (or goes on in a forked child): listen, once per
  * process, if the trace's options and sink want a channel.  Only where
@@ -21,5 +23,19 @@
 void rt_control_trace_started(void);
 /* fork(): in the child, before it may start its own. */
 void rt_control_fork_child(void);
+
+/*
+ * Attach (api.c): @fn serves the next "detach" request, which closes the
+ * channel; with it set, the channel opens whatever the sink (the trace
+ * of an attach ends through it).  @fn returns 0 or a negative errno.
+ */
+typedef int (*rt_control_detach_fn)(void);
+void rt_control_set_detach(rt_control_detach_fn fn);
+/* While attached, the channel's thread calls @fn every
+ * RT_CONTROL_TICK_MS (objects the program loads or unloads). */
+#define RT_CONTROL_TICK_MS 100
+void rt_control_set_tick(void (*fn)(void));
+/* Is this process listening? */
+bool rt_control_listening(void);
 
 #endif

@@ -969,22 +969,53 @@ static struct fn_filter *filter;
  * Read XRAYFDR_FILTER once.  Return 0 (there may be no rules), or
  * -EINVAL with the rule and the reason in @err, or -ENOMEM.
  */
+static bool filter_loaded;
+static int filter_result;
+
 static int load_filter(char *err, size_t errlen)
 {
-	static bool loaded;
-	static int result;
 	const char *spec = getenv("XRAYFDR_FILTER");
 
-	if (loaded)
-		return result;
-	loaded = true;
+	if (filter_loaded)
+		return filter_result;
+	filter_loaded = true;
 	if (!spec)
 		return 0;
 	filter = fn_filter_new();
-	result = filter ? fn_filter_parse(filter, spec, strlen(spec), err,
-					  errlen) :
-			  -ENOMEM;
-	return result;
+	filter_result = filter ? fn_filter_parse(filter, spec, strlen(spec),
+						 err, errlen) :
+				 -ENOMEM;
+	return filter_result;
+}
+
+int rt_objects_set_filter(const char *spec, char *err, size_t errlen)
+{
+	struct fn_filter *f = NULL;
+	int ret;
+
+	if (spec && *spec) {
+		f = fn_filter_new();
+		if (!f)
+			return -ENOMEM;
+		ret = fn_filter_parse(f, spec, strlen(spec), err, errlen);
+		if (ret) {
+			fn_filter_free(f);
+			return ret;
+		}
+	}
+	rt_api_lock();
+	fn_filter_free(filter);
+	filter = f;
+	filter_loaded = true;
+	filter_result = 0;
+	/* what the rules and triggers chose before is chosen again */
+	for (size_t i = 0; i < nobjects; i++) {
+		free(objects[i].selected);
+		objects[i].selected = NULL;
+		objects[i].trig_selected = false;
+	}
+	rt_api_unlock();
+	return 0;
 }
 
 /*

@@ -15,6 +15,13 @@ int rt_objects_scan(void);
 /* Patch (@enable) or unpatch every function, or the one of @id.  Return
  * 0, -EBUSY while another patch runs, or a negative errno. */
 int rt_patch_all(bool enable);
+/*
+ * Replace the filter XRAYFDR_FILTER gave (its syntax; NULL or "": none)
+ * for the next patch, which also selects the functions triggers name
+ * again (xrayfdr attach, whose every attach brings its own).  0, or
+ * -EINVAL with the rule and the reason in @err, or -ENOMEM.
+ */
+int rt_objects_set_filter(const char *spec, char *err, size_t errlen);
 int rt_patch_function(int32_t id, bool enable);
 uintptr_t rt_function_address(int32_t id);
 size_t rt_max_function_id(void);

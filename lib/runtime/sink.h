@@ -166,6 +166,13 @@ struct rt_sink {
 	 */
 	int (*share)(void);
 	/*
+	 * The trace is flushed and nothing will record into this memory
+	 * again unless a new trace starts (detach): close its descriptors
+	 * and give back its pages; the mappings stay until the next start,
+	 * for a straggler of the C path (may be NULL).
+	 */
+	void (*release)(void);
+	/*
 	 * The drain.  begin takes the sink's lock (only if free, unless
 	 * @wait: a signal handler cannot wait for a thread it interrupted)
 	 * and orders the buffers; next gives the non-empty ones, and may be

@@ -43,6 +43,7 @@ const struct rt_sink rt_cpu_sink = {
 	.counters = rt_cpu_counters,
 	.memory = rt_cpu_memory,
 	.share = rt_cpu_share,
+	.release = rt_cpu_release,
 	.drain_begin = rt_cpu_drain_begin,
 	.drain_next = rt_cpu_drain_next,
 	.drain_end = rt_cpu_drain_end,

@@ -191,6 +191,7 @@ int rt_cpu_rings_start(const struct rt_options *o, size_t capacity,
 void rt_cpu_fork_nothing(void);
 void rt_cpu_fork_child(uint32_t gen, pid_t pid);
 void rt_cpu_finish(void);
+void rt_cpu_release(void);
 const char *rt_cpu_memory(void);
 int rt_cpu_share(void);
 void rt_cpu_counters(struct rt_sink_counters *c);

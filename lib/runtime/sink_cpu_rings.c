@@ -644,6 +644,20 @@ void rt_cpu_finish(void)
 		ioctl(rt_cpu.now.fd, XRAY_FDR_IOC_FREEZE);
 }
 
+void rt_cpu_release(void)
+{
+	struct rings *r = &rt_cpu.now;
+
+	/* the memfd's pages go with a hole punched in it; the module's
+	 * session ends when its mapping goes, at the next start */
+	if (r->fd >= 0 && !r->module && r->areas)
+		madvise(r->areas, r->areas_size, MADV_REMOVE);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	rings_free(&rt_cpu.previous);
+}
+
 const char *rt_cpu_memory(void)
 {
 	return rt_cpu.now.module ? "module" : "own";

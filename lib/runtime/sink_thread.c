@@ -422,6 +422,12 @@ static const struct arch_tramps thread_tramps = {
 	.args = rt_tramp_args,
 };
 
+static void thread_release(void)
+{
+	if (rt_tsink.q.mem)
+		madvise(rt_tsink.q.mem, rt_tsink.q.map_size, MADV_DONTNEED);
+}
+
 const struct rt_sink rt_thread_sink = {
 	.name = "thread",
 	.tramps = &thread_tramps,
@@ -439,4 +445,5 @@ const struct rt_sink rt_thread_sink = {
 	.drain_end = thread_drain_end,
 	.snapshot_begin = thread_snapshot_begin,
 	.stream_one = thread_stream_one,
+	.release = thread_release,
 };

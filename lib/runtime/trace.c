@@ -292,12 +292,20 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		raise(sig);
 }
 
+void rt_trace_release(void)
+{
+	if (rt_live.status == XRAY_LOG_UNINITIALIZED && rt_live.sink &&
+	    rt_live.sink->release)
+		rt_live.sink->release();
+}
+
+static int handlers_installed;
+
 void rt_trace_install_signal_handlers(void)
 {
-	static int installed;
 	struct sigaction sa;
 
-	if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL))
+	if (__atomic_exchange_n(&handlers_installed, 1, __ATOMIC_ACQ_REL))
 		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
@@ -308,6 +316,21 @@ void rt_trace_install_signal_handlers(void)
 		    old_actions[i].sa_handler != SIG_DFL)
 			continue;
 		sigaction(flush_signals[i], &sa, NULL);
+	}
+}
+
+void rt_trace_remove_signal_handlers(void)
+{
+	if (!__atomic_exchange_n(&handlers_installed, 0, __ATOMIC_ACQ_REL))
+		return;
+	for (size_t i = 0; i < NSIG_FLUSH; i++) {
+		struct sigaction now;
+
+		/* a handler the program has set since is the program's */
+		if (!sigaction(flush_signals[i], NULL, &now) &&
+		    (now.sa_flags & SA_SIGINFO) &&
+		    now.sa_sigaction == on_signal)
+			sigaction(flush_signals[i], &old_actions[i], NULL);
 	}
 }
 

@@ -36,6 +36,10 @@ enum XRayLogFlushStatus rt_trace_flush(void);
 void rt_trace_emergency(void);
 /* Fatal signals and SIGINT/SIGTERM/SIGHUP/SIGQUIT flush first. */
 void rt_trace_install_signal_handlers(void);
+/* A flushed trace's memory and descriptors given back (detach). */
+void rt_trace_release(void);
+/* Give back what they replaced, where they are still ours (detach). */
+void rt_trace_remove_signal_handlers(void);
 /* Stop every writer (fast path off, wait for those in flight). */
 void rt_trace_quiesce(void);
 /* What the trace's sink holds now and its counters (takes the sink's

@@ -173,6 +173,8 @@ static void handle(const struct rt_trig_event *ev)
 			sp->text, path);
 }
 
+static bool stopping; /* rt_trigger_stop(): the thread ends */
+
 static void *trigger_thread(void *arg)
 {
 	int efd = (int)(intptr_t)arg;
@@ -187,8 +189,14 @@ static void *trigger_thread(void *arg)
 				continue;
 			break;
 		}
+		if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
+			break;
 		if (rt_trigger_take(&ev))
 			handle(&ev);
+	}
+	if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+		close(efd);
+		__atomic_store_n(&stopping, false, __ATOMIC_RELEASE);
 	}
 	return NULL;
 }
@@ -209,6 +217,10 @@ static void on_signal(int sig)
 	}
 }
 
+/* what the signal triggers replaced, by signal number */
+static struct sigaction old_actions[_NSIG];
+static bool replaced[_NSIG];
+
 static void install_signals(void)
 {
 	struct sigaction sa;
@@ -220,9 +232,13 @@ static void install_signals(void)
 	for (size_t i = 0; i < rt_trig_count(); i++) {
 		const struct rt_trig_spec *sp = rt_trig_spec(i);
 
-		if (sp->kind == RT_TRIG_SIGNAL &&
-		    sigaction(sp->signal, &sa, NULL))
+		if (sp->kind != RT_TRIG_SIGNAL || sp->signal <= 0 ||
+		    sp->signal >= _NSIG || replaced[sp->signal])
+			continue;
+		if (sigaction(sp->signal, &sa, &old_actions[sp->signal]))
 			pr_warn("trigger %s: %s\n", sp->text, strerror(errno));
+		else
+			replaced[sp->signal] = true;
 	}
 }
 
@@ -288,4 +304,30 @@ void rt_trigger_fork_child(void)
 	rt_trigger_done();
 	taken = 0;
 	said_limit = false;
+}
+
+void rt_trigger_stop(void)
+{
+	int efd = __atomic_exchange_n(&rt_trig_efd, -1, __ATOMIC_ACQ_REL);
+	uint64_t one = 1;
+
+	for (int sig = 1; sig < _NSIG; sig++) {
+		struct sigaction now;
+
+		if (!replaced[sig])
+			continue;
+		replaced[sig] = false;
+		/* a handler the program has set since is the program's */
+		if (!sigaction(sig, NULL, &now) &&
+		    !(now.sa_flags & SA_SIGINFO) && now.sa_handler == on_signal)
+			sigaction(sig, &old_actions[sig], NULL);
+	}
+	if (efd < 0 || thread_pid != getpid())
+		return;
+	/* the thread closes the eventfd as it ends */
+	__atomic_store_n(&stopping, true, __ATOMIC_RELEASE);
+	if (write(efd, &one, sizeof(one)) < 0)
+		pr_warn("cannot stop the trigger thread: %s\n",
+			strerror(errno));
+	thread_pid = 0;
 }

@@ -114,5 +114,7 @@ void rt_trig_forget(size_t index);
  * thread once per process if there are triggers. */
 void rt_trigger_trace_started(void);
 void rt_trigger_fork_child(void);
+/* End the trigger thread and give back the signals' handlers (detach). */
+void rt_trigger_stop(void);
 
 #endif

@@ -5,7 +5,10 @@
 #   scripts/vm/mkinitramfs.sh OUT.cpio.gz MODULE.ko CTL SELFTEST...
 #
 # EXTRA="FILE..." adds programs to /selftests that run only when asked for
-# (xrayfdr.only=NAME), such as the demo.
+# (xrayfdr.only=NAME), such as the demo.  DYNAMIC="SRC:DEST..." adds
+# dynamically linked files at DEST, with the shared libraries ldd says
+# they need at their own paths (xrayfdr attach loads a library through
+# the target's own loader).
 set -eu
 out=$1 ko=$2 ctl=$3
 shift 3
@@ -34,6 +37,16 @@ for t in "$@"; do
 done
 for t in ${EXTRA:-}; do
 	cp "$t" "$root/selftests/"
+done
+for pair in ${DYNAMIC:-}; do
+	src=${pair%%:*} dest=${pair#*:}
+	mkdir -p "$root$(dirname "$dest")"
+	cp -L "$src" "$root$dest"
+	for lib in $(ldd "$src" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
 done
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
 mv "$out.tmp" "$out"

@@ -86,3 +86,4 @@ CHECK_SUITES += runtime/tramp:$(RUNTIME_TRAMP_TEST)
 CHECK_SUITES += runtime/tramp-cpu:$(RUNTIME_TRAMP_CPU_TEST)
 CHECK_SUITES += runtime/gcc:tests/runtime/test_gcc.py
 CHECK_SUITES += runtime/matrix:tests/runtime/test_matrix.py
+CHECK_SUITES += runtime/attach:tests/runtime/test_attach.py

@@ -36,6 +36,8 @@ NOT_RUN = [
     (re.compile(r"xrayfdr snapshot PID", re.M),
      "a service left running and read while it runs; runtime/matrix runs the same "
      "commands on a server and a program with slow calls (check_snapshot_cli, check_triggers)"),
+    (re.compile(r"xrayfdr attach --for 10s", re.M),
+     "a service already running; runtime/attach attaches to and detaches from one"),
 ]
 # Commands the README says fail: a pattern, the status
 EXPECT = [(re.compile(r"--keep-going .*damaged\.xray"), 1)]

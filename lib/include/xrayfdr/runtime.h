@@ -113,6 +113,25 @@ struct xrayfdr_snapshot_opts {
 XRAYFDR_API int xrayfdr_snapshot(const char *path,
 				 const struct xrayfdr_snapshot_opts *opts);
 
+/**
+ * xrayfdr_attach_begin() - start a trace in a process the library was
+ * loaded into while it ran (xrayfdr attach calls it; programs do not)
+ * @options: XRAYFDR_OPTIONS' syntax, over the environment's
+ * @filter: XRAYFDR_FILTER's syntax, or NULL for every function
+ * @err: where the reason goes when it fails
+ * @errlen: its size
+ *
+ * Patches the sleds the filter selects and opens the control channel,
+ * whose "detach" request ends the trace: every sled unpatched, the log
+ * written, the trace's threads and signal handlers gone
+ * (Documentation/runtime.rst, "Attach").
+ *
+ * Return: 0; -EBUSY if the process is traced already; -ENOENT if nothing
+ * is instrumented; -EINVAL for bad options; another negative errno.
+ */
+XRAYFDR_API int xrayfdr_attach_begin(const char *options, const char *filter,
+				     char *err, size_t errlen);
+
 /* Patch or unpatch all sleds, or those of one function id. */
 XRAYFDR_API int xrayfdr_patch(void);
 XRAYFDR_API int xrayfdr_unpatch(void);
