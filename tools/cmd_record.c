@@ -90,7 +90,8 @@ static void record_usage(FILE *out)
 		"      --snapshot-dir=DIR   where snapshots go (default: the log's directory),\n"
 		"                           named PROGRAM.PID.N.TRIGGER.DATE-TIME.xray\n"
 		"  -L, --library=PATH       the libxrayfdr.so to preload (default: the one\n"
-		"                           installed next to this xrayfdr, ../lib/%s)\n"
+		"                           installed next to this xrayfdr, ../lib/%s,\n"
+		"                           else the one in make install's LIBDIR)\n"
 		"      --verify             check the whole log after the run, however\n"
 		"                           large (default: logs up to 256 MiB)\n"
 		"      --no-verify          do not check the log: say only its size\n"
@@ -347,7 +348,12 @@ static bool default_library(char *out, size_t size)
 	if (!slash)
 		return false;
 	*slash = '\0';
-	if (snprintf(out, size, "%s/../lib/%s", self, LIBRARY) >= (int)size)
+	if (snprintf(out, size, "%s/../lib/%s", self, LIBRARY) < (int)size &&
+	    access(out, R_OK) == 0)
+		return true;
+	/* An install whose library is not in ../lib (Debian's multiarch
+	 * directory): where make install put it. */
+	if (snprintf(out, size, "%s/%s", XRAYFDR_LIBDIR, LIBRARY) >= (int)size)
 		return false;
 	return access(out, R_OK) == 0;
 }
@@ -911,8 +917,8 @@ static int record_run(int argc, char **argv)
 		} else {
 			tool_error(
 				"record",
-				"cannot find %s next to this program; give --library",
-				LIBRARY);
+				"cannot find %s next to this program or in %s; give --library",
+				LIBRARY, XRAYFDR_LIBDIR);
 			return EXIT_USAGE;
 		}
 		if (access(lib, R_OK)) {
