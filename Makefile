@@ -179,7 +179,8 @@ help:
 	@echo '  deps           install the Debian packages the project needs (root)'
 	@echo '  fuzz           run the fuzz targets, FUZZ_SECONDS each (default 60)'
 	@echo '  install        install into DESTDIR/PREFIX (default /usr/local), manual pages into MANDIR'
-	@echo '  dkms-deb       $(BUILD)/pkg/xray-fdr-dkms_$(VERSION)_all.deb: the module for DKMS, the udev rule'
+	@echo '  deb            Debian packages into $(BUILD)/pkg/: xrayfdr, libxrayfdr0, libxrayfdr-dev, xray-fdr-dkms'
+	@echo '  dkms-deb       the same build (xray-fdr-dkms: the module for DKMS, the udev rule)'
 	@echo '  clean          remove $(BUILD)/'
 	@echo 'Variables: V=1 (show commands), CC, CLANG, CFLAGS, BUILD, PREFIX, DESTDIR'
 

@@ -61,12 +61,13 @@ install-dkms:
 .PHONY: install-dkms
 
 CHECK_DEPS += $(DEBS)
-CHECK_SUITES += pkg/dkms:tests/pkg/test_dkms.sh
+CHECK_SUITES += pkg/deb:tests/pkg/test_deb.sh pkg/dkms:tests/pkg/test_dkms.sh
 
 # A clean Debian 12 for the install test (scripts/pkg/mkchroot.sh, made
 # once from Debian's archive: delete the tarball to refresh it), and the
-# suite that installs the package there, has DKMS build the module and
-# purges it (tests/pkg/test_dkms_chroot.sh).
+# suite that installs the packages there, has DKMS build the module,
+# records a program built against libxrayfdr-dev and purges them
+# (tests/pkg/test_dkms_chroot.sh).
 PKG_CHROOT := $(BUILD)/chroot/bookworm.tar
 
 $(PKG_CHROOT): scripts/pkg/mkchroot.sh
