@@ -25,8 +25,9 @@ DEB_TREE := $(wildcard $(shell git ls-files 2>/dev/null))
 DEB_DATE = $$(git log -1 --format=%aD 2>/dev/null || date -R)
 pkg_subst = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAINTAINER@|$(DEB_MAINTAINER)|g'
 
-# The sub-make of debian/rules must not see this make's variables (BUILD
-# would point it at this tree's build directory).
+# The sub-make of debian/rules must not see this make's variables: a
+# BUILD given here, exported, would point it (and its make clean) at this
+# tree's build directory; paths are debian/rules' to choose.
 $(DEBS) &: $(DEB_TREE)
 	$(call msg,DPKG-BP,$(PKG_DIR)/*_$(VERSION)_*.deb)
 	$(Q)if ! git rev-parse --show-toplevel >/dev/null 2>&1; then \
@@ -39,7 +40,8 @@ $(DEBS) &: $(DEB_TREE)
 	$(Q)cd $(DEB_SRC)/debian && for f in *.in; do \
 		$(pkg_subst) -e "s|@DATE@|$(DEB_DATE)|" $$f >$${f%.in} && \
 		rm $$f || exit 1; done
-	$(Q)cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	$(Q)cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD -u DESTDIR \
+		-u PREFIX -u BINDIR -u LIBDIR -u INCLUDEDIR -u MANDIR \
 		dpkg-buildpackage -b -us -uc -J$(DEB_JOBS) >../build.log 2>&1 || \
 		{ tail -n 40 ../build.log >&2; echo "make deb: see $(PKG_DIR)/build.log" >&2; exit 1; }
 	$(Q)touch $(DEBS)
