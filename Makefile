@@ -31,6 +31,7 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 CFLAGS ?= -O2 -g
+LDFLAGS ?=
 # -fvisibility=hidden: the library exports only what lib/libxrayfdr.map lists.
 XRAYFDR_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers \
@@ -114,7 +115,7 @@ $(LIB_A): $(LIB_OBJS)
 $(LIB_SO_REAL): $(LIB_OBJS) $(LIB_SO_OBJS) lib/libxrayfdr.map scripts/check-abi.py
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -shared -Wl,-soname,libxrayfdr.so.$(SOVERSION) \
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libxrayfdr.so.$(SOVERSION) \
 		-Wl,--version-script=lib/libxrayfdr.map -Wl,--no-undefined \
 		-o $@.tmp $(LIB_OBJS) $(LIB_SO_OBJS) $(LIB_LDLIBS)
 	$(Q)$(PYTHON) scripts/check-abi.py $@.tmp lib/libxrayfdr.map lib/include
@@ -127,7 +128,7 @@ $(LIB_SO): $(LIB_SO_REAL)
 $(XRAYFDR_BIN): $(TOOL_OBJS) $(LIB_A)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -o $@ $(TOOL_OBJS) $(LIB_A) $(TOOL_LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB_A) $(TOOL_LDLIBS)
 
 check: all $(CHECK_DEPS) $(FUZZ_BINS) $(FUZZ_SEEDS)
 	$(Q)BUILD=$(BUILD) PYTHON=$(PYTHON) FUZZ_SECONDS=$(FUZZ_SECONDS) \
@@ -178,7 +179,8 @@ help:
 	@echo '  deps           install the Debian packages the project needs (root)'
 	@echo '  fuzz           run the fuzz targets, FUZZ_SECONDS each (default 60)'
 	@echo '  install        install into DESTDIR/PREFIX (default /usr/local), manual pages into MANDIR'
-	@echo '  dkms-deb       $(BUILD)/pkg/xray-fdr-dkms_$(VERSION)_all.deb: the module for DKMS, the udev rule'
+	@echo '  deb            Debian packages into $(BUILD)/pkg/: xrayfdr, libxrayfdr0, libxrayfdr-dev, xray-fdr-dkms'
+	@echo '  dkms-deb       the same build (xray-fdr-dkms: the module for DKMS, the udev rule)'
 	@echo '  clean          remove $(BUILD)/'
 	@echo 'Variables: V=1 (show commands), CC, CLANG, CFLAGS, BUILD, PREFIX, DESTDIR'
 

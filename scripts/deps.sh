@@ -15,6 +15,7 @@ PACKAGES="
 	uftrace chromium hyperfine valgrind graphviz protobuf-compiler
 	lttng-tools liblttng-ust1 babeltrace2
 	groff-base dkms mmdebstrap
+	dpkg-dev debhelper fakeroot lintian
 "
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -6,6 +6,12 @@ TOOL_SRCS += tools/xrayfdr.c tools/util.c tools/cmd_cflags.c tools/cmd_dump.c to
 TOOL_NL_CFLAGS := -isystem /usr/include/libnl3
 $(BUILD)/obj/tools/cmd_snapshot.o $(BUILD)/san/tools/cmd_snapshot.o \
 	$(BUILD)/san/tools/ctl/ctl_nl.o: XRAYFDR_CFLAGS += $(TOOL_NL_CFLAGS)
+# record's and attach's library when it is not in ../lib next to xrayfdr
+# (Debian's multiarch directory): where make install puts it
+$(BUILD)/obj/tools/trace_opts.o $(BUILD)/san/tools/trace_opts.o \
+	$(BUILD)/obj/tools/cmd_record.o $(BUILD)/san/tools/cmd_record.o \
+	$(BUILD)/obj/tools/cmd_attach.o $(BUILD)/san/tools/cmd_attach.o: \
+	XRAYFDR_CFLAGS += -DXRAYFDR_LIBDIR='"$(LIBDIR)"'
 
 # The analysis commands (extract, convert, account, stack, graph) and the
 # code they share in tools/analysis/.  The readers of text formats stay

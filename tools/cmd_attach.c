@@ -84,7 +84,8 @@ static void attach_usage(FILE *out)
 		"                           --max-snapshots=N, --snapshot-interval=TIME\n"
 		"                           and --snapshot-dir=DIR as for record\n"
 		"  -L, --library=PATH       the libxrayfdr.so to load (default: the one\n"
-		"                           installed next to this xrayfdr, ../lib/%s)\n"
+		"                           installed next to this xrayfdr, ../lib/%s,\n"
+		"                           else the one in make install's LIBDIR)\n"
 		"      --verify             check the whole log, however large\n"
 		"      --no-verify          do not check the log: say only its size\n"
 		"  -q, --quiet              print nothing unless something goes wrong\n"
@@ -730,7 +731,8 @@ static int attach_run(int argc, char **argv)
 		tool_error(
 			"attach", "%s: %s", lib ? lib : TRACE_LIBRARY,
 			lib ? strerror(errno) :
-			      "not found next to this program; give --library");
+			      "not found next to this program nor in " XRAYFDR_LIBDIR
+			      "; give --library");
 		return EXIT_USAGE;
 	}
 	if (choose_output(&o, prog, output, sizeof(output)))

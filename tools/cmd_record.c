@@ -89,7 +89,8 @@ static void record_usage(FILE *out)
 		"      --snapshot-dir=DIR   where snapshots go (default: the log's directory),\n"
 		"                           named PROGRAM.PID.N.TRIGGER.DATE-TIME.xray\n"
 		"  -L, --library=PATH       the libxrayfdr.so to preload (default: the one\n"
-		"                           installed next to this xrayfdr, ../lib/%s)\n"
+		"                           installed next to this xrayfdr, ../lib/%s,\n"
+		"                           else the one in make install's LIBDIR)\n"
 		"      --verify             check the whole log after the run, however\n"
 		"                           large (default: logs up to 256 MiB)\n"
 		"      --no-verify          do not check the log: say only its size\n"
@@ -369,8 +370,8 @@ static int record_run(int argc, char **argv)
 		} else {
 			tool_error(
 				"record",
-				"cannot find %s next to this program; give --library",
-				TRACE_LIBRARY);
+				"cannot find %s next to this program or in %s; give --library",
+				TRACE_LIBRARY, XRAYFDR_LIBDIR);
 			return EXIT_USAGE;
 		}
 		if (access(lib, R_OK)) {

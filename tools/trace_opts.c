@@ -155,7 +155,13 @@ bool trace_default_library(char *out, size_t size)
 	if (!slash)
 		return false;
 	*slash = '\0';
-	if (snprintf(out, size, "%s/../lib/%s", self, TRACE_LIBRARY) >=
+	if (snprintf(out, size, "%s/../lib/%s", self, TRACE_LIBRARY) <
+		    (int)size &&
+	    access(out, R_OK) == 0)
+		return true;
+	/* An install whose library is not in ../lib (Debian's multiarch
+	 * directory): where make install put it. */
+	if (snprintf(out, size, "%s/%s", XRAYFDR_LIBDIR, TRACE_LIBRARY) >=
 	    (int)size)
 		return false;
 	return access(out, R_OK) == 0;

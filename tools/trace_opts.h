@@ -79,7 +79,8 @@ int trace_opts_text(const char *cmd, const struct trace_opts *o,
 		    const char *prefix, const char *output, long output_pid,
 		    char *out, size_t size);
 
-/* The libxrayfdr.so installed next to this program, in @out. */
+/* The libxrayfdr.so installed next to this program (../lib), else in
+ * make install's LIBDIR, in @out. */
 bool trace_default_library(char *out, size_t size);
 /* Reserve xray-log.<program>.XXXXXX in the current directory. */
 int trace_reserve_output(const char *prog, char *out, size_t size);

@@ -1,48 +1,75 @@
-# Packages.  make dkms-deb: build/pkg/xray-fdr-dkms_VERSION_all.deb, the
-# module's sources for DKMS (scripts/pkg/dkms: dkms.conf and the
-# maintainer scripts) with the udev rule, made with dpkg-deb from the
-# Makefile's VERSION.  Suite pkg/dkms (tests/pkg/test_dkms.sh) checks the
-# package and builds it with dkms against the 6.1 and 6.12 headers.
+# Debian packages.  make deb: xrayfdr, libxrayfdr0, libxrayfdr-dev and
+# xray-fdr-dkms in $(BUILD)/pkg, from one source package built by
+# dpkg-buildpackage in a copy of the tree's tracked files
+# ($(BUILD)/pkg/xrayfdr-VERSION, with scripts/pkg/debian as its debian/,
+# the *.in files filled in: VERSION from this Makefile).  debian/rules
+# builds with this Makefile and installs with make install and
+# make install-dkms.  make dkms-deb is the same build.  Suites:
+# pkg/dkms (tests/pkg/test_dkms.sh) checks the DKMS package and builds it
+# against the 6.1 and 6.12 headers; pkg/deb (tests/pkg/test_deb.sh) the
+# packages' contents and lintian's verdict.
 
 PKG_DIR := $(BUILD)/pkg
-DKMS_DEB := $(PKG_DIR)/xray-fdr-dkms_$(VERSION)_all.deb
-DKMS_ROOT := $(PKG_DIR)/xray-fdr-dkms
-DKMS_USRSRC := usr/src/xray-fdr-$(VERSION)
 DEB_MAINTAINER ?= xrayfdr maintainers <maintainers@xrayfdr.invalid>
-DKMS_PKG_FILES := $(wildcard scripts/pkg/dkms/*)
+DEB_JOBS ?= 2
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB_SRC := $(PKG_DIR)/xrayfdr-$(VERSION)
+DKMS_DEB := $(PKG_DIR)/xray-fdr-dkms_$(VERSION)_all.deb
+DEBS := $(foreach p,xrayfdr libxrayfdr0 libxrayfdr-dev,$(PKG_DIR)/$(p)_$(VERSION)_$(DEB_ARCH).deb) \
+	$(DKMS_DEB)
+# What goes into the source copy; a file deleted but not yet committed is
+# left out.
+DEB_TREE := $(wildcard $(shell git ls-files 2>/dev/null))
+# The changelog's date: the last commit's, so a rebuild of the same tree
+# makes the same packages.
+DEB_DATE = $$(git log -1 --format=%aD 2>/dev/null || date -R)
 pkg_subst = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAINTAINER@|$(DEB_MAINTAINER)|g'
 
-$(DKMS_DEB): $(KMOD_SRCS) include/uapi/linux/xray_fdr.h kmod/60-xrayfdr.rules \
-		$(DKMS_PKG_FILES) scripts/pkg/Build.mk Makefile
-	$(call msg,DPKG-DEB,$@)
-	$(Q)rm -rf $(DKMS_ROOT) && mkdir -p $(DKMS_ROOT)/DEBIAN
-	$(Q)install -d $(DKMS_ROOT)/$(DKMS_USRSRC)/kmod \
-		$(DKMS_ROOT)/$(DKMS_USRSRC)/include/uapi/linux \
-		$(DKMS_ROOT)/usr/lib/udev/rules.d $(DKMS_ROOT)/usr/share/doc/xray-fdr-dkms
-	$(Q)install -m 644 $(KMOD_SRCS) $(DKMS_ROOT)/$(DKMS_USRSRC)/kmod/
-	$(Q)install -m 644 include/uapi/linux/xray_fdr.h \
-		$(DKMS_ROOT)/$(DKMS_USRSRC)/include/uapi/linux/
-	$(Q)$(pkg_subst) scripts/pkg/dkms/dkms.conf.in >$(DKMS_ROOT)/$(DKMS_USRSRC)/dkms.conf
-	$(Q)install -m 644 kmod/60-xrayfdr.rules $(DKMS_ROOT)/usr/lib/udev/rules.d/
-	$(Q)install -m 644 scripts/pkg/dkms/copyright \
-		$(DKMS_ROOT)/usr/share/doc/xray-fdr-dkms/
-	$(Q)for s in postinst prerm; do \
-		$(pkg_subst) scripts/pkg/dkms/$$s.in >$(DKMS_ROOT)/DEBIAN/$$s && \
-		chmod 755 $(DKMS_ROOT)/DEBIAN/$$s || exit 1; done
-	$(Q)$(pkg_subst) -e "s|@SIZE@|$$(du -sk --exclude=DEBIAN $(DKMS_ROOT) | cut -f1)|" \
-		scripts/pkg/dkms/control.in >$(DKMS_ROOT)/DEBIAN/control
-	$(Q)dpkg-deb --root-owner-group -Zxz --build $(DKMS_ROOT) $@ >/dev/null
+# The sub-make of debian/rules must not see this make's variables: a
+# BUILD given here, exported, would point it (and its make clean) at this
+# tree's build directory; paths are debian/rules' to choose.
+$(DEBS) &: $(DEB_TREE)
+	$(call msg,DPKG-BP,$(PKG_DIR)/*_$(VERSION)_*.deb)
+	$(Q)if ! git rev-parse --show-toplevel >/dev/null 2>&1; then \
+		echo "make deb: needs a git checkout (it packages the tracked files)" >&2; \
+		exit 1; fi
+	$(Q)rm -rf $(DEB_SRC) $(PKG_DIR)/*_$(VERSION)_* && mkdir -p $(DEB_SRC)
+	$(Q)git ls-files -z | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | \
+		tar -xf - -C $(DEB_SRC)
+	$(Q)rm -rf $(DEB_SRC)/debian && cp -r scripts/pkg/debian $(DEB_SRC)/debian
+	$(Q)cd $(DEB_SRC)/debian && for f in *.in; do \
+		$(pkg_subst) -e "s|@DATE@|$(DEB_DATE)|" $$f >$${f%.in} && \
+		rm $$f || exit 1; done
+	$(Q)cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD -u DESTDIR \
+		-u PREFIX -u BINDIR -u LIBDIR -u INCLUDEDIR -u MANDIR \
+		dpkg-buildpackage -b -us -uc -J$(DEB_JOBS) >../build.log 2>&1 || \
+		{ tail -n 40 ../build.log >&2; echo "make deb: see $(PKG_DIR)/build.log" >&2; exit 1; }
+	$(Q)touch $(DEBS)
 
+deb: $(DEBS)
 dkms-deb: $(DKMS_DEB)
-.PHONY: dkms-deb
+.PHONY: deb dkms-deb
 
-CHECK_DEPS += $(DKMS_DEB)
-CHECK_SUITES += pkg/dkms:tests/pkg/test_dkms.sh
+# The module's sources for DKMS under /usr/src, and the udev rule: what
+# xray-fdr-dkms ships (debian/rules runs it with DESTDIR).
+DKMS_USRSRC := $(DESTDIR)/usr/src/xray-fdr-$(VERSION)
+install-dkms:
+	$(Q)install -d $(DKMS_USRSRC)/kmod $(DKMS_USRSRC)/include/uapi/linux \
+		$(DESTDIR)/usr/lib/udev/rules.d
+	$(Q)install -m 644 $(KMOD_SRCS) $(DKMS_USRSRC)/kmod/
+	$(Q)install -m 644 include/uapi/linux/xray_fdr.h $(DKMS_USRSRC)/include/uapi/linux/
+	$(Q)$(pkg_subst) scripts/pkg/debian/dkms.conf.in >$(DKMS_USRSRC)/dkms.conf
+	$(Q)install -m 644 kmod/60-xrayfdr.rules $(DESTDIR)/usr/lib/udev/rules.d/
+.PHONY: install-dkms
+
+CHECK_DEPS += $(DEBS)
+CHECK_SUITES += pkg/deb:tests/pkg/test_deb.sh pkg/dkms:tests/pkg/test_dkms.sh
 
 # A clean Debian 12 for the install test (scripts/pkg/mkchroot.sh, made
 # once from Debian's archive: delete the tarball to refresh it), and the
-# suite that installs the package there, has DKMS build the module and
-# purges it (tests/pkg/test_dkms_chroot.sh).
+# suite that installs the packages there, has DKMS build the module,
+# records a program built against libxrayfdr-dev and purges them
+# (tests/pkg/test_dkms_chroot.sh).
 PKG_CHROOT := $(BUILD)/chroot/bookworm.tar
 
 $(PKG_CHROOT): scripts/pkg/mkchroot.sh

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The xray-fdr-dkms package (make dkms-deb, scripts/pkg/Build.mk): its
-# fields and version are the Makefile's, it holds every source of the
-# module under /usr/src/xray-fdr-VERSION with a dkms.conf, the udev rule
-# and sound maintainer scripts; then DKMS builds it from the unpacked
+# The xray-fdr-dkms package (make dkms-deb, the same build as make deb:
+# scripts/pkg/Build.mk, scripts/pkg/debian): its fields and version are
+# the Makefile's, it holds every source of the module under
+# /usr/src/xray-fdr-VERSION with a dkms.conf, the udev rule and sound
+# maintainer scripts; then DKMS builds it from the unpacked
 # package against Debian's 6.1 headers (KDIR) and the 6.12 headers in the
 # build tree ($BUILD/kernels/6.12), as it would for installed kernels.
 # DKMS works in a tree of its own under $BUILD/pkg (--dkmstree,

@@ -1,16 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# xray-fdr-dkms installed, used by DKMS and removed in a clean Debian 12
-# system: a fresh copy of the chroot scripts/pkg/mkchroot.sh made
-# ($BUILD/chroot/bookworm.tar: dkms and linux-headers-amd64 installed).
-# In it, dpkg installs the package (its postinst creates the group
-# xrayfdr and registers the module with DKMS), the kernel's own DKMS hook
-# (/etc/kernel/postinst.d/dkms, what installing a kernel runs) builds and
-# installs the module for the headers' kernel, and dpkg purges the
-# package, which must leave no module, source or DKMS state behind.
-# Runs in a mount namespace of its own (only /proc is mounted, and goes
-# with it); nothing is loaded.  Prints TAP.
+# The packages of make deb installed, used and removed in a clean Debian
+# 12 system: a fresh copy of the chroot scripts/pkg/mkchroot.sh made
+# ($BUILD/chroot/bookworm.tar: dkms, linux-headers-amd64, clang,
+# pkg-config and the libraries the packages depend on installed).  In it,
+# dpkg installs xrayfdr, libxrayfdr0, libxrayfdr-dev and xray-fdr-dkms
+# (whose postinst creates the group xrayfdr and registers the module with
+# DKMS), the kernel's own DKMS hook (/etc/kernel/postinst.d/dkms, what
+# installing a kernel runs) builds and installs the module for the
+# headers' kernel, clang builds a traced program against the installed
+# -dev package through pkg-config, xrayfdr record traces it in thread
+# mode and xrayfdr dump --verify checks the log; then dpkg purges the
+# packages, which must leave none of their files, no module and no DKMS
+# state behind.  Runs in a mount namespace of its own (only /proc is
+# mounted, and goes with it); nothing is loaded.  Prints TAP.
 set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,7 +23,7 @@ cd "$top" || exit 1
 tarball=$BUILD/chroot/bookworm.tar
 root=$(realpath -m "$BUILD/pkg/chroot-test")
 
-for f in "$deb" "$tarball"; do
+for f in $debs "$tarball"; do
 	if [ ! -f "$f" ]; then
 		echo "1..1"
 		echo "not ok 1 - $f is missing (make $f)"
@@ -53,17 +57,22 @@ clean_root() {
 clean_root || exit 1
 mkdir -p "$root"
 tar -xf "$tarball" -C "$root"
-cp "$deb" "$root/tmp/"
-echo "1..7"
+cp $debs "$root/tmp/"
+echo "1..8"
 
 kver=$(ls "$root/lib/modules" | head -n 1)
+names=$(for d in $debs; do echo "/tmp/$(basename "$d")"; done)
 # (build is a symbolic link to /usr/src: look from inside)
+# shellcheck disable=SC2086
 if [ -n "$kver" ] && in_root test -d "/lib/modules/$kver/build/include" &&
-	in_root dpkg -i "/tmp/$(basename "$deb")"; then
-	result ok "dpkg -i $(basename "$deb") in a clean bookworm with the headers of $kver"
+	in_root dpkg -i $names; then
+	result ok "dpkg -i $packages in a clean bookworm with the headers of $kver"
 else
 	result fail "dpkg -i in the chroot (kernel '$kver')" "$(cat "$log")"
 fi
+# What the packages own, to look for after the purge.
+owned=$(for p in $packages; do in_root dpkg -L "$p" && cat "$log"; done |
+	while read -r f; do [ -d "$root$f" ] || echo "$f"; done)
 
 gid=$(awk -F: '$1 == "xrayfdr" { print $3 }' "$root/etc/group")
 if [ -n "$gid" ] && [ "$gid" -lt 1000 ] &&
@@ -90,17 +99,67 @@ else
 	result fail "modinfo -k $kver xray_fdr in the chroot" "$(cat "$log")"
 fi
 
-result skip "xrayfdr record in the chroot" "the tools and the library have no Debian package yet"
+# A traced program built as README says, against the -dev package.
+cat >"$root/tmp/prog.c" <<'PROG'
+#include <stdio.h>
+#include <xrayfdr/fdr.h>
 
-if in_root dpkg -s xray-fdr-dkms && in_root dpkg -P xray-fdr-dkms; then
-	result ok "dpkg -P xray-fdr-dkms"
+__attribute__((xray_always_instrument, noinline)) static int leaf(int x)
+{
+	return x * 3 + 1;
+}
+
+int main(void)
+{
+	int s = 0;
+
+	for (int i = 0; i < 1000; i++)
+		s += leaf(i);
+	printf("%s %d\n", xrayfdr_version_string(), s);
+	return 0;
+}
+PROG
+if in_root sh -c 'clang -O1 -fxray-instrument -fnoxray-link-deps \
+		$(pkg-config --cflags libxrayfdr) -o /tmp/prog /tmp/prog.c \
+		$(pkg-config --libs libxrayfdr) && /tmp/prog' &&
+	grep -qx "$version 1499500" "$log"; then
+	result ok "clang -fxray-instrument with pkg-config libxrayfdr builds a program that runs"
 else
-	result fail "dpkg -P xray-fdr-dkms" "$(cat "$log")"
+	result fail "clang and pkg-config against libxrayfdr-dev" "$(cat "$log")"
+fi
+
+# thread mode: the chroot has no /dev/xrayfdr, and nothing is loaded
+rec=fail
+if in_root xrayfdr record -M thread -o /tmp/prog.xray /tmp/prog &&
+	grep -q '(thread mode)' "$log" && in_root xrayfdr dump --verify /tmp/prog.xray &&
+	grep -q ': valid: .* 0 errors' "$log"; then
+	rec=ok
+fi
+diag=$(cat "$log")
+if [ $rec = ok ] && in_root xrayfdr account /tmp/prog.xray &&
+	grep -Eq '^ *[0-9]+ +1000 \[.*[: ]leaf$' "$log"; then
+	result ok "xrayfdr record -M thread: dump --verify passes, account finds leaf's 1000 calls"
+else
+	result fail "xrayfdr record, dump --verify, account in the chroot" "$diag
+$(cat "$log")"
+fi
+
+# shellcheck disable=SC2086
+if in_root dpkg -s $packages && in_root dpkg -P $packages; then
+	result ok "dpkg -P $packages"
+else
+	result fail "dpkg -P $packages" "$(cat "$log")"
 fi
 left=$(cd "$root" && find lib/modules usr/src var/lib/dkms usr/lib/udev/rules.d \
 	\( -name 'xray_fdr.ko*' -o -name 'xray-fdr*' -o -name '60-xrayfdr.rules' \) 2>/dev/null)
-if [ -z "$left" ] && ! in_root dpkg -s xray-fdr-dkms; then
-	result ok "purged: no module, source, DKMS state or rule left (the group stays)"
+for f in $owned; do
+	[ -e "$root$f" ] || [ -L "$root$f" ] && left="$left $f"
+done
+for p in $packages; do
+	in_root dpkg -s "$p" && left="$left $p(installed)"
+done
+if [ -n "$owned" ] && [ -z "$left" ]; then
+	result ok "purged: none of the $(echo "$owned" | wc -l) files, no module, source or DKMS state (the group stays)"
 else
 	result fail "left after the purge" "$left"
 fi

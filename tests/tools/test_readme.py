@@ -31,8 +31,10 @@ NOT_RUN = [
      "installs packages and runs this suite: what CI runs"),
     (re.compile(r"insmod|xrayfdr-ctl|^make kmod", re.M),
      "needs the kernel module loaded into the host kernel; vm/selftests run these in QEMU"),
-    (re.compile(r"^sudo (apt|usermod|modprobe)\b|^make dkms-deb", re.M),
-     "installs a package or changes the host's users and modules; pkg/dkms builds the package"),
+    (re.compile(r"^sudo (apt|usermod|modprobe)\b|^make (deb|dkms-deb)\b", re.M),
+     "installs a package or changes the host's users and modules; pkg/deb builds the packages"),
+    (re.compile(r"pkg-config --cflags --libs libxrayfdr", re.M),
+     "needs the packages installed; pkg/dkms-chroot builds and records a program so"),
     (re.compile(r"xrayfdr snapshot PID", re.M),
      "a service left running and read while it runs; runtime/matrix runs the same "
      "commands on a server and a program with slow calls (check_snapshot_cli, check_triggers)"),

@@ -8,8 +8,10 @@ CTL_OBJS := $(CTL_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tools/util.o \
 	$(BUILD)/obj/tools/analysis/cmdline/report.o \
 	$(BUILD)/obj/tools/analysis/cmdline/option_values.o
 CTL_CFLAGS := -isystem /usr/include/libnl3
-# libxrayfdr.a: the dump command writes logs with the runtime's drain
-CTL_LDLIBS := -static -lnl-genl-3 -lnl-3 -lelf -lz -lpthread -lm
+# libxrayfdr.a: the dump command writes logs with the runtime's drain.
+# CTL_STATIC= links it against the shared libraries (the Debian package).
+CTL_STATIC ?= -static
+CTL_LDLIBS := $(CTL_STATIC) -lnl-genl-3 -lnl-3 -lelf -lz -lpthread -lm
 # libnl's objects mention getaddrinfo & co, which static glibc warns about
 # at every link; nothing here calls them.
 STATIC_LINK_NOISE := grep -v -e 'in statically linked applications requires' \
@@ -20,7 +22,7 @@ $(CTL_SRCS:%.c=$(BUILD)/obj/%.o): XRAYFDR_CFLAGS += $(CTL_CFLAGS)
 $(CTL_BIN): $(CTL_OBJS) $(LIB_A)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -o $@ $(CTL_OBJS) $(LIB_A) $(CTL_LDLIBS) 2>$@.log; rc=$$?; \
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CTL_OBJS) $(LIB_A) $(CTL_LDLIBS) 2>$@.log; rc=$$?; \
 		$(STATIC_LINK_NOISE) $@.log >&2; rm -f $@.log; exit $$rc
 
 ctl: $(CTL_BIN)
