@@ -68,7 +68,9 @@ extern struct rt_ring rt_ring __attribute__((visibility("hidden")));
  * or the rings another process shares (a snapshot): map the attached
  * file or the sealed memfd @fd read-only as the current rings; then
  * rt_cpu_view_setup() with the log's version, the capacity of a log
- * buffer and the writer's pid.  Return 0 or a negative errno (@err).
+ * buffer and the writer's pid.  Return 0 or a negative errno (@err):
+ * -EFBIG for a process's rings larger than half the machine's memory,
+ * which a copy would take.
  */
 int rt_cpu_view(int fd, char *err, size_t errlen);
 /*

@@ -335,6 +335,16 @@ static bool view_layout_ok(const struct xray_fdr_header *h, off_t file_size)
 	       (uint64_t)file_size >= h->area_offset + area * h->nr_cpus;
 }
 
+/* The largest rings of a process's own that a view copies. */
+static size_t view_copy_max(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || size <= 0)
+		return (size_t)1 << 30;
+	return (size_t)pages * (size_t)size / 2;
+}
+
 int rt_cpu_view(int fd, char *err, size_t errlen)
 {
 	struct rings *r = &rt_cpu.now;
@@ -385,6 +395,16 @@ int rt_cpu_view(int fd, char *err, size_t errlen)
 	r->areas_size =
 		(size_t)(((const struct xray_fdr_header *)r->header)->area_size *
 			 ((const struct xray_fdr_header *)r->header)->nr_cpus);
+	/* A process's own rings are copied whole into this process, which
+	 * may be root's: a sparse memfd must not make it take all memory. */
+	if (!r->module && r->areas_size > view_copy_max()) {
+		snprintf(
+			err, errlen,
+			"the rings are %zu MiB, more than half of this machine's memory (%zu MiB): not copied",
+			r->areas_size >> 20, view_copy_max() >> 20);
+		rings_free(r);
+		return -EFBIG;
+	}
 	r->areas = mmap(NULL, r->areas_size, PROT_READ, MAP_SHARED, fd,
 			RT_RING_CONTROL_SIZE);
 	if (r->areas == MAP_FAILED) {
