@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xrayfdr/runtime.h>
+
 #include "../lib/util/control_proto.h"
 #include "../lib/util/outfile.h"
 #include "../lib/xray/instr_map.h"
@@ -530,6 +532,21 @@ static enum end_reason wait_end(pid_t pid, int64_t for_ms, int sfd, int lfd,
 	return END_TIME;
 }
 
+/*
+ * Where the TSC's frequency is calibrated (no module, no perf), this
+ * command does it, so that the thread it stops does not: "tsc_hz=N" in
+ * @buf, or NULL.
+ */
+static const char *tsc_given(char *buf, size_t size)
+{
+	XRAYFDR_OPTS(xrayfdr_tsc_info, t);
+
+	if (xrayfdr_tsc_info(&t) || !t.source || strcmp(t.source, "calibrated"))
+		return NULL;
+	snprintf(buf, size, "tsc_hz=%" PRIu64, t.hz);
+	return buf;
+}
+
 /* The log's path, absolute (the process has a directory of its own). */
 static int choose_output(const struct trace_opts *o, const char *prog,
 			 char *out, size_t size)
@@ -591,7 +608,7 @@ static int attach_run(int argc, char **argv)
 		{ 0 },
 	};
 	char prog[256], output[PATH_MAX], library[PATH_MAX], snapdir[PATH_MAX];
-	char options[PATH_MAX + 4096], reply[CONTROL_MSG_MAX];
+	char options[PATH_MAX + 4096], reply[CONTROL_MSG_MAX], tsc[32];
 	struct trace_opts o = { 0 };
 	struct sleds s = { 0 };
 	int64_t for_ms = -1;
@@ -740,8 +757,8 @@ static int attach_run(int argc, char **argv)
 	if (o.triggers && (ret = trace_snapshot_dir("attach", &o, output,
 						    snapdir, sizeof(snapdir))))
 		return ret;
-	if (trace_opts_text("attach", &o, NULL, output, (long)pid, options,
-			    sizeof(options)))
+	if (trace_opts_text("attach", &o, tsc_given(tsc, sizeof(tsc)), output,
+			    (long)pid, options, sizeof(options)))
 		return EXIT_USAGE;
 
 	/* ^C and the like end the trace; xrayfdr detach PID asks here */

@@ -90,6 +90,7 @@ static const struct opt_def defs[] = {
 	{ "control", OPT_BOOL, FIELD(control), 0, 1, IN_OURS },
 	{ "tsc_sysfs", OPT_STR, FIELD(tsc_sysfs), 0, 0, IN_OURS },
 	{ "tsc_sources", OPT_SOURCES, FIELD(tsc_sources), 0, 0, IN_OURS },
+	{ "tsc_hz", OPT_UINT, FIELD(tsc_hz), 0, 100000000000ull, IN_OURS },
 	{ "trigger", OPT_LINES, FIELD(triggers), 0, 0, IN_OURS },
 	{ "post", OPT_DURATION, FIELD(post_ns), 0, 3600000000000ull, IN_OURS },
 	{ "max_snapshots", OPT_UINT, FIELD(max_snapshots), 0, UINT32_MAX,

@@ -80,6 +80,9 @@ struct rt_options {
 	bool control; /* the control channel (control.h): snapshots on request */
 	char tsc_sysfs[PATH_MAX]; /* the module's sysfs directory */
 	unsigned int tsc_sources; /* enum rt_tsc_source mask */
+	/* the TSC's frequency, calibrated by whoever starts the trace on
+	 * this machine (xrayfdr attach): used instead of calibrating here */
+	uint64_t tsc_hz;
 	/* triggers (trigger.h): one per line */
 	char triggers[2048];
 	uint64_t post_ns, snapshot_interval_ns, max_snapshots;

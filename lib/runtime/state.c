@@ -235,7 +235,8 @@ int rt_env_options(struct rt_options *o, char *err, size_t errlen)
 
 int rt_tsc_ensure(const struct rt_options *o)
 {
-	struct rt_tsc_paths paths = { .sysfs = o->tsc_sysfs };
+	struct rt_tsc_paths paths = { .sysfs = o->tsc_sysfs,
+				      .calibrated_hz = o->tsc_hz };
 	int ret;
 
 	if (rt.tsc_known && !strcmp(rt.tsc_sysfs, o->tsc_sysfs) &&

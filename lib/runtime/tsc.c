@@ -274,7 +274,10 @@ int rt_tsc_probe(const struct rt_tsc_paths *paths, unsigned int sources,
 		f->source = RT_TSC_PERF;
 	else if ((sources & RT_TSC_CPUID) && !from_cpuid(f))
 		f->source = RT_TSC_CPUID;
-	else if ((sources & RT_TSC_CALIBRATE) && !calibrate(f))
+	else if ((sources & RT_TSC_CALIBRATE) &&
+		 (paths && paths->calibrated_hz ?
+			  (f->hz = paths->calibrated_hz) != 0 :
+			  !calibrate(f)))
 		f->source = RT_TSC_CALIBRATE;
 	else
 		return -ENODATA;

@@ -36,6 +36,9 @@ struct rt_tsc_paths {
 	const char *sysfs; /* the module's directory */
 	const char *cpuinfo; /* /proc/cpuinfo */
 	const char *clocksource; /* current_clocksource */
+	/* nonzero: the frequency, calibrated on this machine by another
+	 * process, taken where calibrating would be the answer */
+	uint64_t calibrated_hz;
 };
 
 /*

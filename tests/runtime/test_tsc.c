@@ -145,6 +145,23 @@ static void test_cpuinfo_flags(void **state)
 	assert_false(f.reliable);
 }
 
+/* A frequency calibrated by another process (xrayfdr attach's tsc_hz=)
+ * is taken where calibrating would be the answer, and only there. */
+static void test_calibrated_elsewhere(void **state)
+{
+	struct rt_tsc_paths paths = { .sysfs = "/nonexistent",
+				      .calibrated_hz = 1234567891 };
+	struct rt_tsc_facts f;
+
+	(void)state;
+	assert_int_equal(rt_tsc_probe(&paths, RT_TSC_CALIBRATE, &f), 0);
+	assert_int_equal(f.source, RT_TSC_CALIBRATE);
+	assert_int_equal(f.hz, 1234567891);
+	paths.calibrated_hz = 0;
+	assert_int_equal(rt_tsc_probe(&paths, RT_TSC_CALIBRATE, &f), 0);
+	assert_int_not_equal(f.hz, 1234567891);
+}
+
 /* The kernel's own figure, from its boot messages, when we may read them:
  * "tsc: Refined TSC clocksource calibration: 1999.999 MHz" or "tsc:
  * Detected 2000.000 MHz processor". */
@@ -215,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_sysfs_first),
 		cmocka_unit_test(test_sysfs_bad_falls_back),
 		cmocka_unit_test(test_cpuinfo_flags),
+		cmocka_unit_test(test_calibrated_elsewhere),
 		cmocka_unit_test(test_frequency_is_true),
 	};
 
