@@ -1045,7 +1045,7 @@ static int account_run(int argc, char **argv)
 		analysis_opts_free(&o);
 		return EXIT_USAGE;
 	}
-	p.syms = symbols_open(o.instr_map, true, err, sizeof(err));
+	p.syms = analysis_symbols_open(&o, true, err, sizeof(err));
 	if (!p.syms) {
 		tool_error("account", "%s", err);
 		return EXIT_USAGE;

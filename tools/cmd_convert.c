@@ -500,7 +500,7 @@ static int convert_run(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	syms = symbols_open(o.a.instr_map, o.demangle, err, sizeof(err));
+	syms = analysis_symbols_open(&o.a, o.demangle, err, sizeof(err));
 	if (!syms) {
 		tool_error("convert", "%s", err);
 		return EXIT_USAGE;

@@ -906,7 +906,7 @@ static int graph_run(int argc, char **argv)
 		analysis_opts_free(&o);
 		return EXIT_USAGE;
 	}
-	syms = symbols_open(o.instr_map, true, err, sizeof(err));
+	syms = analysis_symbols_open(&o, true, err, sizeof(err));
 	if (!syms) {
 		tool_error("graph", "%s", err);
 		return EXIT_USAGE;

@@ -576,7 +576,7 @@ static int replay_run(int argc, char **argv)
 		analysis_opts_free(&o);
 		return EXIT_USAGE;
 	}
-	v.syms = symbols_open(o.instr_map, true, err, sizeof(err));
+	v.syms = analysis_symbols_open(&o, true, err, sizeof(err));
 	if (!v.syms) {
 		tool_error("replay", "%s", err);
 		goto out;

@@ -535,7 +535,7 @@ static int stack_run(int argc, char **argv)
 		analysis_opts_free(&o);
 		return EXIT_USAGE;
 	}
-	s.syms = symbols_open(o.instr_map, true, err, sizeof(err));
+	s.syms = analysis_symbols_open(&o, true, err, sizeof(err));
 	if (!s.syms) {
 		tool_error("stack", "%s", err);
 		return EXIT_USAGE;

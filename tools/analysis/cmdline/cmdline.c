@@ -8,6 +8,7 @@
 #include "cmdline.h"
 #include "../engine/funcfilter.h"
 #include "../input/log_objects.h"
+#include "../input/symbols.h"
 #include "option_values.h"
 #include "report.h"
 
@@ -97,6 +98,10 @@ void analysis_opts_free(struct analysis_opts *o)
 	o->filter = NULL;
 	free(o->log_map);
 	o->log_map = NULL;
+	for (unsigned int i = 0; i < LOG_OBJECTS_MAX; i++) {
+		free(o->log_objects[i]);
+		o->log_objects[i] = NULL;
+	}
 }
 
 /* Without -m: the log's program, if it is still the one recorded. */
@@ -128,6 +133,46 @@ static void map_from_log(struct analysis_opts *o, const char *log_path,
 	}
 	o->log_map = strdup(prog->path);
 	o->instr_map = o->log_map;
+}
+
+/* The log's shared objects that are where they were recorded, unchanged:
+ * their functions get names too. */
+static void shared_from_log(struct analysis_opts *o, const char *log_path,
+			    const struct log_objects *lo)
+{
+	for (unsigned int i = 0; i < lo->n; i++) {
+		const struct log_object *ob = &lo->obj[i];
+		char id[BUILD_ID_MAX];
+
+		if (!ob->index || ob->index >= LOG_OBJECTS_MAX ||
+		    access(ob->path, R_OK) || elf_build_id(ob->path, id) < 0)
+			continue;
+		if (ob->build_id[0] && id[0] && strcmp(id, ob->build_id)) {
+			if (!o->in.quiet)
+				tool_error(
+					o->cmd,
+					"%s: warning: %s has changed since the log was recorded (build id %s, the log's %s): its functions stay numbers",
+					log_path, ob->path, id, ob->build_id);
+			continue;
+		}
+		free(o->log_objects[ob->index]);
+		o->log_objects[ob->index] = strdup(ob->path);
+	}
+}
+
+struct symbols *analysis_symbols_open(const struct analysis_opts *o,
+				      bool demangle, char *err, size_t errlen)
+{
+	struct symbols *s = symbols_open(o->instr_map, demangle, err, errlen);
+	char why[256];
+
+	for (unsigned int i = 1; s && i < LOG_OBJECTS_MAX; i++)
+		if (o->log_objects[i] &&
+		    symbols_add_object(s, i, o->log_objects[i], why,
+				       sizeof(why)) &&
+		    !o->in.quiet)
+			tool_error(o->cmd, "warning: %s", why);
+	return s;
 }
 
 /* With -m: that its build id is one of the log's objects'. */
@@ -244,6 +289,7 @@ int analysis_find_map(struct analysis_opts *o, const char *log_path)
 			map_from_log(o, log_path, lo);
 		else
 			ret = check_map(o, log_path, lo);
+		shared_from_log(o, log_path, lo);
 	}
 	if (!ret && o->around)
 		ret = trigger_range(o, log_path, lo, found);

@@ -4,6 +4,7 @@
 #define XRAYFDR_TOOLS_CMDLINE_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -17,6 +18,9 @@ struct analysis_opts {
 	const char *cmd;
 	const char *instr_map;
 	char *log_map; /* instr_map when the log named it (owned) */
+	/* the log's shared objects found as recorded, by object index
+	 * (owned; [0] unused) */
+	char *log_objects[LOG_OBJECTS_MAX];
 	bool no_build_id_check; /* -m: use it whatever its build id */
 	const char *output;
 	uint64_t sort_memory;
@@ -80,6 +84,15 @@ int analysis_option(struct analysis_opts *o, int opt, const char *arg,
  * after saying why.
  */
 int analysis_find_map(struct analysis_opts *o, const char *log_path);
+
+/*
+ * The symbols of the functions: -m's or the log's program
+ * (analysis_find_map()), and the log's shared objects found where they
+ * were recorded with the same build id.  NULL with a message in @err.
+ */
+struct symbols;
+struct symbols *analysis_symbols_open(const struct analysis_opts *o,
+				      bool demangle, char *err, size_t errlen);
 
 /* --around-trigger's line: what fired, @name its function's name (or
  * NULL). */

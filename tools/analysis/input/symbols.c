@@ -56,6 +56,8 @@ struct symbols {
 	char scratch[64];
 	const char *(*trace_names)(void *ctx, int32_t id);
 	void *trace_ctx;
+	/* the shared objects of the trace, by object index (1..) */
+	struct symbols *objects[SYMBOLS_OBJECTS];
 };
 
 static char *debuginfo_path;
@@ -142,6 +144,8 @@ void symbols_free(struct symbols *s)
 		}
 		free(s->cache);
 	}
+	for (size_t i = 0; i < SYMBOLS_OBJECTS; i++)
+		symbols_free(s->objects[i]);
 	free(s->ranges);
 	free(s->local_files);
 	if (s->dwfl)
@@ -149,6 +153,35 @@ void symbols_free(struct symbols *s)
 	if (s->have_map)
 		xray_instr_map_free(&s->map);
 	free(s);
+}
+
+int symbols_add_object(struct symbols *s, unsigned int index, const char *path,
+		       char *err, size_t errlen)
+{
+	struct symbols *o;
+
+	if (!index || index >= SYMBOLS_OBJECTS) {
+		snprintf(err, errlen, "%s: object index %u out of range", path,
+			 index);
+		return -EINVAL;
+	}
+	o = symbols_open(path, s->demangle, err, errlen);
+	if (!o)
+		return -ENOENT;
+	symbols_free(s->objects[index]);
+	s->objects[index] = o;
+	return 0;
+}
+
+/* The object an id of a shared object names, with the id within it. */
+static struct symbols *object_of(struct symbols *s, int32_t *id)
+{
+	uint32_t index = (uint32_t)*id >> SYMBOLS_OBJECT_SHIFT;
+
+	if (!index || index >= SYMBOLS_OBJECTS || !s->objects[index])
+		return NULL;
+	*id = (int32_t)((uint32_t)*id & ((1u << SYMBOLS_OBJECT_SHIFT) - 1));
+	return s->objects[index];
 }
 
 const struct xray_instr_map *symbols_map(const struct symbols *s)
@@ -307,6 +340,11 @@ static const char *id_name(char *buf, size_t size, int32_t id)
 const char *symbols_name(struct symbols *s, int32_t id)
 {
 	struct symbol_cache *c;
+	int32_t fn = id;
+	struct symbols *o = id > 0 ? object_of(s, &fn) : NULL;
+
+	if (o && known_id(o, fn))
+		return symbols_name(o, fn);
 
 	if (!known_id(s, id)) {
 		const char *name = s->trace_names ?
@@ -444,6 +482,11 @@ static char *lookup_location(struct symbols *s, uint64_t addr)
 const char *symbols_location(struct symbols *s, int32_t id)
 {
 	struct symbol_cache *c;
+	int32_t fn = id;
+	struct symbols *o = id > 0 ? object_of(s, &fn) : NULL;
+
+	if (o)
+		return symbols_location(o, fn);
 
 	if (!known_id(s, id))
 		return "(unknown)";

@@ -25,6 +25,17 @@ struct symbols *symbols_open(const char *binary, bool demangle, char *err,
 			     size_t errlen);
 void symbols_free(struct symbols *s);
 
+/*
+ * Function ids of a trace's shared objects are (object index << 24) | id
+ * within the object (Documentation/runtime.rst, "Function ids"): name
+ * those of object @index from the binary @path.  0, or a negative errno
+ * with the reason in @err.
+ */
+#define SYMBOLS_OBJECT_SHIFT 24
+#define SYMBOLS_OBJECTS 64
+int symbols_add_object(struct symbols *s, unsigned int index, const char *path,
+		       char *err, size_t errlen);
+
 /* The map, or NULL without a binary. */
 const struct xray_instr_map *symbols_map(const struct symbols *s);
 
