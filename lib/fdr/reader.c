@@ -488,16 +488,25 @@ static struct call_stack *stack_of(struct xrayfdr_reader *r, uint32_t pid,
 	return s;
 }
 
+/* The thread's call stack, if calls are checked: 1 with *@s, 0 if they
+ * are not, -ENOMEM. */
+static int checked_stack(struct xrayfdr_reader *r, uint32_t pid, uint32_t tid,
+			 struct call_stack **s)
+{
+	if (r->flags & XRAYFDR_READ_NO_CALL_CHECK)
+		return 0;
+	*s = stack_of(r, pid, tid);
+	return *s ? 1 : -ENOMEM;
+}
+
 static int track_call(struct xrayfdr_reader *r, uint32_t pid, uint32_t tid,
 		      unsigned int kind, int32_t func_id, uint64_t offset)
 {
 	struct call_stack *s;
+	int ret = checked_stack(r, pid, tid, &s);
 
-	if (r->flags & XRAYFDR_READ_NO_CALL_CHECK)
-		return 0;
-	s = stack_of(r, pid, tid);
-	if (!s)
-		return -ENOMEM;
+	if (ret <= 0)
+		return ret;
 	if (kind == XRAYFDR_FUNC_ENTRY || kind == XRAYFDR_FUNC_ENTRY_ARGS) {
 		if (s->depth == s->cap && s->cap < STACK_LIMIT) {
 			uint32_t cap = s->cap ? s->cap * 2 : 32;
@@ -571,12 +580,10 @@ static int check_time(struct xrayfdr_reader *r, uint32_t pid, uint32_t tid,
 	};
 	uint64_t hz = r->hdr.cycle_frequency, back, ns, last, last_off;
 	struct call_stack *s;
+	int ret = checked_stack(r, pid, tid, &s);
 
-	if (r->flags & XRAYFDR_READ_NO_CALL_CHECK)
-		return 0;
-	s = stack_of(r, pid, tid);
-	if (!s)
-		return -ENOMEM;
+	if (ret <= 0)
+		return ret;
 	last = s->last_tsc;
 	last_off = s->last_off;
 	s->last_tsc = tsc;
