@@ -44,7 +44,7 @@ $(SELFTEST_DIR)/runtime_guest: tests/guest/runtime_guest.c $(LIB_A)
 # matrix_guest.sh runs the runtime matrix's programs (tests/runtime/progs),
 # linked statically the same way, in CPU mode; the host checks their logs.
 GUEST_MATRIX_C := recursion tailcalls threads thread_exit longjmp signals \
-	fork args events migrate
+	fork args events migrate mixed
 GUEST_MATRIX_CXX := exceptions cxx
 GUEST_MATRIX_BINS := $(GUEST_MATRIX_C:%=$(SELFTEST_DIR)/m_%) \
 	$(GUEST_MATRIX_CXX:%=$(SELFTEST_DIR)/m_%)

@@ -54,6 +54,8 @@ CHECK_SUITES += tools/replay:tests/tools/test_replay.py
 CHECK_SUITES += tools/perfetto:tests/tools/test_perfetto.py
 # Checksums of runtime-written logs: damage found, llvm-xray unaffected
 CHECK_SUITES += tools/checksum:tests/tools/test_checksum.py
+# Per-thread time order in dump --verify, on hand-made logs
+CHECK_SUITES += tools/time-order:tests/tools/test_time_order.py
 # Our outputs loaded into speedscope in headless Chromium; its npm
 # packages, pinned by tests/viewer/package-lock.json, go into $(BUILD)/viewer.
 VIEWER_STAMP := $(BUILD)/viewer/npm.stamp

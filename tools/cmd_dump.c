@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <xrayfdr/fdr.h>
 
+#include "analysis/input/log_objects.h"
 #include "xrayfdr.h"
 
 #define DATA_PREVIEW 64
@@ -44,8 +46,10 @@ static void dump_usage(FILE *out)
 		"before it on its thread; errors (the file breaks the format) stop the\n"
 		"reader unless --keep-going is given.  A buffer that fails its checksum\n"
 		"(logs libxrayfdr writes carry one per buffer) is an error [checksum]\n"
-		"naming the buffer's offset and thread; the reader goes on.  Rule ids\n"
-		"are listed in Documentation/fdr-format.rst.\n"
+		"naming the buffer's offset and thread; the reader goes on.  A thread\n"
+		"whose time goes back [time-order] is an error in a log libxrayfdr wrote\n"
+		"(it ends with the runtime's info event), a warning in others' logs;\n"
+		"the reader goes on.  Rule ids are listed in Documentation/fdr-format.rst.\n"
 		"\n"
 		"Exit status: 0 valid, 1 invalid, 2 usage or I/O error.\n");
 }
@@ -61,15 +65,17 @@ struct dump_ctx {
 static void on_diag(void *arg, const struct xrayfdr_diag *d)
 {
 	struct dump_ctx *ctx = arg;
+	/* a log out of order may step back at every switch: cap those too */
+	bool capped = d->severity == XRAYFDR_SEV_WARNING ||
+		      !strcmp(d->rule, "time-order");
 
 	if (d->severity == XRAYFDR_SEV_WARNING && ctx->no_warnings)
 		return;
-	if (d->severity == XRAYFDR_SEV_WARNING && ctx->max_warnings &&
-	    ctx->printed >= ctx->max_warnings) {
+	if (capped && ctx->max_warnings && ctx->printed >= ctx->max_warnings) {
 		ctx->suppressed++;
 		return;
 	}
-	if (d->severity == XRAYFDR_SEV_WARNING)
+	if (capped)
 		ctx->printed++;
 	fprintf(stderr, "%s: %s [%s]\n",
 		d->severity == XRAYFDR_SEV_ERROR ? "error" : "warning",
@@ -419,6 +425,16 @@ static void print_event(const struct xrayfdr_event *ev, bool json)
 	putchar('\n');
 }
 
+/* Did libxrayfdr write the log at @path?  Its info event says so. */
+static bool own_log(const char *path)
+{
+	struct log_objects *lo = malloc(sizeof(*lo));
+	bool own = lo && strcmp(path, "-") && log_objects_read(path, lo) == 1;
+
+	free(lo);
+	return own;
+}
+
 static int dump_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -500,7 +516,10 @@ static int dump_run(int argc, char **argv)
 	ctx.no_warnings = compat;
 
 	XRAYFDR_OPTS(xrayfdr_reader_opts, opts,
-		     .flags = keep_going ? XRAYFDR_READ_KEEP_GOING : 0,
+		     .flags = (keep_going ? XRAYFDR_READ_KEEP_GOING : 0) |
+			      (!compat && own_log(path) ?
+				       XRAYFDR_READ_TIME_ERRORS :
+				       0),
 		     .on_diag = on_diag, .diag_ctx = &ctx);
 	r = xrayfdr_reader_open(path, &opts);
 	if (!r) {
@@ -554,7 +573,7 @@ static int dump_run(int argc, char **argv)
 	if (ctx.suppressed)
 		fprintf(stderr,
 			"warning: %" PRIu64
-			" more warnings not shown (--max-warnings)\n",
+			" more warnings or time-order errors not shown (--max-warnings)\n",
 			ctx.suppressed);
 
 	status = EXIT_OK;
@@ -590,6 +609,11 @@ static int dump_run(int argc, char **argv)
 				"; checksums: %" PRIu64 " match, %" PRIu64
 				" fail",
 				st->sum_ok, st->sum_failed);
+		if (st->time_back)
+			fprintf(out,
+				"; %" PRIu64
+				" steps back in a thread's time [time-order]",
+				st->time_back);
 		if (st->window_exits)
 			fprintf(out,
 				"; %" PRIu64

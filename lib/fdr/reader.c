@@ -66,6 +66,9 @@ struct call_stack {
 	uint32_t cap;
 	int32_t *ids;
 	bool cut; /* had an exit of a call entered before the window */
+	bool timed; /* last_tsc holds the thread's latest time so far */
+	uint64_t last_tsc;
+	uint64_t last_off; /* and the record that had it */
 };
 
 struct xrayfdr_reader {
@@ -485,16 +488,25 @@ static struct call_stack *stack_of(struct xrayfdr_reader *r, uint32_t pid,
 	return s;
 }
 
+/* The thread's call stack, if calls are checked: 1 with *@s, 0 if they
+ * are not, -ENOMEM. */
+static int checked_stack(struct xrayfdr_reader *r, uint32_t pid, uint32_t tid,
+			 struct call_stack **s)
+{
+	if (r->flags & XRAYFDR_READ_NO_CALL_CHECK)
+		return 0;
+	*s = stack_of(r, pid, tid);
+	return *s ? 1 : -ENOMEM;
+}
+
 static int track_call(struct xrayfdr_reader *r, uint32_t pid, uint32_t tid,
 		      unsigned int kind, int32_t func_id, uint64_t offset)
 {
 	struct call_stack *s;
+	int ret = checked_stack(r, pid, tid, &s);
 
-	if (r->flags & XRAYFDR_READ_NO_CALL_CHECK)
-		return 0;
-	s = stack_of(r, pid, tid);
-	if (!s)
-		return -ENOMEM;
+	if (ret <= 0)
+		return ret;
 	if (kind == XRAYFDR_FUNC_ENTRY || kind == XRAYFDR_FUNC_ENTRY_ARGS) {
 		if (s->depth == s->cap && s->cap < STACK_LIMIT) {
 			uint32_t cap = s->cap ? s->cap * 2 : 32;
@@ -534,6 +546,65 @@ static int track_call(struct xrayfdr_reader *r, uint32_t pid, uint32_t tid,
 	     "exit from function %" PRId32 " on thread %" PRIu32
 	     " with no matching entry before it",
 	     func_id, tid);
+	return 0;
+}
+
+/* Report @d, whose message @fmt formats. */
+static void report(struct xrayfdr_reader *r, struct xrayfdr_diag *d,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tell(r, d, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Per-thread time order: each of a thread's records (function records,
+ * events, NewCPUId and TSCWrap bases) at or after its previous one, across
+ * buffers.  Whose fault a step back is depends on who wrote the log: the
+ * caller says with XRAYFDR_READ_TIME_ERRORS.  A step back is reported
+ * once; the thread's time then goes on from there.
+ */
+static int check_time(struct xrayfdr_reader *r, uint32_t pid, uint32_t tid,
+		      uint64_t tsc, uint64_t offset, const char *record)
+{
+	bool error = r->flags & XRAYFDR_READ_TIME_ERRORS;
+	struct xrayfdr_diag d = {
+		.severity = error ? XRAYFDR_SEV_ERROR : XRAYFDR_SEV_WARNING,
+		.error = error ? -EBADMSG : 0,
+		.offset = offset,
+		.record = record,
+		.rule = "time-order",
+	};
+	uint64_t hz = r->hdr.cycle_frequency, back, ns, last, last_off;
+	struct call_stack *s;
+	int ret = checked_stack(r, pid, tid, &s);
+
+	if (ret <= 0)
+		return ret;
+	last = s->last_tsc;
+	last_off = s->last_off;
+	s->last_tsc = tsc;
+	s->last_off = offset;
+	if (!s->timed || tsc >= last) {
+		s->timed = true;
+		return 0;
+	}
+	back = last - tsc;
+	r->stats.time_back++;
+	if (error)
+		r->stats.errors++;
+	else
+		r->stats.warnings++;
+	/* in ns, without overflow for any TSC frequency below 18 GHz */
+	ns = hz ? back / hz * 1000000000u + back % hz * 1000000000u / hz : 0;
+	report(r, &d,
+	       "time goes back on thread %" PRIu32 ": TSC %" PRIu64
+	       " is %" PRIu64 " ticks (%" PRIu64 " ns) before TSC %" PRIu64
+	       " of its record at offset %" PRIu64,
+	       tid, tsc, back, ns, last, last_off);
 	return 0;
 }
 
@@ -944,6 +1015,23 @@ static int truncated(struct xrayfdr_reader *r, uint64_t off, const char *what,
 		need, avail);
 }
 
+/* Does the metadata record @rec say when its thread was? (A checksum is
+ * framing; v1-4 custom events before version 5 carry a TSC of their own.) */
+static bool is_time_point(const struct xrayfdr_reader *r,
+			  const struct xrayfdr_record *rec)
+{
+	switch (rec->md.kind) {
+	case XRAYFDR_MD_NEW_CPU_ID:
+	case XRAYFDR_MD_TSC_WRAP:
+	case XRAYFDR_MD_TYPED_EVENT_MARKER:
+		return true;
+	case XRAYFDR_MD_CUSTOM_EVENT_MARKER:
+		return !is_sum_event(r, rec);
+	default:
+		return false;
+	}
+}
+
 /* One FDR record into r->rec.  Return 1, 0 at the end, RESYNC, or -errno. */
 static int fdr_step(struct xrayfdr_reader *r)
 {
@@ -1084,7 +1172,11 @@ static int fdr_step(struct xrayfdr_reader *r)
 		rec->size = need;
 		r->args_open = kind == XRAYFDR_FUNC_ENTRY_ARGS;
 		r->pos += need;
-		ret = track_call(r, r->pid, r->tid, kind, rec->func_id, off);
+		ret = check_time(r, r->pid, r->tid, rec->tsc, off,
+				 xrayfdr_func_kind_name(kind));
+		if (!ret)
+			ret = track_call(r, r->pid, r->tid, kind, rec->func_id,
+					 off);
 		if (ret)
 			return fail(r, ret, off, "function record", "memory",
 				    "%s", strerror(-ret));
@@ -1124,6 +1216,13 @@ static int fdr_step(struct xrayfdr_reader *r)
 		}
 	}
 	r->pos += rec->size;
+	if (is_time_point(r, rec)) {
+		ret = check_time(r, r->pid, r->tid, rec->tsc, off,
+				 xrayfdr_md_kind_name(rec->md.kind));
+		if (ret)
+			return fail(r, ret, off, "metadata record", "memory",
+				    "%s", strerror(-ret));
+	}
 	return 1;
 }
 
@@ -1175,8 +1274,11 @@ static int basic_step(struct xrayfdr_reader *r)
 		r->basic_func_id = rec->func_id;
 		r->basic_tid = rec->tid;
 		r->basic_pid = rec->pid;
-		ret = track_call(r, rec->pid, rec->tid, rec->func_kind,
-				 rec->func_id, off);
+		ret = check_time(r, rec->pid, rec->tid, rec->tsc, off,
+				 "basic record");
+		if (!ret)
+			ret = track_call(r, rec->pid, rec->tid, rec->func_kind,
+					 rec->func_id, off);
 		if (ret)
 			return fail(r, ret, off, "basic record", "memory", "%s",
 				    strerror(-ret));

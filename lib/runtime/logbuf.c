@@ -46,6 +46,12 @@ static size_t room(const struct rt_logbuf *o)
 	return (size_t)(o->end - o->p);
 }
 
+/* @tsc, or the time before it where a monotonic buffer may not go back. */
+static uint64_t not_back(const struct rt_logbuf *o, uint64_t tsc)
+{
+	return o->monotonic && tsc < o->last ? o->last : tsc;
+}
+
 int rt_logbuf_time(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc, size_t need,
 		   bool signed_delta)
 {
@@ -77,7 +83,10 @@ bool rt_logbuf_function_slow(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
 	unsigned int kind = fdr_function_kind(word, false);
 	/* an entry's argument comes in the same buffer */
 	size_t need = FN + (kind == XRAYFDR_FUNC_ENTRY_ARGS ? MD : 0);
-	int wrote = rt_logbuf_time(o, cpu, tsc, need, false);
+	int wrote;
+
+	tsc = not_back(o, tsc);
+	wrote = rt_logbuf_time(o, cpu, tsc, need, false);
 
 	if (wrote < 0)
 		return false;
@@ -132,7 +141,7 @@ bool rt_logbuf_marker(struct rt_logbuf *o, uint32_t cpu, uint64_t base,
 	fdr_decode_metadata(p, false, o->version, &md);
 	md.event_size = (int32_t)size;
 	if (md.kind == XRAYFDR_MD_TYPED_EVENT_MARKER || o->version >= 5) {
-		tsc = base + (uint32_t)md.tsc_delta;
+		tsc = not_back(o, base + (uint32_t)md.tsc_delta);
 		if (rt_logbuf_time(o, cpu, tsc, MD + size, true) < 0)
 			return false;
 		md.tsc_delta = (int32_t)(tsc - o->last);
@@ -154,6 +163,8 @@ bool rt_logbuf_custom(struct rt_logbuf *o, uint32_t cpu, uint64_t tsc,
 				       .tsc = tsc };
 	bool delta = o->version >= 5;
 
+	tsc = not_back(o, tsc);
+	md.tsc = tsc;
 	rt_rewind_reset(&o->rewind);
 	if (rt_logbuf_time(o, cpu, delta || o->cpu != cpu ? tsc : o->last,
 			   MD + size, delta) < 0)

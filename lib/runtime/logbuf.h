@@ -28,6 +28,10 @@ struct rt_logbuf {
 	/* the last record is an entry with arguments or an argument: only
 	 * then may an argument follow (the reader's rule) */
 	bool args_open;
+	/* no record goes before the one before it, nor, at the start,
+	 * before @last (the CPU drain's: a thread's time never goes back,
+	 * whether or not the TSCs of its CPUs agree) */
+	bool monotonic;
 	struct rt_rewind rewind;
 };
 

@@ -50,6 +50,11 @@ struct run {
 	const uint8_t *p;
 	uint32_t len;
 	uint32_t order; /* its place in the rings, for equal times */
+	/* one of the kernel's records: its time, and the order of the
+	 * thread's run it goes before (rt_cpu_sort_runs()) */
+	bool kernel;
+	uint64_t tsc;
+	uint32_t before;
 };
 
 /*
@@ -205,31 +210,26 @@ uint32_t rt_cpu_arm(struct rt_thread *t);
 void rt_cpu_detach(struct rt_thread *t);
 
 /*
- * The drain orders a thread's runs by its stretches, not by time: the
- * TSCs of two CPUs may disagree (a kernel that found them out of sync),
- * while each takeover of a ring's tail numbers a new stretch of the
- * thread (in its NewBuffer record, or in the user_data word of the
+ * The drain orders a thread's own runs by its stretches, not by time:
+ * the TSCs of two CPUs may disagree (a kernel that found them out of
+ * sync), while each takeover of a ring's tail numbers a new stretch of
+ * the thread (in its NewBuffer record, or in the user_data word of the
  * sub-buffer header it opened).  Within a stretch, the order is the
- * ring's.  A kernel record of a thread that does not own the tail goes
- * with that thread's next stretch in the ring (it switched in and went
- * on to write there), else with its last one.
+ * ring's.  The kernel's records of a thread, which need not be in a
+ * ring the thread writes in, go by their time among its runs: before
+ * the first run that begins after them (rt_cpu_sort_runs()).
  */
 struct walk {
 	struct run *out;
 	size_t max, n;
 	uint32_t order;
-	/* this ring: kernel records waiting for their thread's stretch */
-	size_t pending[64];
-	unsigned int npending;
-	struct {
-		uint32_t tid, stretch;
-	} last[64]; /* the last stretch of each thread seen in this ring */
-	unsigned int nlast;
 	uint64_t damaged;
 	/* the stream's writer: stop at a stretch that began at @stop or
-	 * later, or before a sub-buffer that might not fit in @max */
+	 * later, at a kernel record at @stop_tsc or later, or before a
+	 * sub-buffer that might not fit in @max */
 	bool stream;
 	uint32_t stop;
+	uint64_t stop_tsc;
 };
 
 /* What a walk over sorted runs makes its log buffers from and in. */
@@ -242,12 +242,13 @@ struct pass {
 
 /*
  * The drain (sink_cpu_drain.c): the runs of CPU @cpu's ring into @w
- * (rt_cpu_walk_ring()); runs in the flush's order (rt_cpu_run_cmp(), for
- * qsort); the next log buffer from sorted runs (rt_cpu_fill_chunk()).
+ * (rt_cpu_walk_ring()); the @n runs at @r in the flush's order, in
+ * place, without allocation (rt_cpu_sort_runs()); the next log buffer
+ * from sorted runs (rt_cpu_fill_chunk()).
  */
 void rt_cpu_walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
 		      struct ring_pos *to);
-int rt_cpu_run_cmp(const void *a, const void *b);
+void rt_cpu_sort_runs(struct run *r, size_t n);
 bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
 		       struct rt_chunk *c);
 void rt_cpu_drain_begin(struct rt_drain *d, bool wait);

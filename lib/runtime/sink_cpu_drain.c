@@ -49,42 +49,26 @@ static void add_run(struct walk *w, const struct run *r)
 	w->order++;
 }
 
-static void saw_stretch(struct walk *w, uint32_t tid, uint32_t stretch)
+#define SCHED_OFF_TID offsetof(struct xray_fdr_sched_record, tid)
+#define SCHED_OFF_TSC offsetof(struct xray_fdr_sched_record, tsc)
+
+/*
+ * May the stream's pass take the extended record at @p (@len bytes, of
+ * @kind) and what follows it in its ring?  Not a stretch that began
+ * after the pass read the clock: the thread's records in other rings
+ * may not all be committed.  Nor a kernel record stamped after the pass
+ * began: the thread's records before it, in the ring it left, were
+ * perhaps committed after that ring was read (that the TSCs of the
+ * CPUs agree is assumed here, and here only).
+ */
+static bool stream_takes(const struct walk *w, const uint8_t *p, size_t len,
+			 unsigned int kind)
 {
-	unsigned int i;
-
-	for (i = 0; i < w->nlast && w->last[i].tid != tid; i++)
-		;
-	if (i == w->nlast && w->nlast < 64)
-		w->nlast++;
-	if (i < w->nlast)
-		w->last[i].tid = tid, w->last[i].stretch = stretch;
-	/* the kernel's records of this thread that came before it */
-	for (unsigned int k = 0; k < w->npending;) {
-		struct run *r = &w->out[w->pending[k]];
-
-		if (r->tid != tid) {
-			k++;
-			continue;
-		}
-		r->stretch = stretch;
-		w->pending[k] = w->pending[--w->npending];
-	}
-}
-
-/* Kernel records still waiting at the end of a ring: their thread's last
- * stretch in it. */
-static void settle_pending(struct walk *w)
-{
-	for (unsigned int k = 0; k < w->npending; k++) {
-		struct run *r = &w->out[w->pending[k]];
-
-		for (unsigned int i = 0; i < w->nlast; i++)
-			if (w->last[i].tid == r->tid)
-				r->stretch = w->last[i].stretch;
-	}
-	w->npending = 0;
-	w->nlast = 0;
+	if (kind == XRAYFDR_MD_NEW_BUFFER)
+		return stretch_before(get32(p + RT_STRETCH_OFF, false),
+				      w->stop);
+	return len < sizeof(struct xray_fdr_sched_record) ||
+	       get64(p + SCHED_OFF_TSC, false) < w->stop_tsc;
 }
 
 /*
@@ -164,8 +148,6 @@ void rt_cpu_walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
 				goto stop;
 			owner = sb->tid;
 			stretch = sb->user_data;
-			if (w->out)
-				saw_stretch(w, owner, stretch);
 		}
 		r.tid = owner;
 		r.stretch = stretch;
@@ -183,9 +165,7 @@ void rt_cpu_walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
 			     kind <= XRAY_FDR_REC_USER_KIND_MAX))
 				continue;
 			r.len = (uint32_t)(p - r.p);
-			if (kind == XRAYFDR_MD_NEW_BUFFER && w->stream &&
-			    !stretch_before(get32(p + RT_STRETCH_OFF, false),
-					    w->stop)) {
+			if (w->stream && !stream_takes(w, p, len, kind)) {
 				if (r.len)
 					add_run(w, &r);
 				at = (uint32_t)(p - recs);
@@ -198,23 +178,15 @@ void rt_cpu_walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
 				stretch = get32(p + RT_STRETCH_OFF, false);
 				r.tid = owner;
 				r.stretch = stretch;
-				if (w->out)
-					saw_stretch(w, owner, stretch);
 			} else if (len >=
 				   sizeof(struct xray_fdr_sched_record)) {
 				struct run k_run = r;
 
-				k_run.tid = get32(
-					p + offsetof(
-						    struct xray_fdr_sched_record,
-						    tid),
-					false);
+				k_run.tid = get32(p + SCHED_OFF_TID, false);
+				k_run.kernel = true;
+				k_run.tsc = get64(p + SCHED_OFF_TSC, false);
 				k_run.p = p;
 				k_run.len = (uint32_t)len;
-				if (k_run.tid != owner && w->out &&
-				    w->n < w->max && w->npending < 64 &&
-				    !internal(k_run.tid))
-					w->pending[w->npending++] = w->n;
 				if (!internal(k_run.tid))
 					add_run(w, &k_run);
 			}
@@ -233,26 +205,44 @@ stop:
 					 .off = at,
 					 .owner = owner,
 					 .stretch = stretch };
-	if (w->out)
-		settle_pending(w);
 }
 
+/* The order of runs while the kernel's are set apart: a thread's own
+ * runs by stretch, then its kernel records by time. */
+static bool apart_before(const struct run *a, const struct run *b)
+{
+	if (a->tid != b->tid)
+		return a->tid < b->tid;
+	if (a->kernel != b->kernel)
+		return b->kernel;
+	if (a->kernel && a->tsc != b->tsc)
+		return a->tsc < b->tsc;
+	if (!a->kernel && a->stretch != b->stretch)
+		return stretch_before(a->stretch, b->stretch);
+	return a->order < b->order;
+}
+
+/* The flush's order: a thread's runs by stretch, each kernel record
+ * before the run it was placed before, by time. */
 static bool run_before(const struct run *a, const struct run *b)
 {
 	if (a->tid != b->tid)
 		return a->tid < b->tid;
 	if (a->stretch != b->stretch)
 		return stretch_before(a->stretch, b->stretch);
+	if (a->before != b->before)
+		return a->before < b->before;
+	if (a->kernel != b->kernel)
+		return a->kernel;
+	if (a->tsc != b->tsc)
+		return a->tsc < b->tsc;
 	return a->order < b->order;
 }
 
-int rt_cpu_run_cmp(const void *a, const void *b)
-{
-	return run_before(a, b) ? -1 : run_before(b, a) ? 1 : 0;
-}
+typedef bool (*run_order)(const struct run *a, const struct run *b);
 
 /* Sift the run at @i down the heap of the @n runs at @r. */
-static void sift_down(struct run *r, size_t i, size_t n)
+static void sift_down(struct run *r, size_t i, size_t n, run_order before)
 {
 	struct run v = r[i];
 
@@ -261,9 +251,9 @@ static void sift_down(struct run *r, size_t i, size_t n)
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && run_before(&r[c], &r[c + 1]))
+		if (c + 1 < n && before(&r[c], &r[c + 1]))
 			c++;
-		if (!run_before(&v, &r[c]))
+		if (!before(&v, &r[c]))
 			break;
 		r[i] = r[c];
 		i = c;
@@ -276,17 +266,88 @@ static void sift_down(struct run *r, size_t i, size_t n)
  * flush sorts), and n log n in whatever order the process that wrote the
  * rings left them (a dump runs as root on a dead user's rings).
  */
-static void sort_runs(struct run *r, size_t n)
+static void heap_sort(struct run *r, size_t n, run_order before)
 {
 	for (size_t i = n / 2; i-- > 0;)
-		sift_down(r, i, n);
+		sift_down(r, i, n, before);
 	for (size_t end = n; end > 1; end--) {
 		struct run top = r[0];
 
 		r[0] = r[end - 1];
 		r[end - 1] = top;
-		sift_down(r, 0, end - 1);
+		sift_down(r, 0, end - 1, before);
 	}
+}
+
+/* The time of the first record of run @r that has one, into *@tsc. */
+static bool run_start(const struct run *r, uint64_t *tsc)
+{
+	struct xrayfdr_metadata md;
+	size_t len;
+	bool ev;
+
+	for (uint32_t at = 0; at < r->len; at += (uint32_t)len) {
+		const uint8_t *p = r->p + at;
+		unsigned int kind = XRAY_FDR_REC_KIND(p[0]);
+
+		len = record_len(p, r->len - at, &ev);
+		if (!len)
+			return false;
+		if (!(p[0] & 1)) {
+			*tsc = r->base + get32(p + 4, false);
+			return true;
+		}
+		if (kind == XRAYFDR_MD_TYPED_EVENT_MARKER ||
+		    (kind == XRAYFDR_MD_CUSTOM_EVENT_MARKER &&
+		     rt_cpu.version >= 5)) {
+			fdr_decode_metadata(p, false, rt_cpu.version, &md);
+			*tsc = r->base + (uint32_t)md.tsc_delta;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Place the kernel records of the thread whose own runs are the @nu at
+ * @u, and its kernel records the @nk after them: each before the first
+ * own run that begins after it (a run without a time stays with the
+ * one before), or after them all.
+ */
+static void place_kernel(struct run *u, size_t nu, size_t nk)
+{
+	struct run *k = u + nu;
+	size_t i = 0;
+	uint64_t start = 0;
+	bool timed = false;
+
+	for (size_t j = 0; j < nk; j++) {
+		for (; i < nu; i++, timed = false) {
+			if (!timed)
+				timed = run_start(&u[i], &start);
+			if (timed && start > k[j].tsc)
+				break;
+		}
+		k[j].stretch = i < nu ? u[i].stretch :
+			       nu     ? u[nu - 1].stretch :
+					0;
+		k[j].before = i < nu ? u[i].order : UINT32_MAX;
+	}
+}
+
+void rt_cpu_sort_runs(struct run *r, size_t n)
+{
+	heap_sort(r, n, apart_before);
+	for (size_t a = 0, b; a < n; a = b) {
+		size_t nu = 0;
+
+		for (b = a; b < n && r[b].tid == r[a].tid; b++)
+			nu += !r[b].kernel;
+		for (size_t i = a; i < a + nu; i++)
+			r[i].before = r[i].order;
+		place_kernel(r + a, nu, b - a - nu);
+	}
+	heap_sort(r, n, run_before);
 }
 
 /* Where each ring's walk starts: where the stream's writer got to. */
@@ -338,7 +399,7 @@ void rt_cpu_drain_begin(struct rt_drain *d, bool wait)
 	}
 	if (!rt_cpu.runs)
 		return;
-	sort_runs(rt_cpu.runs, w.n);
+	rt_cpu_sort_runs(rt_cpu.runs, w.n);
 	d->count = w.n;
 }
 
@@ -413,6 +474,10 @@ static bool saw_name(struct rt_drain *d, uint32_t tid, const uint8_t *p,
 				  d->name);
 }
 
+/* The drain's sink_state: the thread of the last buffer (+1, 0: none),
+ * and its last time. */
+enum { DS_TID, DS_LAST };
+
 /* One thread's records from the drain's position into a log buffer, or
  * the name the thread has now (when that did not fit after them); false
  * if none of them were events. */
@@ -429,6 +494,10 @@ bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
 
 	rt_logbuf_init(&o, ps->scratch, ps->capacity, rt_cpu.version,
 		       d->trace->threshold_ticks);
+	/* a thread's buffers go on from its time in the one before */
+	o.monotonic = true;
+	if (d->sink_state[DS_TID] == (uint64_t)tid + 1)
+		o.last = d->sink_state[DS_LAST];
 	preamble = fdr_put_preamble(
 		o.p, false, rt_cpu.version, (int32_t)tid,
 		first->wall_ns / 1000000000u,
@@ -474,6 +543,8 @@ bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
 		d->name_tsc = o.last;
 	}
 done:
+	d->sink_state[DS_TID] = (uint64_t)tid + 1;
+	d->sink_state[DS_LAST] = o.last;
 	c->data = ps->scratch;
 	c->used = (size_t)(o.p - ps->scratch);
 	c->events = o.events;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "../arch/x86_64/arch.h"
 #include "logbuf.h"
 #include "sink_cpu.h"
 
@@ -48,6 +49,18 @@ int rt_cpu_stream_setup(size_t capacity, char *err, size_t errlen)
 	return 0;
 }
 
+/* The TSC now, read before any ring is (rdtsc alone may run later than
+ * the loads after it). */
+static uint64_t tsc_before_reads(void)
+{
+	uint64_t tsc;
+
+	__asm__ volatile("lfence" ::: "memory");
+	tsc = arch_tsc();
+	__asm__ volatile("lfence" ::: "memory");
+	return tsc;
+}
+
 /* Has a sub-buffer closed that the stream's writer has not consumed? */
 static bool stream_due(void)
 {
@@ -77,6 +90,8 @@ static bool stream_due(void)
  * so a pass that reads the clock first, and stops each ring at the first
  * stretch numbered after it, has every earlier record of each thread
  * whose records it takes, and the next pass starts where it stopped.
+ * The kernel's records go by time: the pass stops each ring at the
+ * first one stamped after it began (rt_cpu_walk_ring()).
  */
 int rt_cpu_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 		      void *ctx)
@@ -95,12 +110,12 @@ int rt_cpu_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 	if (!rt_cpu.streaming || !rt_ring.header || !stream_due())
 		return 0;
 	w.stop = __atomic_load_n(&rt_cpu.stretch_clock, __ATOMIC_SEQ_CST) + 1;
+	w.stop_tsc = tsc_before_reads();
 	for (uint32_t cpu = 0; cpu < rt_ring.ncpus; cpu++)
 		rt_cpu_walk_ring(cpu, &w, &rt_cpu.stream_at[cpu],
 				 &rt_cpu.stream_to[cpu]);
 	rt_cpu.stream_damaged += w.damaged;
-	qsort(rt_cpu.stream_runs, w.n, sizeof(*rt_cpu.stream_runs),
-	      rt_cpu_run_cmp);
+	rt_cpu_sort_runs(rt_cpu.stream_runs, w.n);
 	d.count = w.n;
 	while (!ret && d.next < d.count)
 		if (rt_cpu_fill_chunk(&d, &ps, &c))

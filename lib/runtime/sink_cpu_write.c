@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../arch/x86_64/arch.h"
 #include "../fdr/codec.h"
 #include "../fdr/records.h"
 #include "sink_cpu.h"
@@ -284,7 +285,9 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 /*
  * A drop is counted in the ring too, for a dump of the session.
  * Streaming, a full ring waits for the writer while it writes (it
- * consumes every ring, whoever waits); the time stays the event's.
+ * consumes every ring, whoever waits); the event then takes the time
+ * the wait ended: the kernel's records of the thread sleeping are in
+ * the ring before it, and the thread's time must not go back after them.
  */
 enum rt_reserve rt_cpu_reserve(struct rt_thread *t, size_t need, uint64_t *tsc,
 			       uint32_t cpu)
@@ -297,6 +300,7 @@ enum rt_reserve rt_cpu_reserve(struct rt_thread *t, size_t need, uint64_t *tsc,
 		struct timespec nap = { 0, 50000 };
 
 		syscall(SYS_nanosleep, &nap, NULL);
+		*tsc = arch_tsc();
 		full = false;
 		ret = reserve_in_ring(t, need, tsc, cpu, &full);
 	}

@@ -6,14 +6,21 @@
 
 FILES_DIR holds what the guest exported: m-NAME.out (the program's
 output: its own counts) and m-NAME.xray[.PID] (its logs, recorded in CPU
-mode on the module's rings; NAME@stream: streamed).  For each program: the
-log counts every call the program counts (signals: up to what the log
-reports lost), each thread's calls nest in the log's order, a streamed
-log lost nothing, and every log passes xrayfdr dump --verify and
-llvm-xray fdr-dump -verify.  Prints
+mode on the module's rings; NAME@stream: streamed; NAME@killed: the dump
+of its kept session after SIGKILL, with no counts).  For each program:
+the log counts every call the program counts (signals: up to what the
+log reports lost), each thread's calls nest in the log's order and its
+time never goes back, a streamed log lost nothing, every log passes
+xrayfdr dump --verify (which checks each thread's time order too) and
+llvm-xray fdr-dump -verify, and where the log has the scheduler's
+records, every function's on-CPU and off-CPU time add up to its calls'
+duration within 1 us (xrayfdr account: each call's on-CPU time is its
+duration less its off-CPU time, so any call whose off-CPU time exceeds
+its duration shows in the sums).  Prints
 "ok DESCRIPTION" / "not ok DESCRIPTION" lines, with "# " diagnostics.
 """
 import glob
+import json
 import os
 import sys
 
@@ -34,11 +41,12 @@ def line(ok, name, diag=""):
 def check(files, bins, out):
     name = os.path.basename(out)[2:-4]
     streamed = name.endswith("@stream")
+    killed = name.endswith("@killed")
     exe = os.path.join(bins, "m_" + name.split("@")[0])
     logs = sorted(l for l in glob.glob(os.path.join(files, f"m-{name}.xray*"))
                   if not l.endswith(".b64"))
     counts = tm.program_counts(open(out, errors="replace").read())
-    if not logs or not counts:
+    if not logs or not (counts or killed):
         line(False, f"guest matrix {name}: a log and the program's counts",
              f"logs {logs}, counts {counts}")
         return
@@ -51,10 +59,12 @@ def check(files, bins, out):
                   if not (e["kind"] == "custom-event" and
                           str(e.get("data", "")).startswith(SCHED_MAGIC_HEX))]
         c, _, o, info = tm.tally(events)
-        # (exceptions and longjmp leave calls without exits; the TSCs of
-        # the guest's CPUs are the emulator's)
+        # (exceptions and longjmp leave calls without exits; a killed
+        # process's calls were entered before the flight recorder's window)
         if name.split("@")[0] not in ("exceptions", "cxx", "longjmp"):
-            order += tm.order_problems(events, times=False)
+            order += tm.order_problems(events, times=True) if not killed \
+                else [o for o in tm.order_problems(events, times=True)
+                      if "time goes back" in o]
         if streamed and (tm.info_value(info, "dropped") or
                          tm.info_value(info, "overwritten")):
             stream_lost.append(f"{os.path.basename(log)}: dropped "
@@ -66,7 +76,7 @@ def check(files, bins, out):
             other[k] = other.get(k, 0) + v
         lost += tm.info_value(info, "dropped") + tm.info_value(info, "overwritten")
     problems, missing = [], 0
-    for (pid, sym), n in sorted(counts.items()):
+    for (pid, sym), n in sorted(counts.items() if not killed else []):
         if sym.startswith("@"):
             kind = {"@custom": "custom-event", "@typed": "typed-event"}[sym]
             got = other.get((pid, kind), 0)
@@ -80,10 +90,11 @@ def check(files, bins, out):
         missing += n - got
     if name == "signals" and missing > lost:
         problems.append(f"{missing} events missing, the log reports {lost} lost")
-    line(not problems, f"guest matrix {name}: the logs count every call the program counts",
-         "\n".join(problems))
-    line(not order, f"guest matrix {name}: each thread's calls nest in the log's order",
-         "\n".join(order[:10]))
+    if not killed:
+        line(not problems, f"guest matrix {name}: the logs count every call the program counts",
+             "\n".join(problems))
+    line(not order, f"guest matrix {name}: each thread's calls nest in the log's order, "
+         "in time order", "\n".join(order[:10]))
     if streamed:
         line(not stream_lost, f"guest matrix {name}: streamed, nothing dropped or overwritten",
              "\n".join(stream_lost))
@@ -96,6 +107,33 @@ def check(files, bins, out):
                 bad.append(f"{os.path.basename(log)}: {cmd[1]}: {(p.stderr or p.stdout)[-300:]}")
     line(not bad, f"guest matrix {name}: every log passes xrayfdr dump --verify "
          "and llvm-xray fdr-dump -verify", "\n".join(bad))
+    if name.startswith("mixed"):
+        bad, sched = on_off_problems(logs)
+        line(sched and not bad, f"guest matrix {name}: every function's on-CPU and "
+             "off-CPU time add up to its calls' duration within 1 us",
+             "\n".join(bad[:10]) if sched else "no scheduler records in the log")
+
+
+def on_off_problems(logs):
+    """Functions whose on-CPU + off-CPU time differs from their calls'
+    duration by more than 1 us (xrayfdr account --format json), and
+    whether the logs had on/off-CPU columns at all."""
+    bad, sched = [], False
+    for log in logs:
+        p = tm.run([tm.XRAYFDR, "account", "--format", "json", log])
+        if p.returncode:
+            bad.append(f"{os.path.basename(log)}: account: {p.stderr[-300:]}")
+            continue
+        for row in json.loads(p.stdout)["functions"]:
+            if "on_cpu" not in row:
+                continue
+            sched = True
+            gap = row["on_cpu"] + row["off_cpu"] - row["sum"]
+            if abs(gap) > 1e-6:
+                bad.append(f"{os.path.basename(log)}: function {row['id']}: "
+                           f"{row['count']} calls, {row['sum']:.9f} s, on-CPU "
+                           f"{row['on_cpu']:.9f} + off-CPU {row['off_cpu']:.9f}")
+    return bad, sched
 
 
 def main():

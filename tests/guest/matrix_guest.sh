@@ -5,12 +5,13 @@
 # exports what it printed and its logs, which the host checks
 # (tests/guest/check_matrix.py: counts, both verifiers).  Prints TAP.
 # A few run a second time streamed (stream=true) through rings far smaller
-# than their trace: NAME@stream.
+# than their trace: NAME@stream.  m_mixed also runs with keep=true until
+# it is killed (SIGKILL), and its kept session is dumped: mixed@killed.
 cd /selftests
 mkdir -p /tmp/m
-STREAMED="m_threads m_migrate m_recursion"
+STREAMED="m_threads m_migrate m_recursion m_mixed"
 set -- m_*
-echo "1..$(($# + $(echo $STREAMED | wc -w)))"
+echo "1..$(($# + $(echo $STREAMED | wc -w) + 1))"
 n=0
 for run in "$@" $(for s in $STREAMED; do echo "$s@stream"; done); do
 	n=$((n + 1))
@@ -40,4 +41,29 @@ for run in "$@" $(for s in $STREAMED; do echo "$s@stream"; done); do
 		base64 "$f"
 		echo "XRAYFDR-FILE-END"
 	done
+done
+
+# kill + dump: the flight recorder of a process that died mid-call
+n=$((n + 1))
+rm -f /tmp/m/mixed@killed.*
+XRAYFDR_OPTIONS="mode=cpu keep=true buffer_size=4096 buffer_max=64" \
+	./m_mixed 0 >/tmp/m/mixed@killed.out 2>/tmp/m/mixed@killed.err &
+pid=$!
+sleep 2
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+echo "killed: no counts" >>/tmp/m/mixed@killed.out
+id=$(sed -n 's/^xrayfdr: session \([0-9]*\) is kept.*/\1/p' /tmp/m/mixed@killed.err | tail -n 1)
+if [ -n "$id" ] && xrayfdr-ctl dump "$id" -o /tmp/m/mixed@killed.xray --drop \
+	>/tmp/m/mixed@killed.ctl 2>&1 && [ -s /tmp/m/mixed@killed.xray ]; then
+	echo "ok $n mixed runs in CPU mode with keep=true, is killed, and xrayfdr-ctl dump $id writes its log"
+else
+	echo "not ok $n mixed runs in CPU mode with keep=true, is killed, and xrayfdr-ctl dump writes its log (session '$id')"
+	sed 's/^/# /' /tmp/m/mixed@killed.err /tmp/m/mixed@killed.ctl 2>/dev/null
+fi
+for f in /tmp/m/mixed@killed.out /tmp/m/mixed@killed.xray; do
+	[ -e "$f" ] || continue
+	echo "XRAYFDR-FILE-BEGIN m-$(basename "$f")"
+	base64 "$f"
+	echo "XRAYFDR-FILE-END"
 done

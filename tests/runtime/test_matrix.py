@@ -1638,14 +1638,15 @@ def order_problems(events, times=True):
     return bad
 
 
-def check_migrate():
-    """CPU mode: threads that move to another CPU in the middle of a call
-    and come back to a ring they still own have their records in the
-    order they made them, flight recorder and streamed."""
+def check_cpu_order(name, args, why):
+    """CPU mode on the runtime's own rings, flight recorder and streamed
+    through small rings: program @name (with @args) has every call in
+    the log, each thread's records nest and go forward in time, and
+    dump --verify accepts the log."""
     if len(os.sched_getaffinity(0)) < 2:
-        tap(None, "migrate", skip="one CPU: nothing can migrate")
+        tap(None, name, skip="one CPU: nothing can migrate")
         return
-    b = built(Prog("migrate", ["migrate.c"]))
+    b = built(Prog(name, [name + ".c"]))
     if not b:
         return
     exe, d = b
@@ -1653,21 +1654,39 @@ def check_migrate():
     for extra, what in (([], "flight recorder"),
                         (["--stream", "--buffer-size", "4K", "--buffer-max", "8"],
                          "--stream, 8 sub-buffers of 4 KiB")):
-        log = os.path.join(d, "migrate.xray")
+        log = os.path.join(d, name + ".xray")
         p = run([XRAYFDR, "record", "-q", "--mode", "cpu", "-o", log] + extra +
-                [exe, "300", "2"])
+                [exe] + args)
         want = program_counts(p.stdout)
         evs = events_of(log) if os.path.exists(log) else []
         c, _, _, info = tally(evs)
-        bad = {name: (c[(pid, ids[name], "entry")], c[(pid, ids[name], "exit")], n)
-               for (pid, name), n in want.items()
-               if (c[(pid, ids[name], "entry")], c[(pid, ids[name], "exit")]) != (n, n)}
+        bad = {sym: (c[(pid, ids[sym], "entry")], c[(pid, ids[sym], "exit")], n)
+               for (pid, sym), n in want.items()
+               if (c[(pid, ids[sym], "entry")], c[(pid, ids[sym], "exit")]) != (n, n)}
         order = order_problems(evs)
+        v = run([XRAYFDR, "dump", "--verify", "--quiet", log])
         tap(p.returncode == 0 and want and not bad and not order and
+            v.returncode == 0 and
             info_value(info, "overwritten") == 0 and info_value(info, "dropped") == 0,
-            f"migrate: --mode cpu, {what}: every call, in order",
+            f"{name}: --mode cpu, {what}: {why}",
             f"exit {p.returncode}; (entries, exits, calls): {bad}; "
-            f"{len(order)} out of order: {order[:5]}\n{info}{p.stderr[-500:]}")
+            f"{len(order)} out of order: {order[:5]}\n{v.stdout}{v.stderr[-500:]}"
+            f"\n{info}{p.stderr[-500:]}")
+
+
+def check_migrate():
+    """Threads that move to another CPU in the middle of a call and come
+    back to a ring they still own have their records in the order they
+    made them."""
+    check_cpu_order("migrate", ["300", "2"], "every call, in order")
+
+
+def check_mixed():
+    """More threads than CPUs that spin, sleep, wait on a lock, yield and
+    move between CPUs mid-call."""
+    check_cpu_order("mixed", ["100"], "more threads than CPUs sleeping, "
+                    "spinning, migrating, waiting on a lock: every call, "
+                    "each thread in time order")
 
 
 def check_light_objects():
@@ -1937,7 +1956,7 @@ def main():
                check_patching, check_device_refused,
                check_version1_and_threshold, check_environment, check_static_link,
                check_thread_names, check_depth, check_dlopen, check_basic,
-               check_stream, check_migrate, check_snapshot_cli,
+               check_stream, check_migrate, check_mixed, check_snapshot_cli,
                check_snapshot_cpu, check_triggers):
         try:
             fn()

@@ -198,7 +198,9 @@ static void round_trip(bool basic, unsigned int version, bool be,
 	if (res.ret)
 		print_error("read back: %s\n", res.rule);
 	assert_int_equal(res.ret, 0);
-	assert_int_equal(res.stats.warnings, 0);
+	/* the generator's clock goes back now and then, on purpose */
+	assert_true(res.stats.time_back > 0);
+	assert_int_equal(res.stats.warnings, res.stats.time_back);
 	assert_int_equal(res.stats.bytes, m.len);
 	assert_same_per_thread(&in, &out, version);
 	event_list_free(&in);
@@ -1317,6 +1319,129 @@ static void test_checksums(void **state)
 	}
 }
 
+/*
+ * Per-thread time order.
+ */
+struct time_diags {
+	unsigned int n;
+	enum xrayfdr_severity severity[8];
+	uint64_t offset[8];
+	char message[8][256];
+};
+
+static void on_time_diag(void *ctx, const struct xrayfdr_diag *d)
+{
+	struct time_diags *t = ctx;
+
+	if (strcmp(d->rule, "time-order") || t->n == 8)
+		return;
+	t->severity[t->n] = d->severity;
+	t->offset[t->n] = d->offset;
+	snprintf(t->message[t->n++], sizeof(t->message[0]), "%s", d->message);
+}
+
+static struct xrayfdr_reader_stats
+time_read(const struct fb *f, unsigned int flags, struct time_diags *t)
+{
+	XRAYFDR_OPTS(xrayfdr_reader_opts, opts, .flags = flags,
+		     .on_diag = on_time_diag, .diag_ctx = t);
+	struct xrayfdr_reader_stats st;
+	const struct xrayfdr_event *ev;
+	struct xrayfdr_reader *r;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	r = xrayfdr_reader_new_mem(f->data, f->len, "t", &opts);
+	assert_non_null(r);
+	while ((ret = xrayfdr_reader_next_event(r, &ev)) == 1)
+		;
+	assert_int_equal(ret, 0); /* a step back never stops the reader */
+	st = *xrayfdr_reader_stats(r);
+	xrayfdr_reader_free(r);
+	return st;
+}
+
+/* A buffer of thread @tid (pid 9) on @cpu whose base is @tsc. */
+static size_t time_buffer(struct fb *f, int32_t tid, uint16_t cpu, uint64_t tsc)
+{
+	size_t ext = fb_md(f, MD(.kind = XRAYFDR_MD_BUFFER_EXTENTS));
+
+	fb_md(f, MD(.kind = XRAYFDR_MD_NEW_BUFFER, .tid = tid));
+	fb_md(f, MD(.kind = XRAYFDR_MD_WALLTIME_MARKER, .seconds = 1));
+	fb_md(f, MD(.kind = XRAYFDR_MD_PID, .pid = 9));
+	fb_md(f, MD(.kind = XRAYFDR_MD_NEW_CPU_ID, .cpu = cpu, .tsc = tsc));
+	return ext;
+}
+
+static void test_time_order(void **state)
+{
+	struct xrayfdr_reader_stats st;
+	struct time_diags t;
+	struct fb f = { 0 };
+	size_t ext, cpu_at, wrap_at, ev_at;
+
+	(void)state;
+	/* thread 1's buffers on two CPUs, thread 2's between: in order */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = time_buffer(&f, 1, 0, 1000);
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 10); /* 1010 */
+	fb_close(&f, ext);
+	ext = time_buffer(&f, 2, 1, 5); /* another thread's clock is its own */
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 1);
+	fb_close(&f, ext);
+	ext = time_buffer(&f, 1, 1, 1010);
+	fb_fn(&f, XRAYFDR_FUNC_EXIT, 1, 0);
+	fb_close(&f, ext);
+	st = time_read(&f, 0, &t);
+	assert_int_equal(st.time_back, 0);
+	assert_int_equal(t.n, 0);
+	assert_int_equal(st.warnings, 0);
+
+	/* a later buffer's base before the thread's last record (at 2000),
+	 * a TSCWrap moving the base back, and a custom event before that */
+	fb_header(&f, 5, XRAYFDR_FILE_FDR, 4096);
+	ext = time_buffer(&f, 1, 0, 1000);
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 1, 1000); /* 2000 */
+	fb_close(&f, ext);
+	ext = time_buffer(&f, 1, 1, 1500);
+	cpu_at = ext + 4 * 16;
+	fb_fn(&f, XRAYFDR_FUNC_ENTRY, 2, 600); /* 2100 */
+	wrap_at = fb_md(&f, MD(.kind = XRAYFDR_MD_TSC_WRAP, .tsc = 2050));
+	fb_fn(&f, XRAYFDR_FUNC_EXIT, 2, 100); /* 2150 */
+	ev_at = fb_md(&f, MD(.kind = XRAYFDR_MD_CUSTOM_EVENT_MARKER,
+			     .event_size = 1, .tsc_delta = -10)); /* 2140 */
+	fb_raw(&f, "x", 1);
+	fb_close(&f, ext);
+
+	/* another writer's log: warnings that name thread, offset, amount */
+	st = time_read(&f, 0, &t);
+	assert_int_equal(st.time_back, 3);
+	assert_int_equal(st.warnings, 3);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(t.n, 3);
+	assert_int_equal(t.severity[0], XRAYFDR_SEV_WARNING);
+	assert_int_equal(t.offset[0], cpu_at);
+	assert_int_equal(t.offset[1], wrap_at);
+	assert_int_equal(t.offset[2], ev_at);
+	assert_non_null(strstr(
+		t.message[0],
+		"NewCPUId: time goes back on thread 1: TSC 1500 is 500 ticks (500000000 ns) before TSC 2000 of its record at offset"));
+	assert_non_null(strstr(t.message[1], "TSC 2050 is 50 ticks"));
+	assert_non_null(strstr(t.message[2], "TSC 2140 is 10 ticks"));
+
+	/* our own log: errors, and the reader goes on */
+	st = time_read(&f, XRAYFDR_READ_TIME_ERRORS, &t);
+	assert_int_equal(st.time_back, 3);
+	assert_int_equal(st.errors, 3);
+	assert_int_equal(st.warnings, 0);
+	assert_int_equal(t.severity[2], XRAYFDR_SEV_ERROR);
+
+	/* not checked without the call check (the fast paths' mode) */
+	st = time_read(&f, XRAYFDR_READ_NO_CALL_CHECK, &t);
+	assert_int_equal(st.time_back, 0);
+	assert_int_equal(t.n, 0);
+}
+
 static void test_api_edges(void **state)
 {
 	struct {
@@ -1380,6 +1505,7 @@ int main(void)
 		cmocka_unit_test(test_call_batches),
 		cmocka_unit_test(test_keep_thread),
 		cmocka_unit_test(test_checksums),
+		cmocka_unit_test(test_time_order),
 		cmocka_unit_test(test_api_edges),
 	};
 

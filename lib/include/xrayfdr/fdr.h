@@ -277,6 +277,13 @@ enum {
 	XRAYFDR_READ_KEEP_GOING = 1u << 0,
 	/* Do not follow call stacks (no "exit without entry" warnings). */
 	XRAYFDR_READ_NO_CALL_CHECK = 1u << 1,
+	/*
+	 * A thread whose time goes back (rule time-order, checked with the
+	 * call stacks) is an error that does not stop the reader, not a
+	 * warning: for logs whose writer keeps each thread's records in
+	 * time order, as xrayfdr's runtime does.
+	 */
+	XRAYFDR_READ_TIME_ERRORS = 1u << 2,
 };
 
 struct xrayfdr_reader_opts {
@@ -328,6 +335,12 @@ struct xrayfdr_reader_stats {
 	 */
 	uint64_t sum_ok;
 	uint64_t sum_failed;
+	/*
+	 * Steps back in a thread's time (rule time-order): a record of the
+	 * thread before the one it follows in the log.  Counted unless
+	 * XRAYFDR_READ_NO_CALL_CHECK.
+	 */
+	uint64_t time_back;
 };
 
 /* Kinds of raw record the reader yields. */
