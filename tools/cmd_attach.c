@@ -28,8 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <xrayfdr/runtime.h>
-
+#include "../lib/runtime/tsc.h"
 #include "../lib/util/control_proto.h"
 #include "../lib/util/outfile.h"
 #include "../lib/xray/instr_map.h"
@@ -539,11 +538,13 @@ static enum end_reason wait_end(pid_t pid, int64_t for_ms, int sfd, int lfd,
  */
 static const char *tsc_given(char *buf, size_t size)
 {
-	XRAYFDR_OPTS(xrayfdr_tsc_info, t);
+	struct rt_tsc_facts f;
 
-	if (xrayfdr_tsc_info(&t) || !t.source || strcmp(t.source, "calibrated"))
+	/* (the probe alone: the library's API would bring its start-up,
+	 * which reads XRAYFDR_OPTIONS, into this command) */
+	if (rt_tsc_probe(NULL, RT_TSC_ALL, &f) || f.source != RT_TSC_CALIBRATE)
 		return NULL;
-	snprintf(buf, size, "tsc_hz=%" PRIu64, t.hz);
+	snprintf(buf, size, "tsc_hz=%" PRIu64, f.hz);
 	return buf;
 }
 
