@@ -16,14 +16,16 @@ kbuild() { # VERSION PATCHLEVEL [CC]
 	make -s --no-print-directory -f kmod/Kbuild VERSION=$1 PATCHLEVEL=$2 \
 		KERNELRELEASE="$1.$2.0-test" CC="${3:-cc}" 2>&1
 }
-out=$(kbuild 5 15)
-if [ "$(echo "$out" | wc -l)" -eq 1 ] &&
-	echo "$out" | grep -q 'xray_fdr needs Linux 6.1 or later; the kernel tree is 5.15.0-test'; then
-	echo "ok 1 - 5.15: one line saying 6.1 or later is needed"
-else
-	echo "not ok 1 - 5.15: one line saying 6.1 or later is needed"
-	echo "$out" | sed 's/^/# /'
-fi
+one_line() { # N DESCRIPTION PATTERN OUTPUT: OUTPUT is one line matching PATTERN
+	if [ "$(echo "$4" | wc -l)" -eq 1 ] && echo "$4" | grep -q "$3"; then
+		echo "ok $1 - $2"
+	else
+		echo "not ok $1 - $2"
+		echo "$4" | sed 's/^/# /'
+	fi
+}
+one_line 1 "5.15: one line saying 6.1 or later is needed" \
+	'xray_fdr needs Linux 6.1 or later; the kernel tree is 5.15.0-test' "$(kbuild 5 15)"
 for v in "6 1" "6 12" "7 3"; do
 	n=$((${n:-1} + 1))
 	out=$(kbuild $v)
@@ -34,11 +36,6 @@ for v in "6 1" "6 12" "7 3"; do
 		echo "ok $n - $(echo $v | tr ' ' .): passes the version check"
 	fi
 done
-out=$(kbuild 7 3 xrayfdr-no-such-gcc-14)
-if [ "$(echo "$out" | wc -l)" -eq 1 ] &&
-	echo "$out" | grep -q 'built with xrayfdr-no-such-gcc-14, which is not installed'; then
-	echo "ok 5 - a missing compiler: one line naming it"
-else
-	echo "not ok 5 - a missing compiler: one line naming it"
-	echo "$out" | sed 's/^/# /'
-fi
+one_line 5 "a missing compiler: one line naming it" \
+	'built with xrayfdr-no-such-gcc-14, which is not installed' \
+	"$(kbuild 7 3 xrayfdr-no-such-gcc-14)"
