@@ -174,6 +174,7 @@ help:
 	@echo '  bench          benchmarks against the peers, side by side (figures, ratios)'
 	@echo '  demo           write a sample trace and show it (see README.md)'
 	@echo '  vmtest         the kernel module'"'"'s selftests in QEMU (Debian'"'"'s 6.1 and 6.12 kernels, the debug one)'
+	@echo '  vmtest-all     vmtest and Debian'"'"'s newest kernel (vmtest-newest: module built in a chroot; root)'
 	@echo '  debug-kernel   build the guest kernel with KASAN, lockdep and UBSAN (once, cached)'
 	@echo '  vmdemo         the kernel module in QEMU: CPU mode, stats, a SIGKILL and its dump'
 	@echo '  deps           install the Debian packages the project needs (root)'

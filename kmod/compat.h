@@ -8,6 +8,7 @@
 #define _XFDR_COMPAT_H
 
 #include <linux/mm.h>
+#include <linux/timekeeping.h>
 #include <linux/version.h>
 
 #if KERNEL_VERSION(6, 1, 0) > LINUX_VERSION_CODE
@@ -39,5 +40,19 @@ static inline void xfdr_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
 	vma->vm_flags = (vma->vm_flags | set) & ~clear;
 }
 #endif
+
+/*
+ * 7.2 replaced ktime_get_snapshot() (CLOCK_REALTIME with MONOTONIC_RAW
+ * and the counter) by ktime_get_snapshot_id(), which takes the clock; the
+ * caller wants only the counter, which is the same whatever the clock.
+ */
+static inline void xfdr_ktime_get_snapshot(struct system_time_snapshot *snap)
+{
+#if KERNEL_VERSION(7, 2, 0) <= LINUX_VERSION_CODE
+	ktime_get_snapshot_id(CLOCK_REALTIME, snap);
+#else
+	ktime_get_snapshot(snap);
+#endif
+}
 
 #endif /* _XFDR_COMPAT_H */

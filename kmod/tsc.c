@@ -27,7 +27,7 @@ static bool xfdr_clocksource_is_tsc(void)
 
 	for (try = 0; try < 2; try++) {
 		before = rdtsc_ordered();
-		ktime_get_snapshot(&snap);
+		xfdr_ktime_get_snapshot(&snap);
 		after = rdtsc_ordered();
 		if (snap.cycles < before || snap.cycles > after)
 			return false;

@@ -20,15 +20,16 @@ $(DK_STAMP): $(DK_CONFIG) scripts/vm/debug-kernel.sh $(KSRC_TAR)
 	$(Q)KSRC_TAR=$(KSRC_TAR) scripts/vm/debug-kernel.sh $(DK_DIR) $(DK_CONFIG)
 
 # A guest's module, $@ = GUEST_DIR/kmod/xray_fdr.ko, by kmod/Build.mk's own
-# rule (W=1, -Werror) in a make whose BUILD is GUEST_DIR and KDIR $(1).
-# Removed first: a new kernel leaves the module's sources as old as they were.
+# rule (W=1, -Werror) in a make whose BUILD is GUEST_DIR and KDIR $(1)
+# (with $(2), more of that make's variables).  Removed first: a new kernel
+# leaves the module's sources as old as they were.
 define vm_module
 	$(Q)rm -f $@
-	+$(Q)$(MAKE) --no-print-directory BUILD=$(@D:%/kmod=%) KDIR=$(abspath $(1)) $@
+	+$(Q)$(MAKE) --no-print-directory BUILD=$(@D:%/kmod=%) KDIR=$(1) $(2) $@
 endef
 
 $(VMD_KO): $(KMOD_SRCS) include/uapi/linux/xray_fdr.h $(DK_STAMP)
-	$(call vm_module,$(DK_KDIR))
+	$(call vm_module,$(abspath $(DK_KDIR)))
 
 # System.map too: vmtest.sh names a hung CPU's instruction pointer with it.
 $(VMD_KERNEL): $(DK_STAMP)
@@ -54,19 +55,20 @@ CHECK_DEPS += $(VMD_INITRD) $(VMD_KERNEL)
 CHECK_SUITES += vm/debug-selftests:scripts/vm/vmtest-debug.sh
 
 # Debian's packaged kernels other than the host's 6.1, each a guest of its
-# own: scripts/vm/debian-kernel.sh fetches the image and headers of
-# suite $(2) into $(BUILD)/kernels/$(1) (once: delete that directory for
-# the suite's newer kernel), the module is built against those headers,
-# and scripts/vm/vmtest-$(1).sh boots the image with the selftests as
-# suite vm/selftests-$(1) of make check.
+# own: scripts/vm/debian-kernel.sh fetches the image and headers of the
+# newest kernel of suites $(2) into $(BUILD)/kernels/$(1) (once: delete
+# that directory for a newer kernel), the module is built against those
+# headers ($(3) = chroot: in a chroot of the kernel's Debian release, see
+# below) and scripts/vm/vmtest-$(1).sh boots the image with the selftests
+# as suite vm/selftests-$(1) (of make check unless $(4) = nocheck).
 define debian_guest
 $(BUILD)/kernels/$(1)/stamp: scripts/vm/debian-kernel.sh
 	$$(call msg,FETCH,$$(@D) (Debian $(2)))
 	$(Q)scripts/vm/debian-kernel.sh $$(@D) $(2)
 
 $(BUILD)/vm-$(1)/kmod/xray_fdr.ko: $(KMOD_SRCS) include/uapi/linux/xray_fdr.h \
-		$(BUILD)/kernels/$(1)/stamp
-	$$(call vm_module,$(BUILD)/kernels/$(1)/build)
+		$(BUILD)/kernels/$(1)/stamp $(if $(3),$(BUILD)/chroot/kbuild-$(1).stamp)
+	$$(call vm_module,$(if $(3),$(call chroot_kdir,$(1)),$(abspath $(BUILD)/kernels/$(1)/build)),$(if $(3),$(call chroot_run,$(1))))
 
 $(BUILD)/vm-$(1)/vmlinuz: $(BUILD)/kernels/$(1)/stamp
 	$(Q)mkdir -p $$(@D)
@@ -80,8 +82,45 @@ vmtest-$(1): $(BUILD)/vm-$(1)/initramfs.cpio.gz $(BUILD)/vm-$(1)/vmlinuz $(XRAYF
 	$(Q)BUILD=$(BUILD) tests/run-tests.sh vm/selftests-$(1):scripts/vm/vmtest-$(1).sh
 
 .PHONY: kmod-$(1) vmtest-$(1)
+VM_ALL_DEPS += $(BUILD)/vm-$(1)/initramfs.cpio.gz $(BUILD)/vm-$(1)/vmlinuz
+VM_ALL_SUITES += vm/selftests-$(1):scripts/vm/vmtest-$(1).sh
+ifneq ($(4),nocheck)
 CHECK_DEPS += $(BUILD)/vm-$(1)/initramfs.cpio.gz $(BUILD)/vm-$(1)/vmlinuz
 CHECK_SUITES += vm/selftests-$(1):scripts/vm/vmtest-$(1).sh
+endif
 endef
 
+# A kernel built with a compiler Debian 12 lacks (gcc-14 from trixie on)
+# gets its module built in a chroot of its own release (trixie for
+# trixie-backports) made by scripts/pkg/mkchroot.sh in
+# $(BUILD)/chroot/kbuild-NAME with the fetched headers and kbuild
+# installed, which bring the compiler they name (gcc-14-for-host), make
+# and binutils (the compiler runs "as"; a missing assembler would make
+# Kbuild's compiler probes drop flags); Kbuild runs there under
+# scripts/vm/kbuild-chroot.sh with KDIR the headers' path inside.  Made
+# once per fetched kernel.
+chroot_root = $(BUILD)/chroot/kbuild-$(1)
+chroot_kdir = /usr/src/linux-headers-$$$$(cat $(BUILD)/kernels/$(1)/release)
+chroot_run = KBUILD_RUN='scripts/vm/kbuild-chroot.sh $(call chroot_root,$(1))'
+
+$(BUILD)/chroot/kbuild-%.stamp: $(BUILD)/kernels/%/stamp scripts/pkg/mkchroot.sh
+	$(call msg,CHROOT,$(@:.stamp=) (kbuild for $(<D)))
+	$(Q)rm -f $@
+	$(Q)scripts/pkg/mkchroot.sh $(@:.stamp=) \
+		$$(sed 's/^\(.*\)-backports$$/\1,&/' $(<D)/suite) make binutils \
+		$(abspath $(<D))/apt/debs/linux-headers-*.deb \
+		$(abspath $(<D))/apt/debs/linux-kbuild-*.deb
+	$(Q)touch $@
+
 $(eval $(call debian_guest,6.12,bookworm-backports))
+# Debian's newest kernel: trixie-backports' or testing's, whichever is
+# newer when fetched; built in a chroot, booted by make vmtest-all only.
+$(eval $(call debian_guest,newest,trixie-backports forky,chroot,nocheck))
+
+# Every kernel's selftests in one run: the debug one, Debian's 6.1, 6.12
+# and newest.
+vmtest-all: $(VMD_INITRD) $(VMD_KERNEL) $(VM_INITRD) $(VM_KERNEL) $(VM_ALL_DEPS) \
+		$(XRAYFDR_BIN)
+	$(Q)BUILD=$(BUILD) tests/run-tests.sh vm/debug-selftests:scripts/vm/vmtest-debug.sh \
+		vm/selftests:scripts/vm/vmtest.sh $(VM_ALL_SUITES)
+.PHONY: vmtest-all
