@@ -417,7 +417,10 @@ bool rt_cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
 			seg, n))
 		return false;
 	ct->stretch_ring = pd->cpu + 1;
-	if (t->name_in) {
+	/* the name was looked at for this sub-buffer: written, or left out
+	 * as the exec name (else a thread that keeps that name would read it
+	 * again at every event of the C path) */
+	if (t->name_in || t->name_due) {
 		ct->name_gen = rt_cpu.gen;
 		ct->name_cpu = pd->cpu;
 		ct->name_seq = pd->seq;

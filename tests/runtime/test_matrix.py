@@ -1670,6 +1670,56 @@ def check_migrate():
             f"{len(order)} out of order: {order[:5]}\n{info}{p.stderr[-500:]}")
 
 
+def strace_counts(path):
+    """System calls per name from `strace -c -o @path`."""
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
+            if m and m.group(2) != "total":
+                counts[m.group(2)] = int(m.group(1))
+    return counts
+
+
+def check_syscalls():
+    """CPU mode: a traced run's system calls do not grow with its events
+    beyond one a sub-buffer, whatever path the events take (entries with
+    a logged argument, custom events, which take the C path)."""
+    strace = which("strace")
+    if not strace:
+        tap(None, "system calls per event", skip="no strace (make deps)")
+        return
+    b = built(Prog("syscalls", ["syscalls.c"], with_lib=True))
+    if not b:
+        return
+    exe, d = b
+    size = 4096
+    runs = {}
+    for n in (2000, 20000):
+        log = os.path.join(d, f"syscalls-{n}.xray")
+        out = os.path.join(d, f"syscalls-{n}.strace")
+        p = run([strace, "-f", "-c", "-o", out, XRAYFDR, "record", "-q",
+                 "--mode", "cpu", "--buffer-size", str(size), "--buffer-max",
+                 "16", "-o", log, exe, str(n)])
+        runs[n] = (p, strace_counts(out) if os.path.exists(out) else {}, log)
+    (p1, c1, _), (p2, c2, log2) = runs[2000], runs[20000]
+    # about 38 bytes an iteration: an entry with its argument, an exit,
+    # a quarter of a custom event
+    subbufs = (20000 - 2000) * 38 // (size - 64) + 1
+    grew = {k: c2.get(k, 0) - c1.get(k, 0) for k in set(c1) | set(c2)}
+    total = sum(grew.values())
+    tap(p1.returncode == 0 and p2.returncode == 0 and c1 and c2 and
+        total <= 2 * subbufs + 100,
+        "mode=cpu: system calls grow by at most about one a sub-buffer "
+        "with the events",
+        f"exits {p1.returncode}, {p2.returncode}; 18000 more iterations "
+        f"(~{subbufs} sub-buffers) made {total} more system calls: "
+        f"{sorted(((v, k) for k, v in grew.items() if v), reverse=True)[:6]}"
+        f"\n{p1.stderr[-300:]}{p2.stderr[-300:]}")
+    if p2.returncode == 0:
+        verify_log("mode=cpu: the run with arguments and custom events", log2)
+
+
 def check_light_objects():
     """The recording path is called with only general registers saved: its
     objects must not touch vector registers nor call what might."""
@@ -1938,7 +1988,7 @@ def main():
                check_version1_and_threshold, check_environment, check_static_link,
                check_thread_names, check_depth, check_dlopen, check_basic,
                check_stream, check_migrate, check_snapshot_cli,
-               check_snapshot_cpu, check_triggers):
+               check_snapshot_cpu, check_triggers, check_syscalls):
         try:
             fn()
         except Exception as e:
