@@ -1718,6 +1718,20 @@ def check_syscalls():
         f"\n{p1.stderr[-300:]}{p2.stderr[-300:]}")
     if p2.returncode == 0:
         verify_log("mode=cpu: the run with arguments and custom events", log2)
+    # the fast path's argument records: every entry's, with its value
+    log = os.path.join(d, "syscalls-args.xray")
+    p, logs = run_ours(exe, log, ["3000"], env={
+        "XRAYFDR_OPTIONS": f"mode=cpu buffer_size={size} "
+                           f"buffer_max={64 * os.cpu_count()}"})
+    evs = [e for l in logs for e in events_of(l)]
+    args = collections.Counter(e["args"][0] for e in evs
+                               if e.get("kind") == "function-enter-arg")
+    tap(p.returncode == 0 and args == collections.Counter(range(3000)),
+        "mode=cpu: each entry with a logged argument has its argument",
+        f"exit {p.returncode}; {sum(args.values())} arguments, "
+        f"{len(args)} distinct, missing {sorted(set(range(3000)) - set(args))[:5]}"
+        f"\n{p.stderr[-300:]}")
+    verify_logs("mode=cpu: the logs with arguments pass both verifiers", logs)
 
 
 def check_light_objects():
