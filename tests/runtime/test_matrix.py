@@ -1734,6 +1734,60 @@ def check_syscalls():
     verify_logs("mode=cpu: the logs with arguments pass both verifiers", logs)
 
 
+def c_path_calls(exe, args, env):
+    """(how often the C path of a function event (rt_fdr_light) ran in
+    @exe @args, counted by a gdb breakpoint, the run's output), or (None,
+    why)."""
+    gdb = which("gdb")
+    if not gdb:
+        return None, "no gdb (make deps)"
+    p = run([gdb, "-batch", "-nx", "-ex", "set breakpoint pending on",
+             "-ex", "break rt_fdr_light", "-ex", "ignore 1 1000000000",
+             "-ex", "run", "-ex", "info breakpoints", "--args", exe] + args,
+            env=env, timeout=600)
+    m = re.search(r"already hit (\d+) time", p.stdout)
+    if p.returncode or "exited normally" not in p.stdout:
+        return None, f"gdb cannot run it here: {p.stdout[-200:]}{p.stderr[-200:]}"
+    return (int(m.group(1)) if m else 0), p
+
+
+def check_discard():
+    """CPU mode, discard: once the ring is full, an event costs what it
+    costs in overwrite mode: the fast path drops it, it does not call C
+    (counted with a breakpoint, not timed); the summary counts every
+    event made, written or dropped."""
+    b = built(Prog("syscalls", ["syscalls.c"], with_lib=True))
+    if not b:
+        return
+    exe, d = b
+    n, got = 5000, {}
+    for mode in ("overwrite", "discard"):
+        env = {"XRAYFDR_OPTIONS": f"mode=cpu buffer_size=4096 "
+               f"buffer_max={2 * os.cpu_count()} verbosity=1 "
+               f'output="{os.path.join(d, mode + ".xray")}"'
+               + (" discard=true" if mode == "discard" else "")}
+        got[mode] = c_path_calls(exe, [str(n), "0"], env)
+        if got[mode][0] is None:
+            tap(None, "mode=cpu discard: C calls", skip=got[mode][1])
+            return
+    (ow, pw), (dc, pd) = got["overwrite"], got["discard"]
+    # 2 sub-buffers of 4 KiB hold about 1000 of the 10002 events
+    tap(dc <= 2 * ow + 20,
+        "mode=cpu discard: a full ring's events do not take the C path",
+        f"{2 * n + 2} events: the C path ran {ow} times in overwrite mode, "
+        f"{dc} in discard mode")
+    def summary(p):
+        m = re.search(r"wrote (\d+) events .*\((\d+) overwritten, (\d+) dropped",
+                      p.stdout + p.stderr)
+        return tuple(map(int, m.groups())) if m else None
+
+    so, sd = summary(pw), summary(pd)
+    tap(so and sd and sum(so) == sum(sd) and sd[2] > 0,
+        "mode=cpu discard: the summary counts every event, written or dropped",
+        f"(written, overwritten, dropped): overwrite {so}, discard {sd}\n"
+        f"{pd.stderr[-300:]}")
+
+
 def check_light_objects():
     """The recording path is called with only general registers saved: its
     objects must not touch vector registers nor call what might."""
@@ -2002,7 +2056,7 @@ def main():
                check_version1_and_threshold, check_environment, check_static_link,
                check_thread_names, check_depth, check_dlopen, check_basic,
                check_stream, check_migrate, check_snapshot_cli,
-               check_snapshot_cpu, check_triggers, check_syscalls):
+               check_snapshot_cpu, check_triggers, check_syscalls, check_discard):
         try:
             fn()
         except Exception as e:

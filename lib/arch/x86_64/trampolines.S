@@ -325,7 +325,7 @@ GENERIC rt_generic_args, 3, 1
 	.endif
 .endm
 
-.macro FAST_END name, slow, rcx, copy=-1, after
+.macro FAST_END name, slow, rcx, copy=-1, after, full
 .L\name\()_post:
 	.ifnb \after
 	\after
@@ -337,6 +337,26 @@ GENERIC rt_generic_args, 3, 1
 	.long	RT_RSEQ_SIG
 .L\name\()_abort:
 	jmp	.L\name\()_arm
+	.ifnb \full
+	/*
+	 * CPU mode (@full): no room in the slot.  Discard mode drops the
+	 * event here, outside the critical section, while the ring is as
+	 * the C path found it full (the same commit word and consumed
+	 * count: it would take the same decision, at a C call's cost for
+	 * every event); counted in the CPU's control page.  %rcx is the
+	 * area of the thread's CPU, %r11 as in the critical section.
+	 */
+\full:
+	movq	(%rcx), %rax
+	SELF_SRC \copy, cmpq, RT_THREAD_FULL_COMMIT, %rax
+	jne	.L\name\()_slow
+	movq	RT_CTL_CONSUMED(%rcx), %rax
+	SELF_SRC \copy, cmpq, RT_THREAD_FULL_CONSUMED, %rax
+	jne	.L\name\()_slow
+	lock addq $1, RT_CTL_FAST_DROPPED(%rcx)
+	FAST_RESTORE \rcx, \copy
+	ret
+	.endif
 .L\name\()_slow:
 	FAST_RESTORE \rcx, \copy
 	.if \copy < 0
@@ -453,7 +473,7 @@ FDR_FAST rt_tramp_args, 1, rt_generic_args
 	jc	.L\name\()_slow
 	.endif
 	SELF_SRC \copy, cmpq, RT_THREAD_ROOM, %rax
-	ja	.L\name\()_slow
+	ja	.L\name\()_full
 	/* (in the library's, an abort reloads %r11) */
 	SELF_SRC \copy, movq, RT_THREAD_HDR, %r11
 	/* since the sub-buffer's base (too far: a new sub-buffer) */
@@ -474,7 +494,7 @@ FDR_FAST rt_tramp_args, 1, rt_generic_args
 	.else
 	addq	$8, (%rcx)			/* commit */
 	.endif
-	FAST_END \name, \slow, 1, \copy
+	FAST_END \name, \slow, 1, \copy, , .L\name\()_full
 .endm
 
 CPU_FAST rt_cpu_tramp_entry, 0, rt_generic_entry

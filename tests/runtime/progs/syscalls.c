@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Events that take the C path in CPU mode (custom events) and entries
- * with a logged argument, as many as the first argument says: the
- * traced run's system calls must not grow with their number.
+ * Events that take the C path in CPU mode (custom events, one every
+ * second argument's iterations, 0: none) and entries with a logged
+ * argument, as many as the first argument says: the traced run's system
+ * calls must not grow with their number.
  */
 #include <stdlib.h>
 
@@ -18,18 +19,18 @@ with_arg(long v)
 	sink += v;
 }
 
-TRACED void work(long n)
+TRACED void work(long n, long every)
 {
 	for (long i = 0; i < n; i++) {
 		with_arg(i);
-		if (i % 4 == 0)
+		if (every && i % every == 0)
 			__xray_customevent("tick", 4);
 	}
 }
 
 int main(int argc, char **argv)
 {
-	work(argc > 1 ? atol(argv[1]) : 1000);
+	work(argc > 1 ? atol(argv[1]) : 1000, argc > 2 ? atol(argv[2]) : 4);
 	PRINT(with_arg);
 	return 0;
 }
