@@ -344,8 +344,13 @@ GENERIC rt_generic_args, 3, 1
 	 * the C path found it full (the same commit word and consumed
 	 * count: it would take the same decision, at a C call's cost for
 	 * every event); counted in the CPU's control page.  %rcx is the
-	 * area of the thread's CPU, %r11 as in the critical section.
+	 * area of the thread's CPU.  Also where a time too far from the
+	 * sub-buffer's base needs a new one, which a full ring refuses.
 	 */
+.L\name\()_far:
+	.if \copy < 0
+	movq	rt_self@gottpoff(%rip), %r11	/* (it held the header) */
+	.endif
 \full:
 	movq	(%rcx), %rax
 	SELF_SRC \copy, cmpq, RT_THREAD_FULL_COMMIT, %rax
@@ -382,13 +387,13 @@ GENERIC rt_generic_args, 3, 1
  * once the TSC's high half is the base's, the time is the TSC's low half
  * as rdtsc leaves it in %eax.  CPU mode's base is a sub-buffer's, which
  * the runtime or the kernel took on some CPU (RECORD_TIME): its high half
- * is checked, its low half subtracted, and a TSC behind it (another
- * CPU's) takes the C path too.  Clobbers %rdx.
+ * is checked (jumping to @far if it differs), its low half subtracted,
+ * and a TSC behind it (another CPU's) takes the C path.  Clobbers %rdx.
  */
-.macro RECORD_TIME name, base_hi, base_lo
+.macro RECORD_TIME name, base_hi, base_lo, far
 	rdtsc
 	cmpl	%edx, \base_hi
-	jne	.L\name\()_slow
+	jne	\far
 	subl	\base_lo, %eax		/* (zero-extends) */
 	jb	.L\name\()_slow
 .endm
@@ -477,7 +482,7 @@ FDR_FAST rt_tramp_args, 1, rt_generic_args
 	/* (in the library's, an abort reloads %r11) */
 	SELF_SRC \copy, movq, RT_THREAD_HDR, %r11
 	/* since the sub-buffer's base (too far: a new sub-buffer) */
-	RECORD_TIME \name, RT_SUBBUF_TSC+4(%r11), RT_SUBBUF_TSC(%r11)
+	RECORD_TIME \name, RT_SUBBUF_TSC+4(%r11), RT_SUBBUF_TSC(%r11), .L\name\()_far
 	RECORD_WORD
 	movl	(%rcx), %edx			/* the offset, as read before */
 	movq	%rax, RT_RING_CONTROL_SIZE(%rcx,%rdx)
