@@ -13,6 +13,7 @@ PACKAGES="
 	busybox-static cpio kmod xz-utils dwarves
 	flex bison bc libssl-dev
 	uftrace chromium hyperfine valgrind graphviz protobuf-compiler
+	strace gdb
 	lttng-tools liblttng-ust1 babeltrace2
 	groff-base dkms mmdebstrap
 	dpkg-dev debhelper fakeroot lintian

@@ -31,6 +31,12 @@ key ONLY takes:
                 program runs, through the same 256 buffers of 64 KiB
   stream-cpu    the same in CPU mode, through the rings (256 sub-buffers
                 of 64 KiB a CPU)
+  cpu-discard   CPU mode with discard=true (preloaded): the rings fill
+                early in the run, and every later event is dropped
+  args, cpu-args
+                thread and CPU mode, with leaf logging its argument
+                (xray_log_args(1)): 2 of the 3 entries write a CallArgument
+                record; cpu-args's "vs thread" is against args
   trigger-mid, trigger-leaf
                 xrayfdr record --trigger 'mid>1s' (or 'leaf>1s'): an armed
                 duration trigger that never fires; the functions it names
@@ -142,6 +148,7 @@ def build():
         "floor": ["-DBENCH_FLOOR"],
         "floor-call": ["-DBENCH_FLOOR_CALL"],
         "xray": xray,
+        "xray-args": xray + ["-DBENCH_ARGS"],
         "xray-static": xray + ["-Wl,--whole-archive", LIBA,
                                "-Wl,--no-whole-archive", "-lelf", "-lpthread"],
         "xray-llvm": ["-fxray-instrument", "-DBENCH_LLVM",
@@ -225,21 +232,24 @@ def cmd_xrayfdr_record(exe, d, n, mode="thread", threshold_us=0, only=None, dept
         [exe, str(n)], {}
 
 
-def xrayfdr_options(d, mode, threshold_us, depth=0, stream=False, trigger=None):
+def xrayfdr_options(d, mode, threshold_us, depth=0, stream=False, trigger=None,
+                    discard=False):
     """XRAYFDR_OPTIONS as `xrayfdr record` sets them (tools/cmd_record.c)."""
     log = os.path.join(d, "xrayfdr.xray")
     return (f'verbosity=0 output="{log}" func_duration_threshold_us={threshold_us} '
             f"buffer_size={BUFFER_SIZE} buffer_max={buffer_max_of(mode)} mode={mode}"
             + (f" max_depth={depth}" if depth else "") + (" stream=true" if stream else "")
-            + (f' trigger="{trigger}" snapshot_dir="{d}"' if trigger else ""))
+            + (f' trigger="{trigger}" snapshot_dir="{d}"' if trigger else "")
+            + (" discard=true" if discard else ""))
 
 
 def cmd_xrayfdr_preload(exe, d, n, mode="thread", threshold_us=0, only=None, depth=0,
-                        stream=False, trigger=None):
-    """What `xrayfdr record` runs, without it (under valgrind)."""
+                        stream=False, trigger=None, discard=False):
+    """What `xrayfdr record` runs, without it (under valgrind; and for the
+    options it has no flag for)."""
     env = {"LD_PRELOAD": LIBSO,
            "XRAYFDR_OPTIONS": xrayfdr_options(d, mode, threshold_us, depth, stream,
-                                              trigger)}
+                                              trigger, discard)}
     if only:
         env["XRAYFDR_FILTER"] = "+" + only
     return [exe, str(n)], env
@@ -347,9 +357,11 @@ class Peer:
     untraced row of its compiler."""
 
     def __init__(self, key, name, exe, cmd, out=out_none, count=None, expect=None,
-                 cpu_mode=False, threshold=False, lossless=False, base="untraced"):
+                 cpu_mode=False, threshold=False, lossless=False, base="untraced",
+                 vs="xrayfdr"):
         self.key, self.name, self.exe, self.cmd = key, name, exe, cmd
         self.base = base  # the row its overhead is against
+        self.vs = vs  # the thread-mode row "vs thread" compares it with
         self.out, self.count = out, count or cmd
         self.expect, self.cpu_mode, self.threshold = expect, cpu_mode, threshold
         self.lossless = lossless
@@ -373,6 +385,7 @@ def ran(expect, fns):
 
 def peers_of(exes):
     x, llvm, static = exes["xray"], exes["xray-llvm"], exes["xray-static"]
+    xa = exes["xray-args"]
 
     def rec(mode="thread", threshold_us=0, **kw):
         return lambda d, n: cmd_xrayfdr_record(x, d, n, mode, threshold_us, **kw)
@@ -434,6 +447,17 @@ def peers_of(exes):
         Peer("stream-cpu", "xrayfdr --stream CPU mode", x, rec("cpu", stream=True),
              out_xrayfdr, pre("cpu", stream=True), "rt_cpu_tramp_entry",
              cpu_mode=True, lossless=True),
+        # discard: a full ring drops every later event
+        Peer("cpu-discard", "xrayfdr CPU mode, discard", x, pre("cpu", discard=True),
+             out_xrayfdr, expect="rt_cpu_tramp_entry", cpu_mode=True),
+        # leaf logs its argument: 2 of the 3 entries with a CallArgument
+        Peer("args", "xrayfdr, leaf logs its argument", xa,
+             lambda d, n: cmd_xrayfdr_record(xa, d, n), out_xrayfdr,
+             lambda d, n: cmd_xrayfdr_preload(xa, d, n), THREAD_FAST, vs="args"),
+        Peer("cpu-args", "xrayfdr CPU mode, leaf's argument", xa,
+             lambda d, n: cmd_xrayfdr_record(xa, d, n, "cpu"), out_xrayfdr,
+             lambda d, n: cmd_xrayfdr_preload(xa, d, n, "cpu"), "rt_cpu_tramp_args",
+             cpu_mode=True, vs="args"),
         # an armed duration trigger that never fires: what the calls of
         # the functions it names pay (the others keep their sleds' path)
         Peer("trigger-mid", "xrayfdr --trigger 'mid>1s' (1 of 3 named)", x,
@@ -454,7 +478,8 @@ def peers_of(exes):
         sys.exit(f"bench: ONLY: unknown {', '.join(unknown)} (keys: {', '.join(keys)})")
     if ONLY:
         # with the baselines the chosen rows need
-        want = set(ONLY) | {"untraced"} | {p.base for p in peers if p.key in ONLY}
+        want = set(ONLY) | {"untraced"} | {p.base for p in peers if p.key in ONLY} \
+            | {p.vs for p in peers if p.key in ONLY}
         peers = [p for p in peers if p.key in want]
     return peers
 
@@ -730,7 +755,7 @@ def table(peers):
         print(f"{peer.name:33} {ns:7.2f} {min(r[0] for r in peer.rounds):7.2f} "
               f"{max(r[0] for r in peer.rounds):7.2f} {over:8.2f} "
               f"{ratio(over, floor) if traced else '-':>8} "
-              f"{ratio(over, ours) if traced else '-':>10} "
+              f"{ratio(over, overhead(peer.vs)) if traced else '-':>10} "
               f"{instr(peer.instr, peer.notes + peer.loop_notes, bool(peer.loop_notes)):>12} "
               f"{instr(peer.after, peer.notes):>10} "
               f"{kept_s:>18} {f'{size / kept:.1f}' if kept else '-':>11}")
@@ -739,7 +764,8 @@ def table(peers):
           "  min, max: fastest and slowest round; overhead: ns/call minus untraced's "
           "(GCC rows: GCC untraced's)\n"
           "vs floor, vs xrayfdr: overhead / the overhead of floor (1.00x: at the floor), "
-          "of xrayfdr (record)\n"
+          "of xrayfdr (record)\n  (the argument rows: of xrayfdr, leaf logs its "
+          "argument)\n"
           "instr/call: instructions a traced call adds in the loop (entry + exit), "
           "minus untraced's (callgrind:\n"
           "  the loop's count at two run lengths, difference over the difference of "

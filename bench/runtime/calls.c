@@ -7,7 +7,8 @@
  * in by hand (BENCH_FLOOR), the floor any TSC-based tracer stands on; and
  * the same through a call to a function of its own at each entry and exit
  * (BENCH_FLOOR_CALL), the floor of a tracer reached from a sled, whose 11
- * bytes hold a call and no more.
+ * bytes hold a call and no more.  With BENCH_ARGS, leaf logs its argument
+ * (xray_log_args(1)): two of the three entries carry a CallArgument.
  *
  * The loop is timed in this thread's CPU time: on a shared machine the
  * wall clock also counts the time other tenants held the CPU.  It runs in
@@ -63,7 +64,13 @@ NOT_TRACED __attribute__((noinline)) void floor_record(uint64_t id)
 #define RECORD(id) ((void)0)
 #endif
 
-TRACED void leaf(long i)
+#ifdef BENCH_ARGS
+#define LEAF_ARGS __attribute__((xray_log_args(1)))
+#else
+#define LEAF_ARGS
+#endif
+
+TRACED LEAF_ARGS void leaf(long i)
 {
 	RECORD(1);
 	sink += i;

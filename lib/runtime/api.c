@@ -341,7 +341,7 @@ int xrayfdr_trace_stats(struct xrayfdr_trace_stats *stats)
 	s.events = tot.events;
 	s.overwritten = tot.overwritten;
 	s.recycled = tot.recycled;
-	s.dropped = __atomic_load_n(&rt_live.dropped, __ATOMIC_RELAXED);
+	s.dropped = tot.dropped;
 	rt_api_unlock();
 	OPTS_PUT(stats, &s);
 	return 0;
@@ -379,8 +379,7 @@ int xrayfdr_snapshot(const char *path, const struct xrayfdr_snapshot_opts *opts)
 			.sz = sizeof(s),
 			.events = tot.events,
 			.overwritten = tot.overwritten,
-			.dropped = __atomic_load_n(&rt_live.dropped,
-						   __ATOMIC_RELAXED),
+			.dropped = tot.dropped,
 			.buffers = tot.buffers,
 			.recycled = tot.recycled,
 		};

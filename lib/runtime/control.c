@@ -106,8 +106,7 @@ static void snapshot(int conn, int fd, const struct ucred *peer)
 			"ok events=%llu overwritten=%llu dropped=%llu buffers=%llu",
 			(unsigned long long)tot.events,
 			(unsigned long long)tot.overwritten,
-			(unsigned long long)__atomic_load_n(&rt_live.dropped,
-							    __ATOMIC_RELAXED),
+			(unsigned long long)tot.dropped,
 			(unsigned long long)tot.buffers);
 	reply(conn, text);
 }

@@ -167,7 +167,7 @@ static size_t build_info(const struct rt_trace *tr, const struct rt_totals *tot,
 	add(&t, "\noverwritten=");
 	add_u64(&t, tot->overwritten);
 	add(&t, "\ndropped=");
-	add_u64(&t, __atomic_load_n(&tr->dropped, __ATOMIC_RELAXED));
+	add_u64(&t, tot->dropped);
 	add(&t, "\nbuffers=");
 	add_u64(&t, tot->buffers);
 	add(&t, "\nrecycled=");
@@ -249,11 +249,15 @@ static void sink_totals(const struct rt_trace *t, struct rt_totals *tot)
 	struct rt_sink_counters ctr = { 0 };
 
 	t->sink->counters(&ctr);
-	*tot = (struct rt_totals){ .overwritten = ctr.overwritten,
-				   .recycled = ctr.recycled,
-				   .kernel_lost = ctr.kernel_lost,
-				   .damaged = ctr.damaged,
-				   .cut = ctr.cut };
+	*tot = (struct rt_totals){
+		.overwritten = ctr.overwritten,
+		.recycled = ctr.recycled,
+		.kernel_lost = ctr.kernel_lost,
+		.damaged = ctr.damaged,
+		.cut = ctr.cut,
+		.dropped = __atomic_load_n(&t->dropped, __ATOMIC_RELAXED) +
+			   ctr.dropped
+	};
 }
 
 void rt_log_count(const struct rt_trace *t, struct rt_drain *d,

@@ -41,6 +41,8 @@ struct rt_totals {
 	uint64_t events, buffers; /* in the sink's buffers */
 	/* its counters */
 	uint64_t overwritten, recycled, kernel_lost, damaged, cut;
+	/* the controller's drops and the sink's own */
+	uint64_t dropped;
 };
 
 /* What a drain of @t's sink holds, from its start, and the sink's

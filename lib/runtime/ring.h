@@ -27,8 +27,11 @@
  * runtime keeps there what a dump of the session needs (sink_cpu_rings.c): its
  * notes, then two counters of the ring at the end of the page. */
 #define RT_NOTES_OFFSET 64
-#define RT_NOTES_END 4080
+#define RT_NOTES_END 4072
 #define RT_NOTES_MAX 16384
+/* u64: events the fast path dropped, the ring full in discard mode (the
+ * C path's drops are in rt_live.dropped and user_records_lost) */
+#define RT_CTL_FAST_DROPPED 4072
 #define RT_CTL_RECYCLED 4080 /* u64: sub-buffers reused */
 /* u64: events in them; those of the kernel's takeovers are in
  * user_events_overwritten of struct xray_fdr_control */
@@ -40,6 +43,8 @@
 /* In the uapi structs: a sub-buffer's base TSC; the header's state (the
  * trampolines reach it through struct rt_thread's ring_state). */
 #define RT_SUBBUF_TSC 8
+/* struct xray_fdr_control's consumed */
+#define RT_CTL_CONSUMED 8
 #define RT_STATE_FROZEN 4
 
 #ifndef __ASSEMBLER__

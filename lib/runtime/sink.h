@@ -92,6 +92,9 @@ struct rt_sink_counters {
 	/* a snapshot of rings being written: sub-buffers written over while
 	 * it copied them, left out */
 	uint64_t cut;
+	/* events dropped that the controller did not count (rt_live.dropped):
+	 * CPU mode's fast path's, in discard mode */
+	uint64_t dropped;
 };
 
 struct rt_sink {

@@ -555,8 +555,12 @@ uint64_t rt_cpu_user_lost(void)
 {
 	uint64_t n = 0;
 
-	for (uint32_t c = 0; rt_ring.header && c < rt_ring.ncpus; c++)
+	/* the C path's drops and the fast path's */
+	for (uint32_t c = 0; rt_ring.header && c < rt_ring.ncpus; c++) {
 		n = sat_add(n, control(c)->user_records_lost);
+		n = sat_add(n, *(const uint64_t *)((const uint8_t *)control(c) +
+						   RT_CTL_FAST_DROPPED));
+	}
 	return n;
 }
 
@@ -694,6 +698,7 @@ void rt_cpu_counters(struct rt_sink_counters *c)
 	c->damaged = rt_cpu.damaged + rt_cpu.stream_damaged;
 	c->cut = rt_cpu.cut;
 	c->kernel_lost = 0;
+	c->dropped = 0;
 	/* in the rings, so a dump of a dead process's session has them */
 	for (uint32_t cpu = 0; rt_ring.header && cpu < rt_ring.ncpus; cpu++) {
 		const uint8_t *ctl = (const uint8_t *)control(cpu);
@@ -714,6 +719,11 @@ void rt_cpu_counters(struct rt_sink_counters *c)
 			c->recycled,
 			__atomic_load_n(
 				(const uint64_t *)(ctl + RT_CTL_RECYCLED),
+				__ATOMIC_RELAXED));
+		c->dropped = sat_add(
+			c->dropped,
+			__atomic_load_n(
+				(const uint64_t *)(ctl + RT_CTL_FAST_DROPPED),
 				__ATOMIC_RELAXED));
 	}
 }

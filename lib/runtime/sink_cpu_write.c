@@ -180,11 +180,13 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	const struct xray_fdr_header *hdr = rt_ring.header;
 	struct xray_fdr_control *ctl;
 	struct xray_fdr_subbuf *sb, *next;
-	uint64_t commit, base, seq;
+	uint64_t commit, base, seq, consumed;
 	uint32_t off, idx, used, nidx;
 	size_t total;
+	bool name_due;
 
 	t->name_due = 0;
+	t->full_commit = 0;
 	if (!hdr || !thread_can_write(t) || cpu >= rt_ring.ncpus ||
 	    (__atomic_load_n(&hdr->state, __ATOMIC_RELAXED) &
 	     XRAY_FDR_STATE_FROZEN))
@@ -221,6 +223,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	pd->seq = __atomic_load_n(&sb->seq, __ATOMIC_RELAXED);
 	t->name_due = ct->name_gen != rt_cpu.gen || ct->name_cpu != cpu ||
 		      ct->name_seq != pd->seq;
+	name_due = t->name_due;
 	total = pd->staged_before + need + (t->name_due ? RT_NAME_ROOM : 0);
 	pd->close_word = NULL;
 	pd->open = NULL;
@@ -234,11 +237,20 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 		t->name_due = SUBBUF_HDR + need + RT_NAME_ROOM <=
 			      rt_cpu.subbuf_size;
 		seq = __atomic_load_n(&sb->seq, __ATOMIC_RELAXED) + 1;
+		consumed = __atomic_load_n(&ctl->consumed, __ATOMIC_ACQUIRE);
 		if (rt_cpu.discard &&
-		    (int64_t)(seq - __atomic_load_n(&ctl->consumed,
-						    __ATOMIC_ACQUIRE)) >=
-			    (int64_t)rt_cpu.subbuf_count) {
+		    (int64_t)(seq - consumed) >= (int64_t)rt_cpu.subbuf_count) {
 			*full = true;
+			/* the fast path may drop while nothing moves, if the
+			 * least it writes would not fit either */
+			if (cpu == t->cpu &&
+			    (used + pd->staged_before + FN +
+					     (name_due ? RT_NAME_ROOM : 0) >
+				     rt_cpu.subbuf_size ||
+			     (*tsc ^ base) >> 32)) {
+				t->full_commit = commit;
+				t->full_consumed = consumed;
+			}
 			return RT_RESERVE_NONE;
 		}
 		nidx = idx + 1 == rt_cpu.subbuf_count ? 0 : idx + 1;
@@ -421,7 +433,10 @@ bool rt_cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
 			seg, n))
 		return false;
 	ct->stretch_ring = pd->cpu + 1;
-	if (t->name_in) {
+	/* the name was looked at for this sub-buffer: written, or left out
+	 * as the exec name (else a thread that keeps that name would read it
+	 * again at every event of the C path) */
+	if (t->name_in || t->name_due) {
 		ct->name_gen = rt_cpu.gen;
 		ct->name_cpu = pd->cpu;
 		ct->name_seq = pd->seq;

@@ -45,6 +45,10 @@
 #define RT_THREAD_TRIG_DEPTH 80
 #define RT_THREAD_TRIG_ID 84
 #define RT_THREAD_TRIG_TSC 152
+/* CPU mode, discard: the commit word and consumed count of CPU
+ * RT_THREAD_CPU's ring when the C path found it full (struct rt_thread) */
+#define RT_THREAD_FULL_COMMIT 280
+#define RT_THREAD_FULL_CONSUMED 288
 
 /* The kernel's struct rseq (uapi/linux/rseq.h) as far as we use it. */
 #define RT_RSEQ_CPU_ID_START 0
@@ -109,6 +113,11 @@ struct rt_thread {
 	uint32_t trig_depth;
 	uint32_t trig_id[RT_TRIG_STACK];
 	uint64_t trig_tsc[RT_TRIG_STACK];
+	/* CPU mode, discard: while the ring of CPU cpu still has this commit
+	 * word and consumed count, it is as full as the C path found it,
+	 * and the fast path drops what it cannot append (0: not full) */
+	uint64_t full_commit;
+	uint64_t full_consumed;
 
 	/* slow path only: what the controller and both sinks share (each
 	 * sink's own part is in sink_state, at the end) */
@@ -148,6 +157,11 @@ _Static_assert(offsetof(struct rt_thread, trig_id) == RT_THREAD_TRIG_ID,
 	       "trig_id");
 _Static_assert(offsetof(struct rt_thread, trig_tsc) == RT_THREAD_TRIG_TSC,
 	       "trig_tsc");
+_Static_assert(offsetof(struct rt_thread, full_commit) == RT_THREAD_FULL_COMMIT,
+	       "full_commit");
+_Static_assert(offsetof(struct rt_thread, full_consumed) ==
+		       RT_THREAD_FULL_CONSUMED,
+	       "full_consumed");
 _Static_assert(offsetof(struct rt_rseq_area, cpu_id_start) ==
 		       RT_RSEQ_CPU_ID_START,
 	       "rseq cpu_id_start");

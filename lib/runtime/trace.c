@@ -190,8 +190,7 @@ static void report(int ret, const struct rt_totals *tot)
 		"' (",
 		rt_utoa(tot->overwritten, ow),
 		" overwritten, ",
-		rt_utoa(__atomic_load_n(&rt_live.dropped, __ATOMIC_RELAXED),
-			dr),
+		rt_utoa(tot->dropped, dr),
 		" dropped)\n",
 	};
 	const char *fail[] = { "xrayfdr: cannot write the log '",

@@ -1689,6 +1689,124 @@ def check_mixed():
                     "each thread in time order")
 
 
+def strace_counts(path):
+    """System calls per name from `strace -c -o @path`."""
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
+            if m and m.group(2) != "total":
+                counts[m.group(2)] = int(m.group(1))
+    return counts
+
+
+def check_syscalls():
+    """CPU mode: a traced run's system calls do not grow with its events
+    beyond one a sub-buffer, whatever path the events take (entries with
+    a logged argument, custom events, which take the C path)."""
+    strace = which("strace")
+    if not strace:
+        tap(None, "system calls per event", skip="no strace (make deps)")
+        return
+    b = built(Prog("syscalls", ["syscalls.c"], with_lib=True))
+    if not b:
+        return
+    exe, d = b
+    size = 4096
+    runs = {}
+    for n in (2000, 20000):
+        log = os.path.join(d, f"syscalls-{n}.xray")
+        out = os.path.join(d, f"syscalls-{n}.strace")
+        p = run([strace, "-f", "-c", "-o", out, XRAYFDR, "record", "-q",
+                 "--mode", "cpu", "--buffer-size", str(size), "--buffer-max",
+                 "16", "-o", log, exe, str(n)])
+        runs[n] = (p, strace_counts(out) if os.path.exists(out) else {}, log)
+    (p1, c1, _), (p2, c2, log2) = runs[2000], runs[20000]
+    # about 38 bytes an iteration: an entry with its argument, an exit,
+    # a quarter of a custom event
+    subbufs = (20000 - 2000) * 38 // (size - 64) + 1
+    grew = {k: c2.get(k, 0) - c1.get(k, 0) for k in set(c1) | set(c2)}
+    total = sum(grew.values())
+    tap(p1.returncode == 0 and p2.returncode == 0 and c1 and c2 and
+        total <= 2 * subbufs + 100,
+        "mode=cpu: system calls grow by at most about one a sub-buffer "
+        "with the events",
+        f"exits {p1.returncode}, {p2.returncode}; 18000 more iterations "
+        f"(~{subbufs} sub-buffers) made {total} more system calls: "
+        f"{sorted(((v, k) for k, v in grew.items() if v), reverse=True)[:6]}"
+        f"\n{p1.stderr[-300:]}{p2.stderr[-300:]}")
+    if p2.returncode == 0:
+        verify_log("mode=cpu: the run with arguments and custom events", log2)
+    # the fast path's argument records: every entry's, with its value
+    log = os.path.join(d, "syscalls-args.xray")
+    p, logs = run_ours(exe, log, ["3000"], env={
+        "XRAYFDR_OPTIONS": f"mode=cpu buffer_size={size} "
+                           f"buffer_max={64 * os.cpu_count()}"})
+    evs = [e for l in logs for e in events_of(l)]
+    args = collections.Counter(e["args"][0] for e in evs
+                               if e.get("kind") == "function-enter-arg")
+    tap(p.returncode == 0 and args == collections.Counter(range(3000)),
+        "mode=cpu: each entry with a logged argument has its argument",
+        f"exit {p.returncode}; {sum(args.values())} arguments, "
+        f"{len(args)} distinct, missing {sorted(set(range(3000)) - set(args))[:5]}"
+        f"\n{p.stderr[-300:]}")
+    verify_logs("mode=cpu: the logs with arguments pass both verifiers", logs)
+
+
+def c_path_calls(exe, args, env):
+    """(how often the C path of a function event (rt_fdr_light) ran in
+    @exe @args, counted by a gdb breakpoint, the run's output), or (None,
+    why)."""
+    gdb = which("gdb")
+    if not gdb:
+        return None, "no gdb (make deps)"
+    p = run([gdb, "-batch", "-nx", "-ex", "set breakpoint pending on",
+             "-ex", "break rt_fdr_light", "-ex", "ignore 1 1000000000",
+             "-ex", "run", "-ex", "info breakpoints", "--args", exe] + args,
+            env=env, timeout=600)
+    m = re.search(r"already hit (\d+) time", p.stdout)
+    if p.returncode or "exited normally" not in p.stdout:
+        return None, f"gdb cannot run it here: {p.stdout[-200:]}{p.stderr[-200:]}"
+    return (int(m.group(1)) if m else 0), p
+
+
+def check_discard():
+    """CPU mode, discard: once the ring is full, an event costs what it
+    costs in overwrite mode: the fast path drops it, it does not call C
+    (counted with a breakpoint, not timed); the summary counts every
+    event made, written or dropped."""
+    b = built(Prog("syscalls", ["syscalls.c"], with_lib=True))
+    if not b:
+        return
+    exe, d = b
+    n, got = 5000, {}
+    for mode in ("overwrite", "discard"):
+        env = {"XRAYFDR_OPTIONS": f"mode=cpu buffer_size=4096 "
+               f"buffer_max={2 * os.cpu_count()} verbosity=1 "
+               f'output="{os.path.join(d, mode + ".xray")}"'
+               + (" discard=true" if mode == "discard" else "")}
+        got[mode] = c_path_calls(exe, [str(n), "0"], env)
+        if got[mode][0] is None:
+            tap(None, "mode=cpu discard: C calls", skip=got[mode][1])
+            return
+    (ow, pw), (dc, pd) = got["overwrite"], got["discard"]
+    # 2 sub-buffers of 4 KiB hold about 1000 of the 10002 events
+    tap(dc <= 2 * ow + 20,
+        "mode=cpu discard: a full ring's events do not take the C path",
+        f"{2 * n + 2} events: the C path ran {ow} times in overwrite mode, "
+        f"{dc} in discard mode")
+    def summary(p):
+        m = re.search(r"wrote (\d+) events .*\((\d+) overwritten, (\d+) dropped",
+                      p.stdout + p.stderr)
+        return tuple(map(int, m.groups())) if m else None
+
+    so, sd = summary(pw), summary(pd)
+    tap(so and sd and sum(so) == sum(sd) and sd[2] > 0,
+        "mode=cpu discard: the summary counts every event, written or dropped",
+        f"(written, overwritten, dropped): overwrite {so}, discard {sd}\n"
+        f"{pd.stderr[-300:]}")
+
+
 def check_light_objects():
     """The recording path is called with only general registers saved: its
     objects must not touch vector registers nor call what might."""
@@ -1957,7 +2075,7 @@ def main():
                check_version1_and_threshold, check_environment, check_static_link,
                check_thread_names, check_depth, check_dlopen, check_basic,
                check_stream, check_migrate, check_mixed, check_snapshot_cli,
-               check_snapshot_cpu, check_triggers):
+               check_snapshot_cpu, check_triggers, check_syscalls, check_discard):
         try:
             fn()
         except Exception as e:

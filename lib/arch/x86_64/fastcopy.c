@@ -16,8 +16,8 @@
 #define COPY_SLOW (PAGE + 8)
 #define COPY_CS (PAGE + 96)
 #define CS_SIZE 32
-/* thread mode's four kinds, then CPU mode's entry, exit and tail */
-#define NCS 7
+/* thread mode's four kinds, then CPU mode's */
+#define NCS 8
 #define MAX_COPIES 64
 
 extern const uint8_t rt_fast_template[];
@@ -49,7 +49,7 @@ static void put64(uint8_t *p, uint64_t v)
 
 int arch_fast_copy(void *at, long self, long rseq)
 {
-	/* the C path of each critical section, and CPU mode's argument */
+	/* the C path of each critical section */
 	static void (*const slow[])(
 		void) = { rt_generic_entry, rt_generic_exit,  rt_generic_tail,
 			  rt_generic_args,  rt_generic_entry, rt_generic_exit,

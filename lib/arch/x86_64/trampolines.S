@@ -11,7 +11,7 @@
  * any register under a non-standard calling convention.  So:
  *
  * - The fast paths (thread mode, CPU mode) write a function record (and
- *   in thread mode an argument's CallArgument record) touching only rax
+ *   an argument's CallArgument record) touching only rax
  *   and rdx (and rcx where noted) besides r10/r11, saved in the red zone
  *   (below the stack pointer, where a leaf may write and signals do not
  *   reach), or rdx in r11 where that is free (thread mode's copies).
@@ -325,7 +325,7 @@ GENERIC rt_generic_args, 3, 1
 	.endif
 .endm
 
-.macro FAST_END name, slow, rcx, copy=-1, after
+.macro FAST_END name, slow, rcx, copy=-1, after, full
 .L\name\()_post:
 	.ifnb \after
 	\after
@@ -337,6 +337,31 @@ GENERIC rt_generic_args, 3, 1
 	.long	RT_RSEQ_SIG
 .L\name\()_abort:
 	jmp	.L\name\()_arm
+	.ifnb \full
+	/*
+	 * CPU mode (@full): no room in the slot.  Discard mode drops the
+	 * event here, outside the critical section, while the ring is as
+	 * the C path found it full (the same commit word and consumed
+	 * count: it would take the same decision, at a C call's cost for
+	 * every event); counted in the CPU's control page.  %rcx is the
+	 * area of the thread's CPU.  Also where a time too far from the
+	 * sub-buffer's base needs a new one, which a full ring refuses.
+	 */
+.L\name\()_far:
+	.if \copy < 0
+	movq	rt_self@gottpoff(%rip), %r11	/* (it held the header) */
+	.endif
+\full:
+	movq	(%rcx), %rax
+	SELF_SRC \copy, cmpq, RT_THREAD_FULL_COMMIT, %rax
+	jne	.L\name\()_slow
+	movq	RT_CTL_CONSUMED(%rcx), %rax
+	SELF_SRC \copy, cmpq, RT_THREAD_FULL_CONSUMED, %rax
+	jne	.L\name\()_slow
+	lock addq $1, RT_CTL_FAST_DROPPED(%rcx)
+	FAST_RESTORE \rcx, \copy
+	ret
+	.endif
 .L\name\()_slow:
 	FAST_RESTORE \rcx, \copy
 	.if \copy < 0
@@ -362,13 +387,13 @@ GENERIC rt_generic_args, 3, 1
  * once the TSC's high half is the base's, the time is the TSC's low half
  * as rdtsc leaves it in %eax.  CPU mode's base is a sub-buffer's, which
  * the runtime or the kernel took on some CPU (RECORD_TIME): its high half
- * is checked, its low half subtracted, and a TSC behind it (another
- * CPU's) takes the C path too.  Clobbers %rdx.
+ * is checked (jumping to @far if it differs), its low half subtracted,
+ * and a TSC behind it (another CPU's) takes the C path.  Clobbers %rdx.
  */
-.macro RECORD_TIME name, base_hi, base_lo
+.macro RECORD_TIME name, base_hi, base_lo, far
 	rdtsc
 	cmpl	%edx, \base_hi
-	jne	.L\name\()_slow
+	jne	\far
 	subl	\base_lo, %eax		/* (zero-extends) */
 	jb	.L\name\()_slow
 .endm
@@ -423,7 +448,8 @@ FDR_FAST rt_tramp_args, 1, rt_generic_args
 
 /*
  * The fast path of CPU mode (lib/runtime/ring.h): append one function
- * record to the ring of this CPU, or fall back to @slow with every
+ * record (and for @args the CallArgument record of %rdi, in the same
+ * commit) to the ring of this CPU, or fall back to @slow with every
  * register as it came.  It saves %rcx too, for the CPU's area.  The
  * thread keeps the area of the CPU it last reserved on (on another CPU it
  * takes the C path once) and the sub-buffer its records went in, its
@@ -432,13 +458,14 @@ FDR_FAST rt_tramp_args, 1, rt_generic_args
  * commit word points into that sub-buffer, and something larger than
  * rt_ring.slot_room otherwise (another owner, another sub-buffer: the
  * difference wraps), so one compare checks ownership, the sub-buffer and
- * the room.  The slot's header is read as it is now: whoever opened the
+ * the room (for @args, with 16 bytes more: the difference plus 16, whose
+ * carry is a difference that wrapped).  The slot's header is read as it is now: whoever opened the
  * sub-buffer (the kernel too, keeping the owner) wrote its base TSC.
  * Nothing else writes the commit word inside the critical section (the
  * kernel writes only from a context switch, which restarts us), so it is
  * read again after rdtsc, and the commit adds to it.
  */
-.macro CPU_FAST name, slow, copy=-1
+.macro CPU_FAST name, args, slow, copy=-1
 	FAST_BEGIN \name, 1, \copy
 	SELF_SRC \copy, movq, RT_THREAD_RING_STATE, %rax
 	testl	$RT_STATE_FROZEN, (%rax)
@@ -446,27 +473,39 @@ FDR_FAST rt_tramp_args, 1, rt_generic_args
 	SELF_SRC \copy, movq, RT_THREAD_AREA, %rcx	/* this CPU's area */
 	movq	(%rcx), %rax			/* the commit word */
 	SELF_SRC \copy, subq, RT_THREAD_SLOT, %rax
+	.if \args
+	addq	$16, %rax
+	jc	.L\name\()_slow
+	.endif
 	SELF_SRC \copy, cmpq, RT_THREAD_ROOM, %rax
-	ja	.L\name\()_slow
+	ja	.L\name\()_full
 	/* (in the library's, an abort reloads %r11) */
 	SELF_SRC \copy, movq, RT_THREAD_HDR, %r11
 	/* since the sub-buffer's base (too far: a new sub-buffer) */
-	RECORD_TIME \name, RT_SUBBUF_TSC+4(%r11), RT_SUBBUF_TSC(%r11)
+	RECORD_TIME \name, RT_SUBBUF_TSC+4(%r11), RT_SUBBUF_TSC(%r11), .L\name\()_far
 	RECORD_WORD
 	movl	(%rcx), %edx			/* the offset, as read before */
 	movq	%rax, RT_RING_CONTROL_SIZE(%rcx,%rdx)
+	.if \args
+	/* (%r11 is free: an abort reloads it) */
+	movq	%rdi, %rax
+	shlq	$8, %rax
+	orq	$RT_CALL_ARGUMENT_BYTE, %rax
+	movq	%rax, RT_RING_CONTROL_SIZE+8(%rcx,%rdx)
+	movq	%rdi, %rax
+	shrq	$56, %rax
+	movq	%rax, RT_RING_CONTROL_SIZE+16(%rcx,%rdx)
+	addq	$24, (%rcx)			/* commit */
+	.else
 	addq	$8, (%rcx)			/* commit */
-	FAST_END \name, \slow, 1, \copy
+	.endif
+	FAST_END \name, \slow, 1, \copy, , .L\name\()_full
 .endm
 
-CPU_FAST rt_cpu_tramp_entry, rt_generic_entry
-CPU_FAST rt_cpu_tramp_exit, rt_generic_exit
-CPU_FAST rt_cpu_tramp_tail, rt_generic_tail
-
-/* An argument takes the C path in CPU mode. */
-	.globl	rt_cpu_tramp_args
-	.hidden	rt_cpu_tramp_args
-	.set	rt_cpu_tramp_args, rt_generic_args
+CPU_FAST rt_cpu_tramp_entry, 0, rt_generic_entry
+CPU_FAST rt_cpu_tramp_exit, 0, rt_generic_exit
+CPU_FAST rt_cpu_tramp_tail, 0, rt_generic_tail
+CPU_FAST rt_cpu_tramp_args, 1, rt_generic_args
 
 /*
  * Duration triggers (lib/runtime/trigger.h).  The sleds of the functions a
@@ -641,16 +680,13 @@ rt_fast_template:
 	FDR_FAST .Lcopy_exit, 0, , 1
 	FDR_FAST .Lcopy_tail, 0, , 2
 	FDR_FAST .Lcopy_args, 1, , 3
-	CPU_FAST .Lcopy_cpu_entry, , COPY_CPU
-	CPU_FAST .Lcopy_cpu_exit, , (COPY_CPU + 1)
-	CPU_FAST .Lcopy_cpu_tail, , (COPY_CPU + 2)
-	.p2align 5
-.Lcopy_cpu_args:	/* the C path, as in the library */
-	jmp	*rt_fast_template+COPY_SLOW+8*7(%rip)
+	CPU_FAST .Lcopy_cpu_entry, 0, , COPY_CPU
+	CPU_FAST .Lcopy_cpu_exit, 0, , (COPY_CPU + 1)
+	CPU_FAST .Lcopy_cpu_tail, 0, , (COPY_CPU + 2)
+	CPU_FAST .Lcopy_cpu_args, 1, , (COPY_CPU + 3)
 	.p2align 12, 0xcc
 	.quad	0			/* COPY_KEY */
-	/* COPY_SLOW: each copy's C path, and CPU mode's for an argument;
-	 * filled by the copier */
+	/* COPY_SLOW: each copy's C path; filled by the copier */
 	.quad	0, 0, 0, 0, 0, 0, 0, 0
 	COPY_DESC .Lcopy_entry
 	COPY_DESC .Lcopy_exit
@@ -659,6 +695,7 @@ rt_fast_template:
 	COPY_DESC .Lcopy_cpu_entry
 	COPY_DESC .Lcopy_cpu_exit
 	COPY_DESC .Lcopy_cpu_tail
+	COPY_DESC .Lcopy_cpu_args
 	.p2align 12, 0
 	/* where each kind's trampoline starts in a copy */
 	.globl	rt_fast_template_entries
