@@ -144,41 +144,43 @@ static int parse_pid(const char *cmd, const char *text, pid_t *pid)
 	return 0;
 }
 
-/* The number after @key in /proc/@pid/status, or -1. */
-static long status_field(pid_t pid, const char *key)
+/* The text after "@key:" in /proc/@pid/status, into @out ("" if none).
+ * False if the file cannot be read. */
+static bool status_text(pid_t pid, const char *key, char *out, size_t size)
 {
 	char name[64], line[256];
 	size_t klen = strlen(key);
-	long v = -1;
 	FILE *f;
 
-	snprintf(name, sizeof(name), "/proc/%ld/status", (long)pid);
-	f = fopen(name, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen) && line[klen] == ':')
-			v = strtol(line + klen + 1, NULL, 10);
-	fclose(f);
-	return v;
-}
-
-/* Is @pid in a group stop (State: T)? */
-static bool stopped(pid_t pid)
-{
-	char name[64], line[256];
-	bool t = false;
-	FILE *f;
-
+	out[0] = '\0';
 	snprintf(name, sizeof(name), "/proc/%ld/status", (long)pid);
 	f = fopen(name, "re");
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "State:", 6))
-			t = strchr(line + 6, 'T') != NULL;
+		if (!strncmp(line, key, klen) && line[klen] == ':')
+			snprintf(out, size, "%s", line + klen + 1);
 	fclose(f);
-	return t;
+	return true;
+}
+
+/* The number after @key in /proc/@pid/status, or -1. */
+static long status_field(pid_t pid, const char *key)
+{
+	char text[256];
+
+	if (!status_text(pid, key, text, sizeof(text)) || !text[0])
+		return -1;
+	return strtol(text, NULL, 10);
+}
+
+/* Is @pid in a group stop (State: T)? */
+static bool stopped(pid_t pid)
+{
+	char text[256];
+
+	return status_text(pid, "State", text, sizeof(text)) &&
+	       strchr(text, 'T') != NULL;
 }
 
 /* The owner (real uid) of @pid, or -1. */
