@@ -182,6 +182,10 @@ static size_t build_info(const struct rt_trace *tr, const struct rt_totals *tot,
 		add(&t, "\nrings=");
 		add(&t, tr->sink->memory());
 	}
+	if (tot->ring_bytes) {
+		add(&t, "\nring_bytes=");
+		add_u64(&t, tot->ring_bytes);
+	}
 	if (x->snapshot) {
 		add(&t, "\nsnapshot=");
 		add(&t, x->snapshot);
@@ -255,6 +259,7 @@ static void sink_totals(const struct rt_trace *t, struct rt_totals *tot)
 		.kernel_lost = ctr.kernel_lost,
 		.damaged = ctr.damaged,
 		.cut = ctr.cut,
+		.ring_bytes = ctr.ring_bytes,
 		.dropped = __atomic_load_n(&t->dropped, __ATOMIC_RELAXED) +
 			   ctr.dropped
 	};

@@ -164,6 +164,7 @@ static void trace_start(const struct rt_sink *s, uint64_t buffer_size,
 	opts.buffer_size = buffer_size;
 	opts.buffer_max = is_cpu(s) ? buffers * (uint64_t)get_nprocs_conf() :
 				      buffers;
+	opts.buffer_max_set = true; /* as given: shared out in CPU mode */
 	opts.verbosity = 0;
 	opts.record_mode = is_cpu(s) ? RT_MODE_CPU : RT_MODE_THREAD;
 	/* never the module's device: mode=cpu then maps rings of its own */
