@@ -259,12 +259,18 @@ def cmd_xrayfdr_static(exe, d, n):
     return [exe, str(n)], {"XRAYFDR_OPTIONS": xrayfdr_options(d, "thread", 0)}
 
 
-def cmd_llvm_fdr(exe, d, n, threshold_us=0):
+def llvm_fdr(d, threshold_us=0):
+    """The arguments that start LLVM's FDR mode in a program built with
+    bench.h (after its own), and its environment."""
     base = os.path.join(d, "llvm-fdr-")
-    return ([exe, str(n), "fdr",
-             f"func_duration_threshold_us={threshold_us} buffer_size={BUFFER_SIZE} "
-             f"buffer_max={BUFFER_MAX}"],
+    return (["fdr", f"func_duration_threshold_us={threshold_us} "
+             f"buffer_size={BUFFER_SIZE} buffer_max={BUFFER_MAX}"],
             {"XRAY_OPTIONS": f"xray_mode=xray-fdr xray_logfile_base={base}"})
+
+
+def cmd_llvm_fdr(exe, d, n, threshold_us=0):
+    args, env = llvm_fdr(d, threshold_us)
+    return [exe, str(n)] + args, env
 
 
 def cmd_llvm_basic(exe, d, n, preload=None):
