@@ -33,10 +33,19 @@ key ONLY takes:
                 of 64 KiB a CPU)
   cpu-discard   CPU mode with discard=true (preloaded): the rings fill
                 early in the run, and every later event is dropped
-  args, cpu-args
-                thread and CPU mode, with leaf logging its argument
-                (xray_log_args(1)): 2 of the 3 entries write a CallArgument
-                record; cpu-args's "vs thread" is against args
+  args, cpu-args, stream-args, stream-cpu-args, cpu-discard-args,
+  llvm-fdr-args
+                the rows xrayfdr, cpu, stream, stream-cpu, cpu-discard and
+                llvm-fdr with leaf logging its argument (xray_log_args(1)):
+                2 of the 3 entries write a CallArgument record; their
+                "vs xrayfdr" is against args
+  custom, cpu-custom, ...  (the same six)
+                leaf writes a custom event of 8 bytes, its argument
+                (__xray_customevent): 2 events an iteration; the program
+                is linked with libxrayfdr (the sled calls its
+                __xray_CustomEvent), or LLVM's runtime
+  typed, cpu-typed, ...  (the same six)
+                the same with a typed event (__xray_typedevent, type 1)
   trigger-mid, trigger-leaf
                 xrayfdr record --trigger 'mid>1s' (or 'leaf>1s'): an armed
                 duration trigger that never fires; the functions it names
@@ -84,6 +93,13 @@ count_instructions).  A call lasts tens of times longer under valgrind, so
 the 5 us rows are counted with a 1 ms threshold, which rewinds every call
 there as 5 us does natively (checked on the log).
 
+Every row's mid leaves by a tail call (the compiler's sibling call to the
+second leaf): of the three exits an iteration, one is a tail exit.  After
+the table, the cost by event kind and mode, from the rows: a call (entry
+and exit) is the plain rows' overhead, a call logging its argument
+(3 x the args row's overhead - the plain row's) / 2, an event 3 x (the
+event row's overhead - the plain row's) / 2.
+
 Memory for the recorders: xrayfdr and LLVM FDR get the same 256 buffers of
 64 KiB; both keep what fits (xrayfdr the newest events, LLVM FDR the
 first), basic mode and uftrace write everything to disk.  "kept" counts
@@ -114,6 +130,11 @@ XRAYFDR = os.path.abspath(os.path.join(BUILD, "bin", "xrayfdr"))
 LIBA = os.path.abspath(os.path.join(BUILD, "lib", "libxrayfdr.a"))
 # what `xrayfdr record` preloads (tools/cmd_record.c: ../lib next to it)
 LIBSO = os.path.abspath(os.path.join(BUILD, "lib", "libxrayfdr.so.0"))
+# what a program with event sleds links with (the sleds call
+# __xray_CustomEvent and __xray_TypedEvent); `xrayfdr record` preloads the
+# same library
+LINK_LIB = ["-L", os.path.dirname(LIBSO), "-lxrayfdr",
+            "-Wl,-rpath," + os.path.dirname(LIBSO)]
 ITERATIONS = int(os.environ.get("ITERATIONS", "10000000"))
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
 ONLY = [k for k in os.environ.get("ONLY", "").split(",") if k]
@@ -143,16 +164,21 @@ def build():
     os.makedirs(OUT, exist_ok=True)
     src = os.path.join(HERE, "calls.c")
     xray = ["-fxray-instrument", "-fnoxray-link-deps"]
+    llvm = ["-fxray-instrument", "-DBENCH_LLVM", "-I", os.path.join(TOP, "lib", "include")]
     variants = {
         "untraced": [],
         "floor": ["-DBENCH_FLOOR"],
         "floor-call": ["-DBENCH_FLOOR_CALL"],
         "xray": xray,
         "xray-args": xray + ["-DBENCH_ARGS"],
+        "xray-custom": xray + ["-DBENCH_CUSTOM"] + LINK_LIB,
+        "xray-typed": xray + ["-DBENCH_TYPED"] + LINK_LIB,
         "xray-static": xray + ["-Wl,--whole-archive", LIBA,
                                "-Wl,--no-whole-archive", "-lelf", "-lpthread"],
-        "xray-llvm": ["-fxray-instrument", "-DBENCH_LLVM",
-                      "-I", os.path.join(TOP, "lib", "include")],
+        "xray-llvm": llvm,
+        "xray-llvm-args": llvm + ["-DBENCH_ARGS"],
+        "xray-llvm-custom": llvm + ["-DBENCH_CUSTOM"],
+        "xray-llvm-typed": llvm + ["-DBENCH_TYPED"],
         "pg": ["-pg"],
         "finstr": ["-finstrument-functions"],
     }
@@ -391,7 +417,6 @@ def ran(expect, fns):
 
 def peers_of(exes):
     x, llvm, static = exes["xray"], exes["xray-llvm"], exes["xray-static"]
-    xa = exes["xray-args"]
 
     def rec(mode="thread", threshold_us=0, **kw):
         return lambda d, n: cmd_xrayfdr_record(x, d, n, mode, threshold_us, **kw)
@@ -456,14 +481,12 @@ def peers_of(exes):
         # discard: a full ring drops every later event
         Peer("cpu-discard", "xrayfdr CPU mode, discard", x, pre("cpu", discard=True),
              out_xrayfdr, expect="rt_cpu_tramp_entry", cpu_mode=True),
-        # leaf logs its argument: 2 of the 3 entries with a CallArgument
-        Peer("args", "xrayfdr, leaf logs its argument", xa,
-             lambda d, n: cmd_xrayfdr_record(xa, d, n), out_xrayfdr,
-             lambda d, n: cmd_xrayfdr_preload(xa, d, n), THREAD_FAST, vs="args"),
-        Peer("cpu-args", "xrayfdr CPU mode, leaf's argument", xa,
-             lambda d, n: cmd_xrayfdr_record(xa, d, n, "cpu"), out_xrayfdr,
-             lambda d, n: cmd_xrayfdr_preload(xa, d, n, "cpu"), "rt_cpu_tramp_args",
-             cpu_mode=True, vs="args"),
+    ]
+    # the other event kinds, in the modes of the plain rows
+    peers += kind_peers(exes, "args", "rt_cpu_tramp_args")
+    peers += kind_peers(exes, "custom", "rt_cpu_tramp_entry")
+    peers += kind_peers(exes, "typed", "rt_cpu_tramp_entry")
+    peers += [
         # an armed duration trigger that never fires: what the calls of
         # the functions it names pay (the others keep their sleds' path)
         Peer("trigger-mid", "xrayfdr --trigger 'mid>1s' (1 of 3 named)", x,
@@ -487,6 +510,44 @@ def peers_of(exes):
         want = set(ONLY) | {"untraced"} | {p.base for p in peers if p.key in ONLY} \
             | {p.vs for p in peers if p.key in ONLY}
         peers = [p for p in peers if p.key in want]
+    return peers
+
+
+# The modes of the plain rows, which every event kind is measured in:
+# (the plain row's key, its name, xrayfdr's mode and options)
+KIND_MODES = (("xrayfdr", "xrayfdr", "thread", {}),
+              ("cpu", "xrayfdr CPU mode", "cpu", {}),
+              ("stream", "xrayfdr --stream", "thread", {"stream": True}),
+              ("stream-cpu", "xrayfdr --stream CPU", "cpu", {"stream": True}),
+              ("cpu-discard", "xrayfdr CPU, discard", "cpu", {"discard": True}),
+              ("llvm-fdr", "LLVM XRay FDR", None, {}))
+
+
+def kind_key(plain, kind):
+    """The key of the @kind row of the plain row @plain."""
+    return kind if plain == "xrayfdr" else f"{plain}-{kind}"
+
+
+def kind_peers(exes, kind, cpu_expect):
+    """The rows of the build xray-@kind (and xray-llvm-@kind), one for
+    each of KIND_MODES; thread mode's is the one they are compared with."""
+    x, llvm = exes[f"xray-{kind}"], exes[f"xray-llvm-{kind}"]
+    peers = []
+    for plain, name, mode, kw in KIND_MODES:
+        key = kind_key(plain, kind)
+        if mode is None:
+            peers.append(Peer(key, f"{name} +{kind}", llvm,
+                              lambda d, n: cmd_llvm_fdr(llvm, d, n), out_llvm_fdr,
+                              expect="__xray_FunctionEntry", vs=kind))
+            continue
+        # `xrayfdr record` has no flag for discard: the preload alone
+        pre = (lambda mode, kw: lambda d, n: cmd_xrayfdr_preload(x, d, n, mode, **kw))(
+            mode, kw)
+        rec = (lambda mode, kw: lambda d, n: cmd_xrayfdr_record(x, d, n, mode, **kw))(
+            mode, kw) if "discard" not in kw else pre
+        peers.append(Peer(key, f"{name} +{kind}", x, rec, out_xrayfdr, pre,
+                          cpu_expect if mode == "cpu" else THREAD_FAST,
+                          cpu_mode=mode == "cpu", lossless="stream" in kw, vs=kind))
     return peers
 
 
@@ -790,6 +851,36 @@ def table(peers):
         print("; ".join(figures))
     for i, n in enumerate(notes):
         print(f"[{i + 1}] {n}")
+    kind_table(overhead)
+
+
+def kind_table(overhead):
+    """ns per event kind in each mode of KIND_MODES, from @overhead(key)
+    (ns a call over untraced, None for a row that did not run)."""
+    kinds = (("call (entry + exit)", None, lambda o, plain: o),
+             ("call logging its argument", "args", lambda o, plain: (3 * o - plain) / 2),
+             ("custom event, 8 bytes", "custom", lambda o, plain: 3 * (o - plain) / 2),
+             ("typed event, 8 bytes", "typed", lambda o, plain: 3 * (o - plain) / 2))
+    lines = []
+    for what, kind, cost in kinds:
+        cells = []
+        for plain, _, _, _ in KIND_MODES:
+            o, p = overhead(kind_key(plain, kind) if kind else plain), overhead(plain)
+            cells.append("-" if o is None or p is None else f"{cost(o, p):.1f}")
+        if any(c != "-" for c in cells):
+            lines.append(f"{what:26} " + " ".join(f"{c:>11}" for c in cells))
+    if not lines:
+        return
+    print(f"\ncost by event kind, ns (over untraced; in each program's thread CPU time, "
+          f"median round)\n{'':26} " +
+          " ".join(f"{m:>11}" for m in ("thread", "CPU", "stream", "stream CPU",
+                                        "CPU discard", "LLVM FDR")))
+    for line in lines:
+        print(line)
+    print("call: the plain rows' overhead; call logging its argument: (3 x the +args "
+          "row's overhead - the plain\n  row's) / 2; event: 3 x (the event row's "
+          "overhead - the plain row's) / 2 (2 events an\n  iteration, a call's "
+          "overhead is a third of an iteration's)")
 
 
 if __name__ == "__main__":
