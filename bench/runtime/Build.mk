@@ -30,3 +30,6 @@ BENCH_SUITES += runtime/attach:bench/runtime/bench_attach.py
 # A server-like workload: workers calling a function that logs its
 # argument, a main thread waking every 2 ms (bench_server.py, server.c).
 BENCH_SUITES += runtime/server:bench/runtime/bench_server.py
+
+# make check runs the benchmarks once, briefly: that they run, never a time.
+CHECK_SUITES += bench/smoke:tests/runtime/test_bench.py

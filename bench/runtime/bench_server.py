@@ -105,6 +105,9 @@ def run_one(row, workers, d, remarks):
         sys.exit(f"bench: {row.name}, {workers} workers, failed (exit {p.returncode}): "
                  f"{p.stdout[-400:]}{p.stderr[-800:]}")
     wall, calls, cpu = (int(x) for x in m.groups())
+    if row.key != "untraced" and not any(os.path.getsize(os.path.join(d, f))
+                                         for f in os.listdir(d)):
+        sys.exit(f"bench: {row.name}, {workers} workers, wrote no log: {p.stderr[-800:]}")
     row.runs[workers].append((cpu / calls, calls / workers / (wall / 1e9),
                              load().split()[0]))
     for pattern, remark in REMARKS.items():
