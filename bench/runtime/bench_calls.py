@@ -105,7 +105,8 @@ Memory for the recorders: xrayfdr and LLVM FDR get the same 256 buffers of
 first), basic mode and uftrace write everything to disk.  "kept" counts
 the function records in the logs.
 
-Environment: ITERATIONS, ROUNDS, BUILD, ONLY (comma-separated keys above),
+Environment: ITERATIONS, ROUNDS, BUILD, ONLY (comma-separated keys above;
+"kinds": the rows of every event kind in every mode, and floor),
 CALLGRIND (0: skip the instruction counts), CALLGRIND_N1, CALLGRIND_N2.
 """
 import glob
@@ -502,13 +503,19 @@ def peers_of(exes):
                           lambda d, n: cmd_lttng(exes["finstr"], d, n), out_lttng,
                           expect="__cyg_profile_func_enter", lossless=True))
     keys = [p.key for p in peers]
-    unknown = [k for k in ONLY if k not in keys]
+    # "kinds": every event kind in every mode, and the floor
+    only = [k for o in ONLY for k in (
+        ["floor"] + [kind_key(m[0], kind) if kind else m[0] for kind in
+                     (None, "args", "custom", "typed") for m in KIND_MODES]
+        if o == "kinds" else [o])]
+    unknown = [k for k in only if k not in keys]
     if unknown:
-        sys.exit(f"bench: ONLY: unknown {', '.join(unknown)} (keys: {', '.join(keys)})")
-    if ONLY:
+        sys.exit(f"bench: ONLY: unknown {', '.join(unknown)} (keys: kinds, "
+                 f"{', '.join(keys)})")
+    if only:
         # with the baselines the chosen rows need
-        want = set(ONLY) | {"untraced"} | {p.base for p in peers if p.key in ONLY} \
-            | {p.vs for p in peers if p.key in ONLY}
+        want = set(only) | {"untraced"} | {p.base for p in peers if p.key in only} \
+            | {p.vs for p in peers if p.key in only}
         peers = [p for p in peers if p.key in want]
     return peers
 
