@@ -15,6 +15,7 @@
  * sub-buffer's header names the owner when it opens.  NewCPUId, TSCWrap
  * and the rest never appear: the drain writes them.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -478,6 +479,24 @@ static bool saw_name(struct rt_drain *d, uint32_t tid, const uint8_t *p,
  * and its last time. */
 enum { DS_TID, DS_LAST };
 
+/* @tid's last time, for the passes after this one (without memory, its
+ * next buffers are only not clamped). */
+static void remember_last(struct u64map *m, uint32_t tid, uint64_t tsc)
+{
+	uint64_t *last = u64map_get(m, tid);
+
+	if (!last) {
+		last = malloc(sizeof(*last));
+		if (!last || u64map_put(m, tid, last)) {
+			free(last);
+			return;
+		}
+		*last = 0;
+	}
+	if (tsc > *last)
+		*last = tsc;
+}
+
 /* One thread's records from the drain's position into a log buffer, or
  * the name the thread has now (when that did not fit after them); false
  * if none of them were events. */
@@ -498,6 +517,12 @@ bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
 	o.monotonic = true;
 	if (d->sink_state[DS_TID] == (uint64_t)tid + 1)
 		o.last = d->sink_state[DS_LAST];
+	if (ps->last) {
+		const uint64_t *last = u64map_get(ps->last, tid);
+
+		if (last && *last > o.last)
+			o.last = *last;
+	}
 	preamble = fdr_put_preamble(
 		o.p, false, rt_cpu.version, (int32_t)tid,
 		first->wall_ns / 1000000000u,
@@ -545,6 +570,8 @@ bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
 done:
 	d->sink_state[DS_TID] = (uint64_t)tid + 1;
 	d->sink_state[DS_LAST] = o.last;
+	if (ps->remember)
+		remember_last(ps->last, tid, o.last);
 	c->data = ps->scratch;
 	c->used = (size_t)(o.p - ps->scratch);
 	c->events = o.events;
@@ -557,7 +584,13 @@ bool rt_cpu_drain_next(struct rt_drain *d, struct rt_chunk *c)
 	const struct pass ps = { .runs = rt_cpu.runs,
 				 .scratch = rt_cpu.scratch,
 				 .capacity = rt_cpu.capacity,
-				 .names_now = rt_cpu.pid == d->trace->pid };
+				 .names_now = rt_cpu.pid == d->trace->pid,
+				 /* after the stream: its times, no malloc() (a
+				  * fatal signal's flush) */
+				 .last = rt_cpu.stream_last.count &&
+							 d->trace == &rt_live ?
+						 &rt_cpu.stream_last :
+						 NULL };
 
 	while (rt_cpu.runs && (d->next < d->count || d->name_pending))
 		if (rt_cpu_fill_chunk(d, &ps, c))
