@@ -52,6 +52,7 @@ need_root() {
 
 # A command in the chroot $root, in a mount namespace that takes its
 # /proc away when it ends; its output in $log.
+# shellcheck disable=SC2154 # root: the suite's
 in_root() {
 	unshare --mount --propagation private sh -c \
 		'mount -t proc proc "$1/proc" && shift && exec chroot "$@"' \

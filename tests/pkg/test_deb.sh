@@ -9,6 +9,7 @@
 # pkg-config file points at Debian's multiarch directory, and lintian
 # finds no error and no warning.  tests/pkg/test_dkms_chroot.sh installs
 # them.  Prints TAP.
+# shellcheck source=tests/pkg/pkglib.sh
 . "$(dirname "$0")/pkglib.sh"
 work=$(realpath -m "$BUILD/pkg/deb-test")
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)

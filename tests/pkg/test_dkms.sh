@@ -13,6 +13,7 @@
 # sign_file), and the test checks that nothing under /var/lib/dkms,
 # /lib/modules or /etc/dkms changed.  Nothing is installed or loaded.
 # Prints TAP.
+# shellcheck source=tests/pkg/pkglib.sh
 . "$(dirname "$0")/pkglib.sh"
 work=$(realpath -m "$BUILD/pkg/dkms-test")
 src=usr/src/xray-fdr-$version

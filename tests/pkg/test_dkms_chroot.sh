@@ -15,6 +15,7 @@
 # packages, which must leave none of their files, no module and no DKMS
 # state behind.  Runs in a mount namespace of its own (only /proc is
 # mounted, and goes with it); nothing is loaded.  Prints TAP.
+# shellcheck source=tests/pkg/pkglib.sh
 . "$(dirname "$0")/pkglib.sh"
 tarball=$BUILD/chroot/bookworm.tar
 root=$(realpath -m "$BUILD/pkg/chroot-test")

@@ -15,6 +15,7 @@
 # purges xray-fdr-dkms, which must leave no module, source or DKMS state
 # behind.  Runs in a mount namespace of its own; nothing is loaded.
 # make pkgtest-newest and make vmtest-all run it.  Prints TAP.
+# shellcheck source=tests/pkg/pkglib.sh
 . "$(dirname "$0")/pkglib.sh"
 kdir=$BUILD/kernels/newest
 tarball=$BUILD/chroot/dkms-newest.tar
@@ -84,7 +85,7 @@ if in_root depmod -a "$kver" && in_root modinfo -k "$kver" xray_fdr &&
 	grep -q "updates/dkms/xray_fdr.ko" "$log"; then
 	result ok "depmod -a $kver, as the kernel image's postinst runs it, finds the module"
 else
-	result fail "modinfo -k $kver xray_fdr in the chroot" "$(cat "$log")"
+	result fail "depmod -a $kver; modinfo -k $kver xray_fdr" "$(cat "$log")"
 fi
 
 if in_root dpkg -P xray-fdr-dkms; then
