@@ -56,7 +56,7 @@ include=$(for p; do
 		;;
 	*) echo "$p" ;;
 	esac
-done | sort -u | paste -sd,)
+done | awk '!seen[$0]++')
 mkdir -p "$(dirname "$out")"
 case $out in
 *.tar) format=tar tmp=$out.tmp.tar ;;
@@ -66,7 +66,12 @@ set -- "${suites%%,*}" "$tmp"
 for s in $(echo "$suites" | tr , ' '); do
 	set -- "$@" "deb [signed-by=$keyring] $mirror $s main"
 done
+# One --include each: mmdebstrap takes a list that starts with a path
+# for one path.
+for p in $include; do
+	set -- "$@" --include="$p"
+done
 rm -rf "$tmp"
-mmdebstrap --quiet --variant=apt --format=$format --include="$include" "$@"
+mmdebstrap --quiet --variant=apt --format=$format "$@"
 rm -rf "$out"
 mv "$tmp" "$out"

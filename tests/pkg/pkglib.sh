@@ -5,8 +5,8 @@
 # version and the packages' paths (the Makefile's VERSION; make deb);
 # result() prints TAP lines, whose diagnostics keep the last 30 lines;
 # need_files and need_root end a suite that cannot run; fresh_root,
-# in_root and clean_root are the chroot suites' (the chroot in $root, a
-# command's output in $log).
+# in_root, clean_root, owned_files and left_after_purge are the chroot
+# suites' (the chroot in $root, a command's output in $log).
 # shellcheck shell=bash
 set -u
 BUILD=${BUILD:-build}
@@ -74,4 +74,30 @@ fresh_root() { # TARBALL: a clean copy of it in $root
 	clean_root || exit 1
 	mkdir -p "$root"
 	tar -xf "$1" -C "$root"
+}
+
+owned_files() { # PACKAGE...: the files (not directories) they own in $root
+	local p f
+	for p; do
+		in_root dpkg -L "$p" && cat "$log"
+	done | while read -r f; do
+		[ -d "$root$f" ] || echo "$f"
+	done
+}
+
+# What is left in $root of purged packages: a module, sources, DKMS
+# state or udev rule of ours, one of the files they owned, a package
+# still installed.
+left_after_purge() { # OWNED-FILES, PACKAGE...
+	local f p owned=$1
+	shift
+	(cd "$root" && find lib/modules usr/src var/lib/dkms usr/lib/udev/rules.d \
+		\( -name 'xray_fdr.ko*' -o -name 'xray-fdr*' -o -name '60-xrayfdr.rules' \) \
+		2>/dev/null)
+	for f in $owned; do
+		[ -e "$root$f" ] || [ -L "$root$f" ] && echo "$f"
+	done
+	for p; do
+		in_root dpkg -s "$p" && echo "$p(installed)"
+	done
 }

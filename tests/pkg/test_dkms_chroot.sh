@@ -38,8 +38,8 @@ else
 	result fail "dpkg -i in the chroot (kernel '$kver')" "$(cat "$log")"
 fi
 # What the packages own, to look for after the purge.
-owned=$(for p in $packages; do in_root dpkg -L "$p" && cat "$log"; done |
-	while read -r f; do [ -d "$root$f" ] || echo "$f"; done)
+# shellcheck disable=SC2086
+owned=$(owned_files $packages)
 
 gid=$(awk -F: '$1 == "xrayfdr" { print $3 }' "$root/etc/group")
 if [ -n "$gid" ] && [ "$gid" -lt 1000 ] &&
@@ -117,14 +117,8 @@ if in_root dpkg -s $packages && in_root dpkg -P $packages; then
 else
 	result fail "dpkg -P $packages" "$(cat "$log")"
 fi
-left=$(cd "$root" && find lib/modules usr/src var/lib/dkms usr/lib/udev/rules.d \
-	\( -name 'xray_fdr.ko*' -o -name 'xray-fdr*' -o -name '60-xrayfdr.rules' \) 2>/dev/null)
-for f in $owned; do
-	[ -e "$root$f" ] || [ -L "$root$f" ] && left="$left $f"
-done
-for p in $packages; do
-	in_root dpkg -s "$p" && left="$left $p(installed)"
-done
+# shellcheck disable=SC2086
+left=$(left_after_purge "$owned" $packages)
 if [ -n "$owned" ] && [ -z "$left" ]; then
 	result ok "purged: none of the $(echo "$owned" | wc -l) files, no module, source or DKMS state (the group stays)"
 else

@@ -41,9 +41,7 @@ else
 		"modules: $(modules)
 $(cat "$log")"
 fi
-owned=$(in_root dpkg -L xray-fdr-dkms && while read -r f; do
-	[ -d "$root$f" ] || echo "$f"
-done <"$log")
+owned=$(owned_files xray-fdr-dkms)
 
 # What installing the kernel's headers runs: their postinst's
 # /etc/kernel/header_postinst.d/dkms.
@@ -93,12 +91,7 @@ if in_root dpkg -P xray-fdr-dkms; then
 else
 	result fail "dpkg -P xray-fdr-dkms" "$(cat "$log")"
 fi
-left=$(modules; cd "$root" && find usr/src var/lib/dkms usr/lib/udev/rules.d \
-	\( -name 'xray-fdr*' -o -name '60-xrayfdr.rules' \) 2>/dev/null)
-for f in $owned; do
-	[ -e "$root$f" ] || [ -L "$root$f" ] && left="$left $f"
-done
-in_root dpkg -s xray-fdr-dkms && left="$left xray-fdr-dkms(installed)"
+left=$(left_after_purge "$owned" xray-fdr-dkms)
 if [ -n "$owned" ] && [ -z "$left" ]; then
 	result ok "purged: none of its $(echo "$owned" | wc -l) files, no module, source or DKMS state"
 else
