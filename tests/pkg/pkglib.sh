@@ -5,7 +5,7 @@
 # version and the packages' paths (the Makefile's VERSION; make deb);
 # result() prints TAP lines, whose diagnostics keep the last 30 lines;
 # need_files and need_root end a suite that cannot run; fresh_root,
-# in_root, clean_root, owned_files and left_after_purge are the chroot
+# in_root, clean_root, owned_files and purge_result are the chroot
 # suites' (the chroot in $root, a command's output in $log).
 # shellcheck shell=bash
 set -u
@@ -100,4 +100,15 @@ left_after_purge() { # OWNED-FILES, PACKAGE...
 	for p; do
 		in_root dpkg -s "$p" && echo "$p(installed)"
 	done
+}
+
+purge_result() { # OWNED-FILES, NOTE, PACKAGE...: the TAP result of the purge
+	local owned=$1 note=$2 left
+	shift 2
+	left=$(left_after_purge "$owned" "$@")
+	if [ -n "$owned" ] && [ -z "$left" ]; then
+		result ok "purged: none of the $(echo "$owned" | wc -l) files, no module, source or DKMS state$note"
+	else
+		result fail "left after the purge" "$left"
+	fi
 }

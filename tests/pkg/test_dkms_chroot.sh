@@ -118,11 +118,6 @@ else
 	result fail "dpkg -P $packages" "$(cat "$log")"
 fi
 # shellcheck disable=SC2086
-left=$(left_after_purge "$owned" $packages)
-if [ -n "$owned" ] && [ -z "$left" ]; then
-	result ok "purged: none of the $(echo "$owned" | wc -l) files, no module, source or DKMS state (the group stays)"
-else
-	result fail "left after the purge" "$left"
-fi
+purge_result "$owned" " (the group stays)" $packages
 [ $status -eq 0 ] && clean_root
 exit $status

@@ -91,11 +91,6 @@ if in_root dpkg -P xray-fdr-dkms; then
 else
 	result fail "dpkg -P xray-fdr-dkms" "$(cat "$log")"
 fi
-left=$(left_after_purge "$owned" xray-fdr-dkms)
-if [ -n "$owned" ] && [ -z "$left" ]; then
-	result ok "purged: none of its $(echo "$owned" | wc -l) files, no module, source or DKMS state"
-else
-	result fail "left after the purge" "$left"
-fi
+purge_result "$owned" "" xray-fdr-dkms
 [ $status -eq 0 ] && clean_root
 exit $status
