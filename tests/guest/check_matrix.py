@@ -10,7 +10,10 @@ mode on the module's rings; NAME@stream: streamed; NAME@killed: the dump
 of its kept session after SIGKILL, with no counts).  For each program:
 the log counts every call the program counts (signals: up to what the
 log reports lost), each thread's calls nest in the log's order and its
-time never goes back, a streamed log lost nothing, every log passes
+time never goes back, a streamed log lost nothing (no event dropped or
+overwritten, no scheduler record lost: kernel_lost is 0 and each
+thread's switch-ins and switch-outs pair up, but for the one in flight
+when the trace ended), every log passes
 xrayfdr dump --verify (which checks each thread's time order too) and
 llvm-xray fdr-dump -verify, and where the log has the scheduler's
 records, every function's on-CPU and off-CPU time add up to its calls'
@@ -52,10 +55,11 @@ def check(files, bins, out):
         return
     ids = tm.symbol_ids(exe)
     ours, other = {}, {}
-    lost, order, stream_lost = 0, [], []
+    lost, order, stream_lost, unpaired = 0, [], [], []
     for log in logs:
         # the scheduler's events (payload "XFSC") are not the program's
-        events = [e for e in tm.events_of(log)
+        every = tm.events_of(log)
+        events = [e for e in every
                   if not (e["kind"] == "custom-event" and
                           str(e.get("data", "")).startswith(SCHED_MAGIC_HEX))]
         c, _, o, info = tm.tally(events)
@@ -70,6 +74,11 @@ def check(files, bins, out):
             stream_lost.append(f"{os.path.basename(log)}: dropped "
                                f"{tm.info_value(info, 'dropped')}, overwritten "
                                f"{tm.info_value(info, 'overwritten')}")
+        if streamed:
+            if tm.info_value(info, "kernel_lost"):
+                unpaired.append(f"{os.path.basename(log)}: kernel_lost "
+                                f"{tm.info_value(info, 'kernel_lost')}")
+            unpaired += switch_problems(log, every)
         for k, v in c.items():
             ours[k] = ours.get(k, 0) + v
         for k, v in o.items():
@@ -98,6 +107,9 @@ def check(files, bins, out):
     if streamed:
         line(not stream_lost, f"guest matrix {name}: streamed, nothing dropped or overwritten",
              "\n".join(stream_lost))
+        line(not unpaired, f"guest matrix {name}: streamed, no scheduler record lost: "
+             "kernel_lost 0, each thread's switch-outs pair with its switch-ins",
+             "\n".join(unpaired[:10]))
     bad = []
     for log in logs:
         for cmd in ([tm.XRAYFDR, "dump", "--verify", "--quiet", log],
@@ -112,6 +124,24 @@ def check(files, bins, out):
         line(sched and not bad, f"guest matrix {name}: every function's on-CPU and "
              "off-CPU time add up to its calls' duration within 1 us",
              "\n".join(bad[:10]) if sched else "no scheduler records in the log")
+
+
+def switch_problems(log, events):
+    """Threads of a log whose switch-outs and switch-ins differ by more
+    than the one in flight at either end of the trace."""
+    ins, outs = {}, {}
+    for e in events:
+        data = bytes.fromhex(str(e.get("data", ""))) \
+            if e["kind"] == "custom-event" else b""
+        if len(data) != 16 or data[:4] != b"XFSC" or data[4] not in (1, 2):
+            continue
+        tid = int.from_bytes(data[12:16], "little")
+        d = ins if data[4] == 2 else outs
+        d[tid] = d.get(tid, 0) + 1
+    return [f"{os.path.basename(log)}: thread {tid}: {ins.get(tid, 0)} "
+            f"switch-ins, {outs.get(tid, 0)} switch-outs"
+            for tid in sorted(set(ins) | set(outs))
+            if abs(ins.get(tid, 0) - outs.get(tid, 0)) > 1]
 
 
 def on_off_problems(logs):
