@@ -587,13 +587,15 @@ int rt_cpu_rings_start(const struct rt_options *o, size_t capacity,
 	}
 	size = pow2_at_least(o->buffer_size, XRAY_FDR_SUBBUF_MIN_SIZE);
 	count = (uint32_t)(o->buffer_max / (ncpus ? ncpus : 1));
-	if (count < 2)
-		count = 2;
+	/* streaming, one is the kernel's reserve (sink_cpu_write.c) */
+	if (count < (o->stream ? 3U : 2U))
+		count = o->stream ? 3 : 2;
 	if (scratch_for(capacity)) {
 		snprintf(err, errlen, "cannot map %zu bytes", capacity);
 		return -ENOMEM;
 	}
 	rt_cpu.streaming = false;
+	rt_cpu.reserve = 0;
 	/* A thread may still be in the C path of the last trace: its rings
 	 * go when the next trace starts. */
 	rings_free(&rt_cpu.previous);
@@ -642,6 +644,7 @@ void rt_cpu_fork_child(uint32_t gen, pid_t pid)
 	rt_cpu.gen = gen;
 	rt_cpu.damaged = 0;
 	rt_cpu.streaming = false; /* (the writer is the parent's) */
+	rt_cpu.reserve = 0;
 	if (!rt_ring.header)
 		return;
 	if (rt_cpu.now.fd >= 0) {

@@ -46,6 +46,9 @@ int rt_cpu_stream_setup(size_t capacity, char *err, size_t errlen)
 	rt_cpu.stream_max = max;
 	rt_cpu.stream_damaged = 0;
 	rt_cpu.streaming = true;
+	/* (two sub-buffers leave none: the writers would wait for a pass
+	 * that waits for them to fill one) */
+	rt_cpu.reserve = rt_cpu.discard && rt_cpu.subbuf_count > 2;
 	return 0;
 }
 

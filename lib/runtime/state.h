@@ -56,8 +56,12 @@ struct rt_trace {
 	uint64_t threshold_ticks;
 	pid_t pid;
 	uint64_t dropped; /* events that found no room, or nested */
-	/* streaming: non-zero while the writer runs and can write (stream.h) */
+	/* streaming: non-zero while the writer runs and can write; the
+	 * writer's passes that freed room, and the word it naps on, for the
+	 * threads that wait for it (stream.h) */
 	volatile int stream_alive;
+	uint32_t stream_passes;
+	uint32_t stream_kick;
 	char last_log[4096]; /* the file the last flush wrote */
 };
 

@@ -12,9 +12,13 @@
 #ifndef XRAYFDR_LIB_RUNTIME_STREAM_H
 #define XRAYFDR_LIB_RUNTIME_STREAM_H
 
+#include <linux/futex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "state.h"
 
@@ -22,6 +26,31 @@
 static inline bool rt_stream_writing(void)
 {
 	return __atomic_load_n(&rt_live.stream_alive, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Waiting for room, in both sinks: read rt_stream_passes(), look for room
+ * again (a pass may have made it since the last look), and if there is
+ * none, rt_stream_wait() with what it read.  The waiting thread blocks
+ * until the writer's next pass that frees room (or 10 ms, or the writer
+ * stops), once: a thread that napped in a loop would make the module
+ * write a switch-out and a switch-in per nap into rings that are full.
+ * It wakes the writer first, which may be napping between passes.
+ */
+static inline uint32_t rt_stream_passes(void)
+{
+	return __atomic_load_n(&rt_live.stream_passes, __ATOMIC_SEQ_CST);
+}
+
+static inline void rt_stream_wait(uint32_t passes)
+{
+	struct timespec most = { 0, 10000000 };
+
+	__atomic_add_fetch(&rt_live.stream_kick, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &rt_live.stream_kick, FUTEX_WAKE_PRIVATE, 1, NULL,
+		NULL, 0);
+	syscall(SYS_futex, &rt_live.stream_passes, FUTEX_WAIT_PRIVATE, passes,
+		&most, NULL, 0);
 }
 
 /*
