@@ -13,6 +13,7 @@
 #include "../arch/x86_64/arch.h"
 #include "logbuf.h"
 #include "sink_cpu.h"
+#include "stream.h"
 
 /* The stream's writer's memory for the rings now in use. */
 int rt_cpu_stream_setup(size_t capacity, char *err, size_t errlen)
@@ -126,11 +127,17 @@ int rt_cpu_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 	if (ret)
 		return ret;
 	for (uint32_t cpu = 0; cpu < rt_ring.ncpus; cpu++) {
-		consumed |= rt_cpu.stream_to[cpu].seq !=
-			    rt_cpu.stream_at[cpu].seq;
+		bool moved = rt_cpu.stream_to[cpu].seq !=
+			     rt_cpu.stream_at[cpu].seq;
+
+		consumed |= moved;
 		rt_cpu.stream_at[cpu] = rt_cpu.stream_to[cpu];
 		__atomic_store_n(&control(cpu)->consumed,
-				 rt_cpu.stream_at[cpu].seq, __ATOMIC_RELEASE);
+				 rt_cpu.stream_at[cpu].seq, __ATOMIC_SEQ_CST);
+		/* the threads waiting for room in this ring
+		 * (sink_cpu_write.c; x86-64: the low half first) */
+		if (moved)
+			rt_stream_wake((uint32_t *)&control(cpu)->consumed);
 	}
 	return consumed;
 }

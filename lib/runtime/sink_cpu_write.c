@@ -183,8 +183,8 @@ static uint32_t next_stretch(void)
  * reserved in (the commit word and the header's sequence number tell),
  * which was not a reserve one then and is not later: consumed only
  * grows.  A thread that finds no room waits for the writer once, asleep
- * (stream.h), so what the kernel writes meanwhile is a few records per
- * waiting thread and pass.
+ * until the writer consumed some of that ring (stream.h), so what the
+ * kernel writes meanwhile is a few records per waiting thread.
  */
 static bool past_user_limit(uint64_t seq, uint64_t consumed)
 {
@@ -342,13 +342,15 @@ enum rt_reserve rt_cpu_reserve(struct rt_thread *t, size_t need, uint64_t *tsc,
 
 	while (ret == RT_RESERVE_NONE && full && rt_cpu.streaming &&
 	       rt_stream_writing()) {
-		uint32_t passes = rt_stream_passes();
+		/* (x86-64: the low half of the count comes first) */
+		uint32_t *word = (uint32_t *)&control(cpu)->consumed;
+		uint32_t consumed = rt_stream_word(word);
 
 		/* (a pass may have made room since the last look) */
 		full = false;
 		ret = reserve_in_ring(t, need, tsc, cpu, &full);
 		if (ret == RT_RESERVE_NONE && full) {
-			rt_stream_wait(passes);
+			rt_stream_wait(word, consumed);
 			*tsc = arch_tsc();
 		}
 	}

@@ -3,7 +3,6 @@
 #define LOG_DOMAIN "xrayfdr"
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,8 +42,7 @@ static int write_chunk(void *ctx, const struct rt_chunk *c)
 static void wake_waiters(void)
 {
 	__atomic_add_fetch(&rt_live.stream_passes, 1, __ATOMIC_SEQ_CST);
-	syscall(SYS_futex, &rt_live.stream_passes, FUTEX_WAKE_PRIVATE, INT_MAX,
-		NULL, NULL, 0);
+	rt_stream_wake(&rt_live.stream_passes);
 }
 
 /* The writer stops writing: what finds no room now is counted as dropped. */

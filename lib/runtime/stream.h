@@ -29,28 +29,37 @@ static inline bool rt_stream_writing(void)
 }
 
 /*
- * Waiting for room, in both sinks: read rt_stream_passes(), look for room
- * again (a pass may have made it since the last look), and if there is
- * none, rt_stream_wait() with what it read.  The waiting thread blocks
- * until the writer's next pass that frees room (or 10 ms, or the writer
- * stops), once: a thread that napped in a loop would make the module
- * write a switch-out and a switch-in per nap into rings that are full.
- * It wakes the writer first, which may be napping between passes.
+ * Waiting for room: read a word the writer changes when it frees room
+ * (thread buffers: rt_live.stream_passes, which it bumps after each pass
+ * that freed some; a CPU ring: the low half of its consumed count, which
+ * only moves when the writer frees room in that ring), look for room
+ * again (the writer may have made some since the last look), and if
+ * there is none, rt_stream_wait() with the word and what it read.  The
+ * waiting thread blocks until the writer changes the word and wakes it
+ * (or 10 ms pass: the writer may have stopped), once: a thread that
+ * napped in a loop would make the module write a switch-out and a
+ * switch-in per nap into rings that are full.  It wakes the writer
+ * first, which may be napping between passes.
  */
-static inline uint32_t rt_stream_passes(void)
+static inline uint32_t rt_stream_word(const uint32_t *word)
 {
-	return __atomic_load_n(&rt_live.stream_passes, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(word, __ATOMIC_SEQ_CST);
 }
 
-static inline void rt_stream_wait(uint32_t passes)
+static inline void rt_stream_wait(uint32_t *word, uint32_t seen)
 {
 	struct timespec most = { 0, 10000000 };
 
 	__atomic_add_fetch(&rt_live.stream_kick, 1, __ATOMIC_SEQ_CST);
 	syscall(SYS_futex, &rt_live.stream_kick, FUTEX_WAKE_PRIVATE, 1, NULL,
 		NULL, 0);
-	syscall(SYS_futex, &rt_live.stream_passes, FUTEX_WAIT_PRIVATE, passes,
-		&most, NULL, 0);
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, &most, NULL, 0);
+}
+
+/* Wake the threads waiting on @word (after changing it). */
+static inline void rt_stream_wake(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
 }
 
 /*
