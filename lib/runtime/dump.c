@@ -118,6 +118,8 @@ static void give_stats(struct xrayfdr_trace_stats *out,
 		.buffers = tot->buffers,
 		.recycled = tot->recycled,
 		.cut = tot->cut,
+		.kernel_lost = tot->kernel_lost,
+		.damaged = tot->damaged,
 	};
 
 	OPTS_PUT(out, &s);

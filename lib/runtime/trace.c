@@ -175,7 +175,10 @@ static int flush_to_log(struct rt_drain *d, struct rt_totals *tot)
 
 static void report(int ret, const struct rt_totals *tot)
 {
-	char ev[24], ow[24], dr[24], err[24], pid[24];
+	char ev[24], ow[24], dr[24], kl[24], dm[24], err[24], pid[24];
+	/* whatever was lost is on this line (CPU mode: the kernel's
+	 * records, the damaged parts of the rings), not only in the log */
+	bool k = tot->kernel_lost, d = tot->damaged;
 	const char *parts[] = {
 		/* LLVM's line, which scripts look for, then ours */
 		"==",
@@ -191,7 +194,14 @@ static void report(int ret, const struct rt_totals *tot)
 		rt_utoa(tot->overwritten, ow),
 		" overwritten, ",
 		rt_utoa(tot->dropped, dr),
-		" dropped)\n",
+		" dropped",
+		k ? ", " : "",
+		k ? rt_utoa(tot->kernel_lost, kl) : "",
+		k ? " scheduler records lost" : "",
+		d ? ", " : "",
+		d ? rt_utoa(tot->damaged, dm) : "",
+		d ? " damaged parts of the rings skipped" : "",
+		")\n",
 	};
 	const char *fail[] = { "xrayfdr: cannot write the log '",
 			       rt_live.last_log, "': error ",

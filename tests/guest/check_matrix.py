@@ -19,12 +19,15 @@ llvm-xray fdr-dump -verify, and where the log has the scheduler's
 records, every function's on-CPU and off-CPU time add up to its calls'
 duration within 1 us (xrayfdr account: each call's on-CPU time is its
 duration less its off-CPU time, so any call whose off-CPU time exceeds
-its duration shows in the sums).  Prints
+its duration shows in the sums), and the summary lines of the runtime
+at exit (m-NAME.err) and of xrayfdr-ctl dump (m-NAME.ctl) say what the
+log's info event counts as lost.  Prints
 "ok DESCRIPTION" / "not ok DESCRIPTION" lines, with "# " diagnostics.
 """
 import glob
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
@@ -119,11 +122,48 @@ def check(files, bins, out):
                 bad.append(f"{os.path.basename(log)}: {cmd[1]}: {(p.stderr or p.stdout)[-300:]}")
     line(not bad, f"guest matrix {name}: every log passes xrayfdr dump --verify "
          "and llvm-xray fdr-dump -verify", "\n".join(bad))
+    bad = summary_problems(files, name, logs)
+    line(not bad, f"guest matrix {name}: the summary lines say what the log lost",
+         "\n".join(bad[:10]))
     if name.startswith("mixed"):
         bad, sched = on_off_problems(logs)
         line(sched and not bad, f"guest matrix {name}: every function's on-CPU and "
              "off-CPU time add up to its calls' duration within 1 us",
              "\n".join(bad[:10]) if sched else "no scheduler records in the log")
+
+
+LOSSES = (("overwritten", "overwritten"), ("dropped", "dropped"),
+          ("kernel_lost", "scheduler records lost"),
+          ("damaged", "damaged parts of the rings skipped"))
+
+
+def summary_problems(files, name, logs):
+    """Summary lines (the runtime's at exit: "xrayfdr: wrote N events to
+    'FILE' (...)", xrayfdr-ctl dump's: "session ID: wrote ... to FILE
+    (...)") whose counts of what was lost are not the info event's of
+    their log: each count there, kernel_lost and damaged only when not 0."""
+    by_name = {os.path.basename(l)[2:]: l for l in logs}
+    bad, seen = [], 0
+    for what in ("err", "ctl"):
+        path = os.path.join(files, f"m-{name}.{what}")
+        if not os.path.exists(path):
+            continue
+        for text in open(path, errors="replace").read().splitlines():
+            m = re.search(r"wrote \d+ events (?:in \d+ buffers )?to '?([^' ]+)'? "
+                          r"\((.*)\)", text)
+            if not m or os.path.basename(m.group(1)) not in by_name:
+                continue
+            seen += 1
+            _, _, _, info = tm.tally(tm.events_of(by_name[os.path.basename(m.group(1))]))
+            for key, words in LOSSES:
+                n = tm.info_value(info, key)
+                said = re.search(rf"(\d+) {words}", m.group(2))
+                if (int(said.group(1)) if said else None) != \
+                        (n if n or key in ("overwritten", "dropped") else None):
+                    bad.append(f"m-{name}.{what}: '{text}': the log's {key} is {n}")
+    if not seen:
+        bad.append(f"m-{name}: no summary line names its log")
+    return bad
 
 
 def switch_problems(log, events):
