@@ -7,7 +7,9 @@
  * Built without vector registers (see fdr.c): the trampolines call this
  * having saved only the general registers.
  */
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../fdr/codec.h"
 #include "../fdr/records.h"
@@ -55,11 +57,10 @@ enum rt_reserve rt_thread_reserve(struct rt_thread *t, size_t need,
 	 * wait for a thread that waits for this one) */
 	while (!b && rt_tsink.q.keep_full && rt_stream_writing() &&
 	       rt_bufq_draining(&rt_tsink.q)) {
-		uint32_t passes = rt_stream_word(&rt_live.stream_passes);
+		struct timespec nap = { 0, 50000 };
 
+		syscall(SYS_nanosleep, &nap, NULL);
 		b = rt_bufq_acquire(&rt_tsink.q, t->tid, &t->pos);
-		if (!b)
-			rt_stream_wait(&rt_live.stream_passes, passes);
 	}
 	if (!b)
 		return RT_RESERVE_NONE;

@@ -179,13 +179,15 @@ static void report(int ret, const struct rt_totals *tot)
 	/* whatever was lost is on this line (CPU mode: the kernel's
 	 * records, the damaged parts of the rings), not only in the log */
 	bool k = tot->kernel_lost, d = tot->damaged;
-	const char *parts[] = {
-		/* LLVM's line, which scripts look for, then ours */
+	/* LLVM's line, which scripts look for, then ours */
+	const char *llvm[] = {
 		"==",
 		rt_utoa((uint64_t)rt_live.pid, pid),
 		"==XRay: Log file in '",
 		rt_live.last_log,
 		"'\n",
+	};
+	const char *parts[] = {
 		"xrayfdr: wrote ",
 		rt_utoa(tot->events, ev),
 		" events to '",
@@ -207,10 +209,14 @@ static void report(int ret, const struct rt_totals *tot)
 			       rt_live.last_log, "': error ",
 			       rt_utoa((uint64_t)-ret, err), "\n" };
 
+	_Static_assert(sizeof(parts) / sizeof(parts[0]) <= RT_SAY_MAX,
+		       "our line in one write");
 	if (ret)
 		rt_say(fail, sizeof(fail) / sizeof(fail[0]));
-	else if (rt_live.opts.verbosity)
+	else if (rt_live.opts.verbosity) {
+		rt_say(llvm, sizeof(llvm) / sizeof(llvm[0]));
 		rt_say(parts, sizeof(parts) / sizeof(parts[0]));
+	}
 }
 
 enum XRayLogFlushStatus rt_trace_flush(void)
