@@ -328,24 +328,6 @@ int xrayfdr_trace_flush(char *path, size_t size)
 	return 0;
 }
 
-/* A trace's totals, as far as the caller's struct reaches. */
-static void give_totals(struct xrayfdr_trace_stats *out,
-			const struct rt_totals *tot)
-{
-	struct xrayfdr_trace_stats s = {
-		.sz = sizeof(s),
-		.events = tot->events,
-		.overwritten = tot->overwritten,
-		.dropped = tot->dropped,
-		.buffers = tot->buffers,
-		.recycled = tot->recycled,
-		.kernel_lost = tot->kernel_lost,
-		.damaged = tot->damaged,
-	};
-
-	OPTS_PUT(out, &s);
-}
-
 int xrayfdr_trace_stats(struct xrayfdr_trace_stats *stats)
 {
 	struct rt_totals tot;
@@ -355,7 +337,7 @@ int xrayfdr_trace_stats(struct xrayfdr_trace_stats *stats)
 	rt_api_lock();
 	rt_trace_totals(&tot);
 	rt_api_unlock();
-	give_totals(stats, &tot);
+	rt_totals_give(stats, &tot);
 	return 0;
 }
 
@@ -387,7 +369,7 @@ int xrayfdr_snapshot(const char *path, const struct xrayfdr_snapshot_opts *opts)
 	if (ret)
 		return fail(ret);
 	if (OPTS_HAS(stats, sz))
-		give_totals(stats, &tot);
+		rt_totals_give(stats, &tot);
 	return 0;
 }
 

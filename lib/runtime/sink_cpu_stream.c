@@ -108,7 +108,7 @@ int rt_cpu_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 				 .capacity = rt_cpu.stream_capacity };
 	struct rt_drain d = { .trace = &rt_live }; /* only it streams */
 	struct rt_chunk c;
-	bool consumed = false;
+	uint32_t consumed = 0;
 	int ret = 0;
 
 	if (!rt_cpu.streaming || !rt_ring.header || !stream_due())
@@ -127,17 +127,14 @@ int rt_cpu_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 	if (ret)
 		return ret;
 	for (uint32_t cpu = 0; cpu < rt_ring.ncpus; cpu++) {
-		bool moved = rt_cpu.stream_to[cpu].seq !=
-			     rt_cpu.stream_at[cpu].seq;
-
-		consumed |= moved;
+		if (rt_cpu.stream_to[cpu].seq != rt_cpu.stream_at[cpu].seq)
+			consumed |= rt_stream_ring_bit(cpu);
 		rt_cpu.stream_at[cpu] = rt_cpu.stream_to[cpu];
 		__atomic_store_n(&control(cpu)->consumed,
 				 rt_cpu.stream_at[cpu].seq, __ATOMIC_SEQ_CST);
-		/* the threads waiting for room in this ring
-		 * (sink_cpu_write.c; x86-64: the low half first) */
-		if (moved)
-			rt_stream_wake((uint32_t *)&control(cpu)->consumed);
 	}
-	return consumed;
+	/* only the threads waiting for room in the rings it consumed */
+	if (consumed)
+		rt_stream_wake(consumed);
+	return consumed != 0;
 }

@@ -342,15 +342,13 @@ enum rt_reserve rt_cpu_reserve(struct rt_thread *t, size_t need, uint64_t *tsc,
 
 	while (ret == RT_RESERVE_NONE && full && rt_cpu.streaming &&
 	       rt_stream_writing()) {
-		/* (x86-64: the low half of the count comes first) */
-		uint32_t *word = (uint32_t *)&control(cpu)->consumed;
-		uint32_t consumed = rt_stream_word(word);
+		uint32_t passes = rt_stream_passes();
 
 		/* (a pass may have made room since the last look) */
 		full = false;
 		ret = reserve_in_ring(t, need, tsc, cpu, &full);
 		if (ret == RT_RESERVE_NONE && full) {
-			rt_stream_wait(word, consumed);
+			rt_stream_wait(passes, rt_stream_ring_bit(cpu));
 			*tsc = arch_tsc();
 		}
 	}

@@ -37,19 +37,12 @@ static int write_chunk(void *ctx, const struct rt_chunk *c)
 	return ret;
 }
 
-/* A pass freed room, or the writer stops: the threads waiting for room
- * look again (stream.h). */
-static void wake_waiters(void)
-{
-	__atomic_add_fetch(&rt_live.stream_passes, 1, __ATOMIC_SEQ_CST);
-	rt_stream_wake(&rt_live.stream_passes);
-}
-
-/* The writer stops writing: what finds no room now is counted as dropped. */
+/* The writer stops writing: what finds no room now is counted as
+ * dropped, and no thread waits for it any more. */
 static void stop_writing(void)
 {
 	__atomic_store_n(&rt_live.stream_alive, 0, __ATOMIC_RELEASE);
-	wake_waiters();
+	rt_stream_wake(RT_STREAM_ANY);
 }
 
 static void *writer(void *arg)
@@ -76,9 +69,7 @@ static void *writer(void *arg)
 			stop_writing(); /* waiting threads give up */
 			break;
 		}
-		if (ret) {
-			wake_waiters();
-		} else {
+		if (!ret) {
 			struct timespec nap = { 0, 200000 };
 
 			if (__atomic_load_n(&st.stop, __ATOMIC_ACQUIRE))

@@ -29,37 +29,51 @@ static inline bool rt_stream_writing(void)
 }
 
 /*
- * Waiting for room: read a word the writer changes when it frees room
- * (thread buffers: rt_live.stream_passes, which it bumps after each pass
- * that freed some; a CPU ring: the low half of its consumed count, which
- * only moves when the writer frees room in that ring), look for room
+ * Waiting for room in a CPU ring: read rt_stream_passes(), look for room
  * again (the writer may have made some since the last look), and if
- * there is none, rt_stream_wait() with the word and what it read.  The
- * waiting thread blocks until the writer changes the word and wakes it
- * (or 10 ms pass: the writer may have stopped), once: a thread that
- * napped in a loop would make the module write a switch-out and a
- * switch-in per nap into rings that are full.  It wakes the writer
- * first, which may be napping between passes.
+ * there is none, rt_stream_wait() with what it read and the ring's
+ * rt_stream_ring_bit().  The writer bumps the count and wakes the
+ * waiters of the rings it consumed (rt_stream_wake()), and every waiter
+ * (RT_STREAM_ANY) when it stops.  A waiter sleeps once, until then (a
+ * second at most, should a wake-up go amiss): each time a thread sleeps
+ * and wakes, the module writes a switch-out and a switch-in, into rings
+ * that may be full, so it must not nap in a loop, nor wake for a ring
+ * that is still full.  A count that moved since it was read makes the
+ * wait return at once, without sleeping.  It wakes the writer first,
+ * which may be napping between passes.  (Thread buffers have no kernel
+ * records: a thread waiting for one naps, sink_thread_write.c.)
  */
-static inline uint32_t rt_stream_word(const uint32_t *word)
+#define RT_STREAM_ANY FUTEX_BITSET_MATCH_ANY
+
+static inline uint32_t rt_stream_ring_bit(uint32_t cpu)
 {
-	return __atomic_load_n(word, __ATOMIC_SEQ_CST);
+	return 1u << (cpu % 32);
 }
 
-static inline void rt_stream_wait(uint32_t *word, uint32_t seen)
+static inline uint32_t rt_stream_passes(void)
 {
-	struct timespec most = { 0, 10000000 };
+	return __atomic_load_n(&rt_live.stream_passes, __ATOMIC_SEQ_CST);
+}
+
+static inline void rt_stream_wait(uint32_t passes, uint32_t bits)
+{
+	struct timespec until;
 
 	__atomic_add_fetch(&rt_live.stream_kick, 1, __ATOMIC_SEQ_CST);
 	syscall(SYS_futex, &rt_live.stream_kick, FUTEX_WAKE_PRIVATE, 1, NULL,
 		NULL, 0);
-	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, &most, NULL, 0);
+	/* (FUTEX_WAIT_BITSET's time is absolute, on CLOCK_MONOTONIC) */
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec++;
+	syscall(SYS_futex, &rt_live.stream_passes, FUTEX_WAIT_BITSET_PRIVATE,
+		passes, &until, NULL, bits);
 }
 
-/* Wake the threads waiting on @word (after changing it). */
-static inline void rt_stream_wake(uint32_t *word)
+static inline void rt_stream_wake(uint32_t bits)
 {
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+	__atomic_add_fetch(&rt_live.stream_passes, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &rt_live.stream_passes, FUTEX_WAKE_BITSET_PRIVATE,
+		0x7fffffff, NULL, NULL, bits);
 }
 
 /*
