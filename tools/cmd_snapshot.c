@@ -358,12 +358,14 @@ static int snapshot_run(int argc, char **argv)
 	}
 	if (cpu) {
 		if (!quiet)
-			printf("snapshot of %ld (%s): %llu events in %llu buffers to %s (%llu overwritten, %llu dropped, %llu cut)\n",
+			printf("snapshot of %ld (%s): %llu events in %llu buffers to %s (%llu overwritten, %llu dropped, %llu cut, %llu scheduler records lost, %llu damaged parts of the rings skipped)\n",
 			       pid, prog, (unsigned long long)st.events,
 			       (unsigned long long)st.buffers, output,
 			       (unsigned long long)st.overwritten,
 			       (unsigned long long)st.dropped,
-			       (unsigned long long)st.cut);
+			       (unsigned long long)st.cut,
+			       (unsigned long long)st.kernel_lost,
+			       (unsigned long long)st.damaged);
 		return 0;
 	}
 	sscanf(reply,

@@ -330,20 +330,14 @@ int xrayfdr_trace_flush(char *path, size_t size)
 
 int xrayfdr_trace_stats(struct xrayfdr_trace_stats *stats)
 {
-	struct xrayfdr_trace_stats s = { .sz = sizeof(s) };
 	struct rt_totals tot;
 
 	if (!OPTS_HAS(stats, sz))
 		return fail(-EINVAL);
 	rt_api_lock();
 	rt_trace_totals(&tot);
-	s.buffers = tot.buffers;
-	s.events = tot.events;
-	s.overwritten = tot.overwritten;
-	s.recycled = tot.recycled;
-	s.dropped = tot.dropped;
 	rt_api_unlock();
-	OPTS_PUT(stats, &s);
+	rt_totals_give(stats, &tot);
 	return 0;
 }
 
@@ -374,18 +368,8 @@ int xrayfdr_snapshot(const char *path, const struct xrayfdr_snapshot_opts *opts)
 	rt_api_unlock();
 	if (ret)
 		return fail(ret);
-	if (OPTS_HAS(stats, sz)) {
-		struct xrayfdr_trace_stats s = {
-			.sz = sizeof(s),
-			.events = tot.events,
-			.overwritten = tot.overwritten,
-			.dropped = tot.dropped,
-			.buffers = tot.buffers,
-			.recycled = tot.recycled,
-		};
-
-		OPTS_PUT(stats, &s);
-	}
+	if (OPTS_HAS(stats, sz))
+		rt_totals_give(stats, &tot);
 	return 0;
 }
 

@@ -106,21 +106,15 @@ static enum rt_tsc_source note_source(const char *notes)
 	return RT_TSC_SYSFS; /* the module's facts */
 }
 
-/* What the log holds, as far as the caller's struct reaches. */
+/* What the log holds, as far as the caller's struct reaches: the
+ * writer's drops as its rings count them. */
 static void give_stats(struct xrayfdr_trace_stats *out,
 		       const struct rt_trace *view, const struct rt_totals *tot)
 {
-	struct xrayfdr_trace_stats s = {
-		.sz = sizeof(s),
-		.events = tot->events,
-		.overwritten = tot->overwritten,
-		.dropped = view->dropped,
-		.buffers = tot->buffers,
-		.recycled = tot->recycled,
-		.cut = tot->cut,
-	};
+	struct rt_totals t = *tot;
 
-	OPTS_PUT(out, &s);
+	t.dropped = view->dropped;
+	rt_totals_give(out, &t);
 }
 
 /* The log of @view, whose sink is the session's rings (a drain of it),

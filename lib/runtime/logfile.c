@@ -15,9 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xrayfdr/runtime.h>
+
 #include "../arch/x86_64/arch.h"
 #include "../fdr/frame.h"
 #include "../fdr/records.h"
+#include "../util/opts.h"
 #include "../util/outfile.h"
 #include "logfile.h"
 #include "state.h"
@@ -324,4 +327,22 @@ int rt_log_write(const struct rt_trace *t, int fd, struct rt_drain *d,
 	if (buf != info_buf)
 		free(buf);
 	return ret;
+}
+
+void rt_totals_give(struct xrayfdr_trace_stats *out,
+		    const struct rt_totals *tot)
+{
+	struct xrayfdr_trace_stats s = {
+		.sz = sizeof(s),
+		.events = tot->events,
+		.overwritten = tot->overwritten,
+		.dropped = tot->dropped,
+		.buffers = tot->buffers,
+		.recycled = tot->recycled,
+		.cut = tot->cut,
+		.kernel_lost = tot->kernel_lost,
+		.damaged = tot->damaged,
+	};
+
+	OPTS_PUT(out, &s);
 }

@@ -46,6 +46,11 @@ struct rt_totals {
 	uint64_t ring_bytes; /* CPU mode: one CPU's ring */
 };
 
+struct xrayfdr_trace_stats;
+/* @tot into the API's struct, as far as the caller's @out reaches. */
+void rt_totals_give(struct xrayfdr_trace_stats *out,
+		    const struct rt_totals *tot);
+
 /* What a drain of @t's sink holds, from its start, and the sink's
  * counters; the drain is left at its start. */
 void rt_log_count(const struct rt_trace *t, struct rt_drain *d,

@@ -99,6 +99,10 @@ struct rt_cpu_state {
 	/* streaming: where the writer is in each ring (stream_at), where its
 	 * pass got to (stream_to), its runs and its log buffer */
 	bool streaming;
+	/* streaming: the sub-buffers of each ring that user writers leave
+	 * to the kernel's records (sink_cpu_write.c, "The kernel's
+	 * reserve") */
+	uint32_t reserve;
 	struct ring_pos *stream_at, *stream_to;
 	struct run *stream_runs;
 	size_t stream_max, stream_map_size;

@@ -609,12 +609,16 @@ int rt_cpu_rings_start(const struct rt_options *o, size_t capacity,
 	}
 	size = pow2_at_least(o->buffer_size, XRAY_FDR_SUBBUF_MIN_SIZE);
 	count = default_count(o, ncpus ? ncpus : 1, size);
+	/* streaming, one is the kernel's reserve (sink_cpu_write.c) */
+	if (o->stream && count < 3)
+		count = 3;
 	if (scratch_for(capacity)) {
 		snprintf(err, errlen, "cannot map %zu bytes", capacity);
 		return -ENOMEM;
 	}
 	rt_cpu.streaming = false;
 	u64map_free_values(&rt_cpu.stream_last);
+	rt_cpu.reserve = 0;
 	/* A thread may still be in the C path of the last trace: its rings
 	 * go when the next trace starts. */
 	rings_free(&rt_cpu.previous);
@@ -663,6 +667,7 @@ void rt_cpu_fork_child(uint32_t gen, pid_t pid)
 	rt_cpu.gen = gen;
 	rt_cpu.damaged = 0;
 	rt_cpu.streaming = false; /* (the writer is the parent's) */
+	rt_cpu.reserve = 0;
 	if (!rt_ring.header)
 		return;
 	if (rt_cpu.now.fd >= 0) {

@@ -13,6 +13,7 @@
 #include "../arch/x86_64/arch.h"
 #include "logbuf.h"
 #include "sink_cpu.h"
+#include "stream.h"
 
 /* The stream's writer's memory for the rings now in use. */
 int rt_cpu_stream_setup(size_t capacity, char *err, size_t errlen)
@@ -47,6 +48,9 @@ int rt_cpu_stream_setup(size_t capacity, char *err, size_t errlen)
 	rt_cpu.stream_damaged = 0;
 	u64map_free_values(&rt_cpu.stream_last);
 	rt_cpu.streaming = true;
+	/* (two sub-buffers leave none: the writers would wait for a pass
+	 * that waits for them to fill one) */
+	rt_cpu.reserve = rt_cpu.discard && rt_cpu.subbuf_count > 2;
 	return 0;
 }
 
@@ -107,7 +111,7 @@ int rt_cpu_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 				 .remember = true };
 	struct rt_drain d = { .trace = &rt_live }; /* only it streams */
 	struct rt_chunk c;
-	bool consumed = false;
+	uint32_t consumed = 0;
 	int ret = 0;
 
 	if (!rt_cpu.streaming || !rt_ring.header || !stream_due())
@@ -126,11 +130,14 @@ int rt_cpu_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 	if (ret)
 		return ret;
 	for (uint32_t cpu = 0; cpu < rt_ring.ncpus; cpu++) {
-		consumed |= rt_cpu.stream_to[cpu].seq !=
-			    rt_cpu.stream_at[cpu].seq;
+		if (rt_cpu.stream_to[cpu].seq != rt_cpu.stream_at[cpu].seq)
+			consumed |= rt_stream_ring_bit(cpu);
 		rt_cpu.stream_at[cpu] = rt_cpu.stream_to[cpu];
 		__atomic_store_n(&control(cpu)->consumed,
-				 rt_cpu.stream_at[cpu].seq, __ATOMIC_RELEASE);
+				 rt_cpu.stream_at[cpu].seq, __ATOMIC_SEQ_CST);
 	}
-	return consumed;
+	/* only the threads waiting for room in the rings it consumed */
+	if (consumed)
+		rt_stream_wake(consumed);
+	return consumed != 0;
 }

@@ -9,9 +9,7 @@
  * Built without vector registers (see fdr.c): the trampolines call this
  * having saved only the general registers.
  */
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "../arch/x86_64/arch.h"
 #include "../fdr/codec.h"
@@ -171,6 +169,29 @@ static uint32_t next_stretch(void)
 				      __ATOMIC_SEQ_CST);
 }
 
+/*
+ * The kernel's reserve.  Streaming, nothing may be lost, the kernel's
+ * scheduler records included; but the kernel cannot wait for the
+ * stream's writer, and a thread that waits for it is switched out and
+ * in, records the kernel writes into rings that are full.  So user
+ * writers leave it the last rt_cpu.reserve sub-buffers the reader
+ * allows: they write in sub-buffer s only while s < consumed +
+ * subbuf_count - reserve, while the kernel may open up to consumed +
+ * subbuf_count (kernel-module.rst, "The commit protocol").  The C path
+ * refuses to open a reserve sub-buffer or to write in one the kernel
+ * opened; the fast path writes only in the sub-buffer the C path last
+ * reserved in (the commit word and the header's sequence number tell),
+ * which was not a reserve one then and is not later: consumed only
+ * grows.  A thread that finds no room waits for the writer once, asleep
+ * until the writer consumed some of that ring (stream.h), so what the
+ * kernel writes meanwhile is a few records per waiting thread.
+ */
+static bool past_user_limit(uint64_t seq, uint64_t consumed)
+{
+	return (int64_t)(seq - consumed) >=
+	       (int64_t)(rt_cpu.subbuf_count - rt_cpu.reserve);
+}
+
 /* *@full is set when the ring has no room until a reader consumes. */
 static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 				       uint64_t *tsc, uint32_t cpu, bool *full)
@@ -221,6 +242,18 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	 * it takes over the tail, opens a sub-buffer, or writes first in
 	 * one the kernel opened. */
 	pd->seq = __atomic_load_n(&sb->seq, __ATOMIC_RELAXED);
+	if (rt_cpu.reserve) {
+		/* the kernel opened it, in its reserve */
+		consumed = __atomic_load_n(&ctl->consumed, __ATOMIC_ACQUIRE);
+		if (past_user_limit(pd->seq, consumed)) {
+			*full = true;
+			if (cpu == t->cpu) {
+				t->full_commit = commit;
+				t->full_consumed = consumed;
+			}
+			return RT_RESERVE_NONE;
+		}
+	}
 	t->name_due = ct->name_gen != rt_cpu.gen || ct->name_cpu != cpu ||
 		      ct->name_seq != pd->seq;
 	name_due = t->name_due;
@@ -238,8 +271,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 			      rt_cpu.subbuf_size;
 		seq = __atomic_load_n(&sb->seq, __ATOMIC_RELAXED) + 1;
 		consumed = __atomic_load_n(&ctl->consumed, __ATOMIC_ACQUIRE);
-		if (rt_cpu.discard &&
-		    (int64_t)(seq - consumed) >= (int64_t)rt_cpu.subbuf_count) {
+		if (rt_cpu.discard && past_user_limit(seq, consumed)) {
 			*full = true;
 			/* the fast path may drop while nothing moves, if the
 			 * least it writes would not fit either */
@@ -288,6 +320,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	t->area = (uint8_t *)ctl;
 	t->slot = (uint64_t)t->tid << 32 |
 		  ((off >> rt_cpu.shift << rt_cpu.shift) + SUBBUF_HDR);
+	t->slot_seq = pd->seq;
 	t->hdr = subbuf(cpu, off >> rt_cpu.shift);
 	t->ring_state = &hdr->state;
 	t->room = rt_ring.slot_room;
@@ -309,12 +342,15 @@ enum rt_reserve rt_cpu_reserve(struct rt_thread *t, size_t need, uint64_t *tsc,
 
 	while (ret == RT_RESERVE_NONE && full && rt_cpu.streaming &&
 	       rt_stream_writing()) {
-		struct timespec nap = { 0, 50000 };
+		uint32_t passes = rt_stream_passes();
 
-		syscall(SYS_nanosleep, &nap, NULL);
-		*tsc = arch_tsc();
+		/* (a pass may have made room since the last look) */
 		full = false;
 		ret = reserve_in_ring(t, need, tsc, cpu, &full);
+		if (ret == RT_RESERVE_NONE && full) {
+			rt_stream_wait(passes, rt_stream_ring_bit(cpu));
+			*tsc = arch_tsc();
+		}
 	}
 
 	if (ret == RT_RESERVE_NONE && rt_ring.header && cpu < rt_ring.ncpus)

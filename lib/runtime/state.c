@@ -253,10 +253,10 @@ int rt_tsc_ensure(const struct rt_options *o)
 
 void rt_say(const char *const *parts, size_t n)
 {
-	struct iovec iov[16];
+	struct iovec iov[RT_SAY_MAX];
 
-	if (n > 16)
-		n = 16;
+	if (n > RT_SAY_MAX)
+		n = RT_SAY_MAX;
 	for (size_t i = 0; i < n; i++) {
 		iov[i].iov_base = (void *)parts[i];
 		iov[i].iov_len = strlen(parts[i]);

@@ -56,8 +56,12 @@ struct rt_trace {
 	uint64_t threshold_ticks;
 	pid_t pid;
 	uint64_t dropped; /* events that found no room, or nested */
-	/* streaming: non-zero while the writer runs and can write (stream.h) */
+	/* streaming: non-zero while the writer runs and can write; the
+	 * times the writer freed room (or stopped), which threads waiting
+	 * for room sleep on, and the word it naps on (stream.h) */
 	volatile int stream_alive;
+	uint32_t stream_passes;
+	uint32_t stream_kick;
 	char last_log[4096]; /* the file the last flush wrote */
 };
 
@@ -111,7 +115,9 @@ bool rt_program_has_options(void);
  */
 int rt_tsc_ensure(const struct rt_options *o);
 
-/* Print to stderr without stdio (async-signal-safe). */
+/* Print to stderr without stdio (async-signal-safe): @n parts, at most
+ * RT_SAY_MAX (more are left out). */
+#define RT_SAY_MAX 16
 void rt_say(const char *const *parts, size_t n);
 
 /* Decimal of @v into @buf (at least 21 bytes); returns buf. */

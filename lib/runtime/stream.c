@@ -37,11 +37,23 @@ static int write_chunk(void *ctx, const struct rt_chunk *c)
 	return ret;
 }
 
+/* The writer stops writing: what finds no room now is counted as
+ * dropped, and no thread waits for it any more. */
+static void stop_writing(void)
+{
+	__atomic_store_n(&rt_live.stream_alive, 0, __ATOMIC_RELEASE);
+	rt_stream_wake(RT_STREAM_ANY);
+}
+
 static void *writer(void *arg)
 {
 	(void)arg;
 	rt_internal_thread_begin();
 	for (;;) {
+		/* read before the pass: a thread that finds no room after
+		 * it changes it, and the nap below does not start */
+		uint32_t kick =
+			__atomic_load_n(&rt_live.stream_kick, __ATOMIC_SEQ_CST);
 		int ret;
 
 		__atomic_store_n(&st.busy, 1, __ATOMIC_SEQ_CST);
@@ -54,10 +66,7 @@ static void *writer(void *arg)
 
 		if (ret < 0) {
 			st.error = ret;
-			/* waiting threads give up: what finds no room now is
-			 * counted as dropped */
-			__atomic_store_n(&rt_live.stream_alive, 0,
-					 __ATOMIC_RELEASE);
+			stop_writing(); /* waiting threads give up */
 			break;
 		}
 		if (!ret) {
@@ -65,7 +74,8 @@ static void *writer(void *arg)
 
 			if (__atomic_load_n(&st.stop, __ATOMIC_ACQUIRE))
 				break;
-			nanosleep(&nap, NULL);
+			syscall(SYS_futex, &rt_live.stream_kick,
+				FUTEX_WAIT_PRIVATE, kick, &nap, NULL, 0);
 		}
 	}
 	return NULL;
@@ -141,7 +151,7 @@ int rt_stream_stop(void)
 		pthread_join(st.thread, NULL);
 		st.running = false;
 	}
-	__atomic_store_n(&rt_live.stream_alive, 0, __ATOMIC_RELEASE);
+	stop_writing();
 	return st.error;
 }
 
@@ -156,7 +166,7 @@ void rt_stream_halt(void)
 	for (int i = 0; i < 1000 && __atomic_load_n(&st.busy, __ATOMIC_ACQUIRE);
 	     i++)
 		nanosleep(&ms, NULL);
-	__atomic_store_n(&rt_live.stream_alive, 0, __ATOMIC_RELEASE);
+	stop_writing();
 }
 
 int rt_stream_fd(void)

@@ -12,9 +12,13 @@
 #ifndef XRAYFDR_LIB_RUNTIME_STREAM_H
 #define XRAYFDR_LIB_RUNTIME_STREAM_H
 
+#include <linux/futex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "state.h"
 
@@ -22,6 +26,54 @@
 static inline bool rt_stream_writing(void)
 {
 	return __atomic_load_n(&rt_live.stream_alive, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Waiting for room in a CPU ring: read rt_stream_passes(), look for room
+ * again (the writer may have made some since the last look), and if
+ * there is none, rt_stream_wait() with what it read and the ring's
+ * rt_stream_ring_bit().  The writer bumps the count and wakes the
+ * waiters of the rings it consumed (rt_stream_wake()), and every waiter
+ * (RT_STREAM_ANY) when it stops.  A waiter sleeps once, until then (a
+ * second at most, should a wake-up go amiss): each time a thread sleeps
+ * and wakes, the module writes a switch-out and a switch-in, into rings
+ * that may be full, so it must not nap in a loop, nor wake for a ring
+ * that is still full.  A count that moved since it was read makes the
+ * wait return at once, without sleeping.  It wakes the writer first,
+ * which may be napping between passes.  (Thread buffers have no kernel
+ * records: a thread waiting for one naps, sink_thread_write.c.)
+ */
+#define RT_STREAM_ANY FUTEX_BITSET_MATCH_ANY
+
+static inline uint32_t rt_stream_ring_bit(uint32_t cpu)
+{
+	return 1u << (cpu % 32);
+}
+
+static inline uint32_t rt_stream_passes(void)
+{
+	return __atomic_load_n(&rt_live.stream_passes, __ATOMIC_SEQ_CST);
+}
+
+static inline void rt_stream_wait(uint32_t passes, uint32_t bits)
+{
+	struct timespec until;
+
+	__atomic_add_fetch(&rt_live.stream_kick, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &rt_live.stream_kick, FUTEX_WAKE_PRIVATE, 1, NULL,
+		NULL, 0);
+	/* (FUTEX_WAIT_BITSET's time is absolute, on CLOCK_MONOTONIC) */
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec++;
+	syscall(SYS_futex, &rt_live.stream_passes, FUTEX_WAIT_BITSET_PRIVATE,
+		passes, &until, NULL, bits);
+}
+
+static inline void rt_stream_wake(uint32_t bits)
+{
+	__atomic_add_fetch(&rt_live.stream_passes, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &rt_live.stream_passes, FUTEX_WAKE_BITSET_PRIVATE,
+		0x7fffffff, NULL, NULL, bits);
 }
 
 /*

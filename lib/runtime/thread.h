@@ -49,6 +49,8 @@
  * RT_THREAD_CPU's ring when the C path found it full (struct rt_thread) */
 #define RT_THREAD_FULL_COMMIT 280
 #define RT_THREAD_FULL_CONSUMED 288
+/* CPU mode: the sequence number of the slot's sub-buffer (struct rt_thread) */
+#define RT_THREAD_SLOT_SEQ 296
 
 /* The kernel's struct rseq (uapi/linux/rseq.h) as far as we use it. */
 #define RT_RSEQ_CPU_ID_START 0
@@ -118,6 +120,13 @@ struct rt_thread {
 	 * and the fast path drops what it cannot append (0: not full) */
 	uint64_t full_commit;
 	uint64_t full_consumed;
+	/* CPU mode: the sequence number slot's sub-buffer had when the C
+	 * path reserved there.  A ring that went round since (only the
+	 * kernel opened sub-buffers, keeping this thread the tail's owner)
+	 * may have the commit word in that sub-buffer again; the fast path
+	 * does not write there (it may be the kernel's reserve:
+	 * sink_cpu_write.c) */
+	uint64_t slot_seq;
 
 	/* slow path only: what the controller and both sinks share (each
 	 * sink's own part is in sink_state, at the end) */
@@ -162,6 +171,8 @@ _Static_assert(offsetof(struct rt_thread, full_commit) == RT_THREAD_FULL_COMMIT,
 _Static_assert(offsetof(struct rt_thread, full_consumed) ==
 		       RT_THREAD_FULL_CONSUMED,
 	       "full_consumed");
+_Static_assert(offsetof(struct rt_thread, slot_seq) == RT_THREAD_SLOT_SEQ,
+	       "slot_seq");
 _Static_assert(offsetof(struct rt_rseq_area, cpu_id_start) ==
 		       RT_RSEQ_CPU_ID_START,
 	       "rseq cpu_id_start");

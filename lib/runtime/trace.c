@@ -175,14 +175,19 @@ static int flush_to_log(struct rt_drain *d, struct rt_totals *tot)
 
 static void report(int ret, const struct rt_totals *tot)
 {
-	char ev[24], ow[24], dr[24], err[24], pid[24];
-	const char *parts[] = {
-		/* LLVM's line, which scripts look for, then ours */
+	char ev[24], ow[24], dr[24], kl[24], dm[24], err[24], pid[24];
+	/* whatever was lost is on this line (CPU mode: the kernel's
+	 * records, the damaged parts of the rings), not only in the log */
+	bool k = tot->kernel_lost, d = tot->damaged;
+	/* LLVM's line, which scripts look for, then ours */
+	const char *llvm[] = {
 		"==",
 		rt_utoa((uint64_t)rt_live.pid, pid),
 		"==XRay: Log file in '",
 		rt_live.last_log,
 		"'\n",
+	};
+	const char *parts[] = {
 		"xrayfdr: wrote ",
 		rt_utoa(tot->events, ev),
 		" events to '",
@@ -191,16 +196,27 @@ static void report(int ret, const struct rt_totals *tot)
 		rt_utoa(tot->overwritten, ow),
 		" overwritten, ",
 		rt_utoa(tot->dropped, dr),
-		" dropped)\n",
+		" dropped",
+		k ? ", " : "",
+		k ? rt_utoa(tot->kernel_lost, kl) : "",
+		k ? " scheduler records lost" : "",
+		d ? ", " : "",
+		d ? rt_utoa(tot->damaged, dm) : "",
+		d ? " damaged parts of the rings skipped" : "",
+		")\n",
 	};
 	const char *fail[] = { "xrayfdr: cannot write the log '",
 			       rt_live.last_log, "': error ",
 			       rt_utoa((uint64_t)-ret, err), "\n" };
 
+	_Static_assert(sizeof(parts) / sizeof(parts[0]) <= RT_SAY_MAX,
+		       "our line in one write");
 	if (ret)
 		rt_say(fail, sizeof(fail) / sizeof(fail[0]));
-	else if (rt_live.opts.verbosity)
+	else if (rt_live.opts.verbosity) {
+		rt_say(llvm, sizeof(llvm) / sizeof(llvm[0]));
 		rt_say(parts, sizeof(parts) / sizeof(parts[0]));
+	}
 }
 
 enum XRayLogFlushStatus rt_trace_flush(void)

@@ -10,18 +10,24 @@ mode on the module's rings; NAME@stream: streamed; NAME@killed: the dump
 of its kept session after SIGKILL, with no counts).  For each program:
 the log counts every call the program counts (signals: up to what the
 log reports lost), each thread's calls nest in the log's order and its
-time never goes back, a streamed log lost nothing, every log passes
+time never goes back, a streamed log lost nothing (no event dropped or
+overwritten, no scheduler record lost: kernel_lost is 0 and each
+thread's switch-ins and switch-outs pair up, but for the one in flight
+when the trace ended), every log passes
 xrayfdr dump --verify (which checks each thread's time order too) and
 llvm-xray fdr-dump -verify, and where the log has the scheduler's
 records, every function's on-CPU and off-CPU time add up to its calls'
 duration within 1 us (xrayfdr account: each call's on-CPU time is its
 duration less its off-CPU time, so any call whose off-CPU time exceeds
-its duration shows in the sums).  Prints
+its duration shows in the sums), and the summary lines of the runtime
+at exit (m-NAME.err) and of xrayfdr-ctl dump (m-NAME.ctl) say what the
+log's info event counts as lost.  Prints
 "ok DESCRIPTION" / "not ok DESCRIPTION" lines, with "# " diagnostics.
 """
 import glob
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
@@ -52,10 +58,11 @@ def check(files, bins, out):
         return
     ids = tm.symbol_ids(exe)
     ours, other = {}, {}
-    lost, order, stream_lost = 0, [], []
+    lost, order, stream_lost, unpaired = 0, [], [], []
     for log in logs:
         # the scheduler's events (payload "XFSC") are not the program's
-        events = [e for e in tm.events_of(log)
+        every = tm.events_of(log)
+        events = [e for e in every
                   if not (e["kind"] == "custom-event" and
                           str(e.get("data", "")).startswith(SCHED_MAGIC_HEX))]
         c, _, o, info = tm.tally(events)
@@ -70,6 +77,11 @@ def check(files, bins, out):
             stream_lost.append(f"{os.path.basename(log)}: dropped "
                                f"{tm.info_value(info, 'dropped')}, overwritten "
                                f"{tm.info_value(info, 'overwritten')}")
+        if streamed:
+            if tm.info_value(info, "kernel_lost"):
+                unpaired.append(f"{os.path.basename(log)}: kernel_lost "
+                                f"{tm.info_value(info, 'kernel_lost')}")
+            unpaired += switch_problems(log, every)
         for k, v in c.items():
             ours[k] = ours.get(k, 0) + v
         for k, v in o.items():
@@ -98,6 +110,9 @@ def check(files, bins, out):
     if streamed:
         line(not stream_lost, f"guest matrix {name}: streamed, nothing dropped or overwritten",
              "\n".join(stream_lost))
+        line(not unpaired, f"guest matrix {name}: streamed, no scheduler record lost: "
+             "kernel_lost 0, each thread's switch-outs pair with its switch-ins",
+             "\n".join(unpaired[:10]))
     bad = []
     for log in logs:
         for cmd in ([tm.XRAYFDR, "dump", "--verify", "--quiet", log],
@@ -107,11 +122,66 @@ def check(files, bins, out):
                 bad.append(f"{os.path.basename(log)}: {cmd[1]}: {(p.stderr or p.stdout)[-300:]}")
     line(not bad, f"guest matrix {name}: every log passes xrayfdr dump --verify "
          "and llvm-xray fdr-dump -verify", "\n".join(bad))
+    bad = summary_problems(files, name, logs)
+    line(not bad, f"guest matrix {name}: the summary lines say what the log lost",
+         "\n".join(bad[:10]))
     if name.startswith("mixed"):
         bad, sched = on_off_problems(logs)
         line(sched and not bad, f"guest matrix {name}: every function's on-CPU and "
              "off-CPU time add up to its calls' duration within 1 us",
              "\n".join(bad[:10]) if sched else "no scheduler records in the log")
+
+
+LOSSES = (("overwritten", "overwritten"), ("dropped", "dropped"),
+          ("kernel_lost", "scheduler records lost"),
+          ("damaged", "damaged parts of the rings skipped"))
+
+
+def summary_problems(files, name, logs):
+    """Summary lines (the runtime's at exit: "xrayfdr: wrote N events to
+    'FILE' (...)", xrayfdr-ctl dump's: "session ID: wrote ... to FILE
+    (...)") whose counts of what was lost are not the info event's of
+    their log: each count there, kernel_lost and damaged only when not 0."""
+    by_name = {os.path.basename(l)[2:]: l for l in logs}
+    bad, seen = [], 0
+    for what in ("err", "ctl"):
+        path = os.path.join(files, f"m-{name}.{what}")
+        if not os.path.exists(path):
+            continue
+        for text in open(path, errors="replace").read().splitlines():
+            m = re.search(r"wrote \d+ events (?:in \d+ buffers )?to '?([^' ]+)'? "
+                          r"\((.*)\)", text)
+            if not m or os.path.basename(m.group(1)) not in by_name:
+                continue
+            seen += 1
+            _, _, _, info = tm.tally(tm.events_of(by_name[os.path.basename(m.group(1))]))
+            for key, words in LOSSES:
+                n = tm.info_value(info, key)
+                said = re.search(rf"(\d+) {words}", m.group(2))
+                if (int(said.group(1)) if said else None) != \
+                        (n if n or key in ("overwritten", "dropped") else None):
+                    bad.append(f"m-{name}.{what}: '{text}': the log's {key} is {n}")
+    if not seen:
+        bad.append(f"m-{name}: no summary line names its log")
+    return bad
+
+
+def switch_problems(log, events):
+    """Threads of a log whose switch-outs and switch-ins differ by more
+    than the one in flight at either end of the trace."""
+    ins, outs = {}, {}
+    for e in events:
+        data = bytes.fromhex(str(e.get("data", ""))) \
+            if e["kind"] == "custom-event" else b""
+        if len(data) != 16 or data[:4] != b"XFSC" or data[4] not in (1, 2):
+            continue
+        tid = int.from_bytes(data[12:16], "little")
+        d = ins if data[4] == 2 else outs
+        d[tid] = d.get(tid, 0) + 1
+    return [f"{os.path.basename(log)}: thread {tid}: {ins.get(tid, 0)} "
+            f"switch-ins, {outs.get(tid, 0)} switch-outs"
+            for tid in sorted(set(ins) | set(outs))
+            if abs(ins.get(tid, 0) - outs.get(tid, 0)) > 1]
 
 
 def on_off_problems(logs):

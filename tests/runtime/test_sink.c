@@ -148,7 +148,8 @@ static struct rt_thread *thread_new(const struct rt_sink *s, unsigned int i)
  * one); pid 0, not the process's own rings, so no thread's name is read
  * at the drain. */
 static struct rt_trace drain_trace;
-static bool start_streaming;
+/* the next trace_start()'s: streamed (the writer is never started) */
+static bool start_streamed;
 
 /*
  * A new trace of @s, in @buffers buffers of @buffer_size bytes (for the
@@ -166,9 +167,10 @@ static void trace_start(const struct rt_sink *s, uint64_t buffer_size,
 	opts.buffer_max = is_cpu(s) ? buffers * (uint64_t)get_nprocs_conf() :
 				      buffers;
 	opts.buffer_max_set = true; /* as given: shared out in CPU mode */
-	opts.stream = start_streaming;
 	opts.verbosity = 0;
 	opts.record_mode = is_cpu(s) ? RT_MODE_CPU : RT_MODE_THREAD;
+	opts.stream = start_streamed;
+	start_streamed = false;
 	/* never the module's device: mode=cpu then maps rings of its own */
 	snprintf(opts.device, sizeof(opts.device), "%s/no-xrayfdr-device", dir);
 	gen_now = ++gen_clock;
@@ -304,7 +306,7 @@ static bool fast_append(const struct rt_sink *s, struct rt_thread *t,
 		    (*t->ring_state & RT_STATE_FROZEN))
 			return false;
 		commit = *(volatile uint64_t *)t->area;
-		if (commit - t->slot > t->room ||
+		if (commit - t->slot > t->room || t->hdr->seq != t->slot_seq ||
 		    (tsc >> 32) != (t->hdr->tsc >> 32) ||
 		    (uint32_t)tsc < (uint32_t)t->hdr->tsc)
 			return false;
@@ -1015,9 +1017,8 @@ static void sc_stream_order(const struct rt_sink *s)
 	uint64_t at = T0 + 1000, last_out, back = 0;
 	int ret;
 
-	start_streaming = true;
+	start_streamed = true;
 	trace_start(s, 4096, 16);
-	start_streaming = false;
 	t = thread_new(s, 0);
 	xrayfdr_encode_file_header(hdr,
 				   &(struct xrayfdr_file_header){
@@ -1056,6 +1057,129 @@ static void sc_stream_order(const struct rt_sink *s)
 	membuf_free(&m);
 }
 
+/*
+ * A scheduler record of @tid at @tsc into CPU @cpu's ring as the module
+ * appends one (kmod/ring.c): in the open sub-buffer, else in the next one
+ * if the reader allows it (discard mode), keeping the tail's owner.
+ */
+static bool kernel_append(uint32_t cpu, uint32_t tid, uint64_t tsc)
+{
+	struct xray_fdr_control *ctl = ring_control(cpu);
+	struct xray_fdr_sched_record rec = {
+		.type = XRAY_FDR_REC_TYPE(XRAY_FDR_REC_SWITCH_OUT),
+		.len = sizeof(rec) / 8,
+		.cpu = (uint16_t)cpu,
+		.prev_cpu = (uint16_t)cpu,
+		.tid = tid,
+		.tsc = tsc,
+	};
+	uint32_t size = rt_ring.header->subbuf_size;
+	uint32_t count = rt_ring.header->subbuf_count;
+	uint32_t off = XRAY_FDR_COMMIT_OFFSET(ctl->commit);
+	uint32_t owner = XRAY_FDR_COMMIT_TID(ctl->commit);
+	uint32_t idx = (off - 1) / size, used = off - idx * size;
+	struct xray_fdr_subbuf *sb = ring_subbuf(cpu, idx);
+
+	if (used + sizeof(rec) > size) {
+		uint64_t seq = sb->seq + 1;
+
+		if ((int64_t)(seq - ctl->consumed) >= (int64_t)count)
+			return false;
+		sb->used = used;
+		idx = (idx + 1) % count;
+		sb = ring_subbuf(cpu, idx);
+		*sb = (struct xray_fdr_subbuf){
+			.seq = seq,
+			.tsc = tsc,
+			.cpu = cpu,
+			.tid = owner,
+			.flags = XRAY_FDR_SUBBUF_KERNEL
+		};
+		off = idx * size + sizeof(*sb);
+	}
+	memcpy((uint8_t *)ring_control(cpu) + RT_RING_CONTROL_SIZE + off, &rec,
+	       sizeof(rec));
+	ctl->commit = XRAY_FDR_COMMIT(owner, off + sizeof(rec));
+	return true;
+}
+
+/* The sequence number of the sub-buffer the commit word of @cpu is in. */
+static uint64_t open_seq(uint32_t cpu)
+{
+	uint32_t off = XRAY_FDR_COMMIT_OFFSET(ring_control(cpu)->commit);
+
+	return ring_subbuf(cpu, (off - 1) / rt_ring.header->subbuf_size)->seq;
+}
+
+/*
+ * Streaming, the user writers leave the kernel a reserve: the last
+ * sub-buffer the reader allows (sink_cpu_write.c).  They stop one short
+ * of it; the kernel opens it and writes on; neither the C path nor the
+ * fast path writes in it, not even where the thread's slot is the same
+ * place in the ring a round earlier; once the reader consumed one more,
+ * it is theirs; and what the reader left comes out.  (The thread buffers
+ * have no kernel writer: nothing to check there.)
+ */
+static void sc_kernel_reserve(const struct rt_sink *s)
+{
+	const uint32_t count = 4, cpu = cpu_pinned;
+	struct xray_fdr_control *ctl;
+	struct rt_thread *t;
+	struct drained d;
+	uint64_t at = T0 + 1, kernel = 0;
+	int i;
+
+	if (!is_cpu(s))
+		return;
+	start_streamed = true;
+	trace_start(s, 4096, count);
+	ctl = ring_control(cpu);
+	t = thread_new(s, 0);
+	for (i = 0; i < 10000 && emit(s, t, XRAYFDR_FUNC_ENTRY, 1, at); i++)
+		at++;
+	CHECK(i < 10000 && open_seq(cpu) == count - 2,
+	      "the writers stopped in sub-buffer %llu of %u, consumed %llu: "
+	      "the last one is the kernel's",
+	      (unsigned long long)open_seq(cpu), count,
+	      (unsigned long long)ctl->consumed);
+	/* the kernel writes on into its reserve, till it is full too */
+	while (kernel_append(cpu, t->tid, at++))
+		kernel++;
+	CHECK(open_seq(cpu) == count - 1 && kernel > 100,
+	      "the kernel wrote %llu records, into sub-buffer %llu",
+	      (unsigned long long)kernel, (unsigned long long)open_seq(cpu));
+	CHECK(!emit(s, t, XRAYFDR_FUNC_ENTRY, 2, at++),
+	      "the C path wrote in the kernel's reserve");
+	CHECK(!fast_append(s, t, XRAYFDR_FUNC_ENTRY, 3, at++),
+	      "the fast path wrote in the kernel's reserve");
+	/* the reader took sub-buffer 0: the reserve is the next one, which
+	 * the kernel opens at sub-buffer 0's place, a round later, with the
+	 * thread still the tail's owner */
+	ctl->consumed = 1;
+	CHECK(kernel_append(cpu, t->tid, at++) && open_seq(cpu) == count,
+	      "the kernel did not move on to sub-buffer %u", count);
+	kernel++;
+	/* (the thread's slot: sub-buffer 0, where the C path had it) */
+	t->slot = (uint64_t)t->tid << 32 | sizeof(struct xray_fdr_subbuf);
+	t->slot_seq = 0;
+	t->hdr = ring_subbuf(cpu, 0);
+	CHECK(!fast_append(s, t, XRAYFDR_FUNC_ENTRY, 4, at++),
+	      "the fast path wrote in the kernel's reserve, a round later");
+	CHECK(!emit(s, t, XRAYFDR_FUNC_ENTRY, 5, at++),
+	      "the C path wrote in the kernel's reserve, a round later");
+	/* consumed: the writers' again */
+	ctl->consumed = 2;
+	CHECK(emit(s, t, XRAYFDR_FUNC_ENTRY, 6, at++),
+	      "the C path cannot write once the reader consumed");
+	/* (what the reader consumed is the stream's, not the drain's) */
+	drain(s, &d, true);
+	CHECK(check_events(&d.ev, NEWEST) > 0, "no event came out");
+	CHECK(d.others >= kernel,
+	      "%llu scheduler records went in, %llu came out",
+	      (unsigned long long)kernel, (unsigned long long)d.others);
+	drained_free(&d);
+}
+
 /* ------------------------------------------------------------------ */
 
 struct scenario {
@@ -1072,6 +1196,7 @@ static const struct scenario scenarios[] = {
 	{ "fork", sc_fork },
 	{ "scribble", sc_scribble },
 	{ "stream_order", sc_stream_order },
+	{ "kernel_reserve", sc_kernel_reserve },
 };
 
 #define NSCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))

@@ -388,7 +388,7 @@ static void test_slot(void **state)
 	void (*handler)(int32_t, XRayEntryType);
 	cpu_set_t was, one;
 	struct regs want = sentinel(3), r = want;
-	uint64_t *commit, saved, owner, base, rec;
+	uint64_t *commit, saved, owner, base, rec, seq;
 	uint32_t start, size, off, next;
 	char config[512];
 	int cpu;
@@ -462,6 +462,14 @@ static void test_slot(void **state)
 		rt_self.hdr->tsc = arch_tsc() - (1ull << 33);
 		assert_false(appended(tramp, commit, saved));
 		rt_self.hdr->tsc = base;
+		/* a later sub-buffer at the slot's place (its sequence number
+		 * is not the one the C path reserved at: the ring went round,
+		 * and it may be the kernel's reserve) is the C path's */
+		seq = rt_self.hdr->seq;
+		rt_self.hdr->seq = seq + rt_ring.header->subbuf_count;
+		assert_false(appended(tramp, commit, saved));
+		rt_self.hdr->seq = seq;
+		assert_true(appended(tramp, commit, saved));
 	}
 
 	*commit = saved;

@@ -554,7 +554,7 @@ static int cmd_session_dump(int argc, char **argv)
 		snapshot ?
 			"usage: xrayfdr-ctl snapshot ID -o FILE [--force]" :
 			"usage: xrayfdr-ctl dump ID -o FILE [--force] [--drop]";
-	char why[64], cut[32] = "";
+	char why[64], cut[32] = "", lost[64] = "", damaged[64] = "";
 	struct ctl_nl nl;
 	uint32_t id;
 	int opt, err;
@@ -599,26 +599,37 @@ static int cmd_session_dump(int argc, char **argv)
 		if (err)
 			return refused(cmd, &nl, id, err);
 	}
-	/* (a snapshot's summary says what it cut) */
+	/* (a snapshot's summary says what it cut; any summary, what the
+	 * kernel lost and what was damaged) */
 	if (snapshot)
 		snprintf(cut, sizeof(cut), ", %llu cut",
 			 (unsigned long long)st.cut);
+	if (st.kernel_lost)
+		snprintf(lost, sizeof(lost), ", %llu scheduler records lost",
+			 (unsigned long long)st.kernel_lost);
+	if (st.damaged)
+		snprintf(damaged, sizeof(damaged),
+			 ", %llu damaged parts of the rings skipped",
+			 (unsigned long long)st.damaged);
 	if (json)
 		printf("{\"session\":%u,\"log\":\"%s\",\"events\":%llu,"
 		       "\"overwritten\":%llu,\"dropped\":%llu,\"buffers\":%llu,"
-		       "\"cut\":%llu,\"dropped_session\":%s}\n",
+		       "\"cut\":%llu,\"kernel_lost\":%llu,\"damaged\":%llu,"
+		       "\"dropped_session\":%s}\n",
 		       id, output, (unsigned long long)st.events,
 		       (unsigned long long)st.overwritten,
 		       (unsigned long long)st.dropped,
 		       (unsigned long long)st.buffers,
-		       (unsigned long long)st.cut, drop ? "true" : "false");
+		       (unsigned long long)st.cut,
+		       (unsigned long long)st.kernel_lost,
+		       (unsigned long long)st.damaged, drop ? "true" : "false");
 	else
 		printf("session %u: wrote %llu events in %llu buffers to %s "
-		       "(%llu overwritten, %llu dropped%s)%s\n",
+		       "(%llu overwritten, %llu dropped%s%s%s)%s\n",
 		       id, (unsigned long long)st.events,
 		       (unsigned long long)st.buffers, output,
 		       (unsigned long long)st.overwritten,
-		       (unsigned long long)st.dropped, cut,
+		       (unsigned long long)st.dropped, cut, lost, damaged,
 		       drop ? "; dropped it" : "");
 	return EXIT_OK;
 }

@@ -461,6 +461,10 @@ FDR_FAST rt_tramp_args, 1, rt_generic_args
  * the room (for @args, with 16 bytes more: the difference plus 16, whose
  * carry is a difference that wrapped).  The slot's header is read as it is now: whoever opened the
  * sub-buffer (the kernel too, keeping the owner) wrote its base TSC.
+ * Its sequence number must be the one the C path reserved at (the
+ * thread's slot_seq): after the ring went round, the same place may be
+ * a sub-buffer that user writers leave to the kernel (sink_cpu_write.c,
+ * "The kernel's reserve").
  * Nothing else writes the commit word inside the critical section (the
  * kernel writes only from a context switch, which restarts us), so it is
  * read again after rdtsc, and the commit adds to it.
@@ -479,8 +483,13 @@ FDR_FAST rt_tramp_args, 1, rt_generic_args
 	.endif
 	SELF_SRC \copy, cmpq, RT_THREAD_ROOM, %rax
 	ja	.L\name\()_full
+	/* the sub-buffer still, not a later one at its place */
+	SELF_SRC \copy, movq, RT_THREAD_HDR, %rdx
+	movq	(%rdx), %rax			/* its sequence number */
+	SELF_SRC \copy, cmpq, RT_THREAD_SLOT_SEQ, %rax
+	jne	.L\name\()_slow
 	/* (in the library's, an abort reloads %r11) */
-	SELF_SRC \copy, movq, RT_THREAD_HDR, %r11
+	movq	%rdx, %r11
 	/* since the sub-buffer's base (too far: a new sub-buffer) */
 	RECORD_TIME \name, RT_SUBBUF_TSC+4(%r11), RT_SUBBUF_TSC(%r11), .L\name\()_far
 	RECORD_WORD

@@ -77,6 +77,10 @@ struct xrayfdr_trace_stats {
 	/* a snapshot of CPU rings: sub-buffers written over while it copied
 	 * them, left out */
 	uint64_t cut;
+	/* CPU mode: the module's scheduler records it could not write into
+	 * the rings, and the damaged parts of the rings the drain skipped */
+	uint64_t kernel_lost;
+	uint64_t damaged;
 };
 
 XRAYFDR_API int xrayfdr_trace_stats(struct xrayfdr_trace_stats *stats);
