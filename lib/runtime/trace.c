@@ -94,7 +94,7 @@ static int start_sink(const struct rt_sink *want, const struct rt_options *o,
 		rt_live.sink = want;
 	/* (thread mode, or rings in process memory) */
 	if (!ret && o->keep &&
-	    !(want->memory && !strcmp(want->memory(), "module")))
+	    !(want->memory && !strcmp(want->memory(NULL), "module")))
 		pr_warn("keep=true needs the kernel module's rings (CPU mode); a killed process leaves no log\n");
 	return ret;
 }
