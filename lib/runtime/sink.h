@@ -196,6 +196,9 @@ struct rt_sink {
 	 * negative errno.
 	 */
 	int (*snapshot_begin)(struct rt_drain *d);
+	/* drain_begin holds a lock the writers need (thread buffers): a
+	 * running trace is better counted on a snapshot. */
+	bool drain_locks;
 	/*
 	 * Streaming (stream.c; NULL where the sink cannot): hand the oldest
 	 * full buffer to @write(@ctx, log buffer) and free it.  Return 1 if

@@ -122,6 +122,8 @@ struct rt_cpu_state {
 	/* the rings now in use, as the flush's drain reads them (its ring
 	 * is rt_ring; the log's version and pid are the trace's) */
 	struct rt_cpu_view live;
+	/* the copy of them a snapshot in this process walks */
+	struct rt_cpu_view snap;
 };
 
 /* hidden, as it was when static: the writer reaches it PC-relative, not
@@ -225,6 +227,14 @@ void rt_cpu_fork_child(uint32_t gen, pid_t pid);
 void rt_cpu_finish(void);
 void rt_cpu_release(void);
 int rt_cpu_share(void);
+/*
+ * For a snapshot taken in this process (a trigger, xrayfdr_snapshot()):
+ * the rings now in use copied as `xrayfdr snapshot` copies them from
+ * outside (copy_area()), so no writer waits, into memory kept for the
+ * next one.  The copy's view, or NULL with errno (ENODATA: no rings;
+ * ENOMEM).
+ */
+struct rt_cpu_view *rt_cpu_snapshot_copy(void);
 
 /* The writer (sink_cpu_write.c): the sink's operations of the same names. */
 enum rt_reserve rt_cpu_reserve(struct rt_thread *t, size_t need, uint64_t *tsc,

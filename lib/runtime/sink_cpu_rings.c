@@ -32,10 +32,12 @@
 #include "sink_cpu.h"
 
 struct rt_ring rt_ring;
-struct rt_cpu_state rt_cpu = { .now = { .fd = -1 },
-			       .previous = { .fd = -1 },
-			       .live = { .ring = &rt_ring,
-					 .mem = { .fd = -1 } } };
+struct rt_cpu_state rt_cpu = {
+	.now = { .fd = -1 },
+	.previous = { .fd = -1 },
+	.live = { .ring = &rt_ring, .mem = { .fd = -1 } },
+	.snap = { .ring = &rt_cpu.snap.own, .mem = { .fd = -1 } }
+};
 
 /* An empty ring: sub-buffer 0 open, no owner, nothing committed. */
 static void ring_init(uint32_t cpu)
@@ -557,38 +559,88 @@ static uint64_t copy_area(const struct rt_ring *g, uint32_t cpu,
 	return cut;
 }
 
+/*
+ * Copy the rings @g, being written, whose header is @header_size bytes,
+ * into private memory @to (kept if it has their size already: a
+ * snapshot's, for the next); the sub-buffers cut into *@cut.  Return 0
+ * or -ENOMEM.
+ */
+static int copy_rings(const struct rt_ring *g, size_t header_size,
+		      struct rings *to, uint64_t *cut)
+{
+	size_t areas_size = (size_t)(g->area_size * g->ncpus);
+
+	if (!to->areas || to->areas_size != areas_size ||
+	    to->header_size != header_size) {
+		rings_free(to);
+		to->header = mmap(NULL, header_size, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		to->areas = mmap(NULL, areas_size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
+		if (to->header == MAP_FAILED)
+			to->header = NULL;
+		if (to->areas == MAP_FAILED)
+			to->areas = NULL;
+		to->header_size = header_size;
+		to->areas_size = areas_size;
+		if (!to->header || !to->areas) {
+			rings_free(to);
+			return -ENOMEM;
+		}
+	}
+	memcpy(to->header, g->header, header_size);
+	*cut = 0;
+	for (uint32_t c = 0; c < g->ncpus; c++)
+		*cut += copy_area(g, c, g->areas + (size_t)c * g->area_size,
+				  to->areas + (size_t)c * g->area_size);
+	return 0;
+}
+
 int rt_cpu_view_copy(struct rt_cpu_view *v, char *err, size_t errlen)
 {
 	struct rings *r = &v->mem;
-	const struct rt_ring *g = v->ring;
-	struct rings copy = { .fd = r->fd, .module = r->module };
-	uint64_t cut = 0;
+	struct rings copy = { .fd = -1 };
+	uint64_t cut;
 
-	copy.header_size = r->header_size;
-	copy.header = mmap(NULL, copy.header_size, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	copy.areas_size = r->areas_size;
-	copy.areas = mmap(NULL, copy.areas_size, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (copy.header == MAP_FAILED || copy.areas == MAP_FAILED) {
-		if (copy.header != MAP_FAILED)
-			munmap(copy.header, copy.header_size);
-		if (copy.areas != MAP_FAILED)
-			munmap(copy.areas, copy.areas_size);
+	if (copy_rings(v->ring, r->header_size, &copy, &cut)) {
 		snprintf(err, errlen, "cannot map %zu bytes for the copy",
-			 copy.areas_size);
+			 r->areas_size);
 		return -ENOMEM;
 	}
-	memcpy(copy.header, r->header, copy.header_size);
-	for (uint32_t c = 0; c < g->ncpus; c++)
-		cut += copy_area(g, c, r->areas + (size_t)c * g->area_size,
-				 copy.areas + (size_t)c * g->area_size);
-	r->fd = -1; /* (now the copy's) */
+	copy.fd = r->fd; /* (now the copy's) */
+	copy.module = r->module;
+	r->fd = -1;
 	rings_free(r);
 	*r = copy;
 	geometry(&v->own, r);
 	v->cut = cut;
 	return 0;
+}
+
+struct rt_cpu_view *rt_cpu_snapshot_copy(void)
+{
+	struct rt_cpu_view *v = &rt_cpu.snap;
+	/* (no header page of its own: rings in private memory) */
+	size_t header_size = rt_cpu.now.header_size ?
+				     rt_cpu.now.header_size :
+				     sizeof(struct xray_fdr_header);
+	uint64_t cut;
+
+	if (!rt_ring.header) {
+		errno = ENODATA;
+		return NULL;
+	}
+	if (copy_rings(&rt_ring, header_size, &v->mem, &cut) ||
+	    rt_cpu_view_setup(v, rt_cpu.live.version, rt_cpu.live.capacity,
+			      rt_cpu.live.pid)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	v->mem.module = rt_cpu.now.module;
+	geometry(&v->own, &v->mem);
+	v->cut = cut;
+	return v;
 }
 
 int rt_cpu_view_setup(struct rt_cpu_view *v, unsigned int version,

@@ -344,7 +344,8 @@ void rt_trace_totals(struct rt_totals *tot)
 	/* a running trace is counted on a snapshot's copy, so that no thread
 	 * waits for the whole walk to get a buffer */
 	if (rt_live.status != XRAY_LOG_INITIALIZED ||
-	    !rt_live.sink->snapshot_begin || rt_live.sink->snapshot_begin(&d))
+	    !rt_live.sink->drain_locks || !rt_live.sink->snapshot_begin ||
+	    rt_live.sink->snapshot_begin(&d))
 		rt_live.sink->drain_begin(&d, true);
 	rt_log_count(&rt_live, &d, tot);
 	rt_live.sink->drain_end(&d);
