@@ -75,7 +75,8 @@ static void attach_usage(FILE *out)
 		"      --min-duration=TIME  the same with a unit: 5us, 2ms, 1s\n"
 		"      --depth=N            record only calls at most N levels deep\n"
 		"  -b, --buffer-size=SIZE   bytes per buffer, suffixes K, M (default 64K)\n"
-		"  -m, --buffer-max=N       buffers in the queue (default 256)\n"
+		"  -m, --buffer-max=N       buffers in the queue (default 256; CPU mode:\n"
+		"                           as for record)\n"
 		"  -V, --fdr-version=N      log format version: 5 (default) or 1\n"
 		"  -M, --mode=MODE          thread, cpu or auto (default), as for record\n"
 		"  -s, --stream             write every record while PID runs\n"
@@ -122,14 +123,7 @@ static void detach_usage(FILE *out)
 /* The address of the socket xrayfdr attach waits on for @pid. */
 static socklen_t waiter_address(struct sockaddr_un *a, pid_t pid)
 {
-	int n;
-
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1,
-		     "xrayfdr-attach.%ld", (long)pid);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-			   (size_t)n);
+	return pid_socket_address(a, "xrayfdr-attach", pid);
 }
 
 static int parse_pid(const char *cmd, const char *text, pid_t *pid)
@@ -144,32 +138,12 @@ static int parse_pid(const char *cmd, const char *text, pid_t *pid)
 	return 0;
 }
 
-/* The text after "@key:" in /proc/@pid/status, into @out ("" if none).
- * False if the file cannot be read. */
-static bool status_text(pid_t pid, const char *key, char *out, size_t size)
-{
-	char name[64], line[256];
-	size_t klen = strlen(key);
-	FILE *f;
-
-	out[0] = '\0';
-	snprintf(name, sizeof(name), "/proc/%ld/status", (long)pid);
-	f = fopen(name, "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen) && line[klen] == ':')
-			snprintf(out, size, "%s", line + klen + 1);
-	fclose(f);
-	return true;
-}
-
 /* The number after @key in /proc/@pid/status, or -1. */
 static long status_field(pid_t pid, const char *key)
 {
 	char text[256];
 
-	if (!status_text(pid, key, text, sizeof(text)) || !text[0])
+	if (!proc_status_text(pid, 0, key, text, sizeof(text)) || !text[0])
 		return -1;
 	return strtol(text, NULL, 10);
 }
@@ -179,7 +153,7 @@ static bool stopped(pid_t pid)
 {
 	char text[256];
 
-	return status_text(pid, "State", text, sizeof(text)) &&
+	return proc_status_text(pid, 0, "State", text, sizeof(text)) &&
 	       strchr(text, 'T') != NULL;
 }
 

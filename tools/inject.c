@@ -241,27 +241,39 @@ static bool system_code(pid_t pid, uint64_t addr)
 	return false;
 }
 
+bool proc_status_text(pid_t pid, pid_t tid, const char *key, char *out,
+		      size_t size)
+{
+	char name[96], line[256];
+	size_t klen = strlen(key);
+	FILE *f;
+
+	out[0] = '\0';
+	if (tid)
+		snprintf(name, sizeof(name), "/proc/%ld/task/%ld/status",
+			 (long)pid, (long)tid);
+	else
+		snprintf(name, sizeof(name), "/proc/%ld/status", (long)pid);
+	f = fopen(name, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':')
+			snprintf(out, size, "%s", line + klen + 1);
+	fclose(f);
+	return true;
+}
+
 /* Does the thread block a signal it has a handler for (as it would in
  * that handler)? */
 static bool maybe_in_handler(pid_t pid, pid_t tid)
 {
-	char name[96], line[256];
-	uint64_t blocked = 0, caught = 0;
-	FILE *f;
+	char blocked[64], caught[64];
 
-	snprintf(name, sizeof(name), "/proc/%ld/task/%ld/status", (long)pid,
-		 (long)tid);
-	f = fopen(name, "re");
-	if (!f)
+	if (!proc_status_text(pid, tid, "SigBlk", blocked, sizeof(blocked)) ||
+	    !proc_status_text(pid, tid, "SigCgt", caught, sizeof(caught)))
 		return true;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "SigBlk:", 7))
-			blocked = strtoull(line + 7, NULL, 16);
-		else if (!strncmp(line, "SigCgt:", 7))
-			caught = strtoull(line + 7, NULL, 16);
-	}
-	fclose(f);
-	return (blocked & caught) != 0;
+	return (strtoull(blocked, NULL, 16) & strtoull(caught, NULL, 16)) != 0;
 }
 
 /* System calls that block holding none of the C library's locks. */

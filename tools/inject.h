@@ -10,6 +10,7 @@
 #ifndef XRAYFDR_TOOLS_INJECT_H
 #define XRAYFDR_TOOLS_INJECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -71,6 +72,11 @@ void inject_release(struct inject *in);
  */
 int proc_maps(pid_t pid, int (*fn)(const struct proc_map *m, void *arg),
 	      void *arg);
+
+/* The text after "@key:" in the status file of @pid (of its thread @tid,
+ * unless 0), into @out ("" if none).  False if the file cannot be read. */
+bool proc_status_text(pid_t pid, pid_t tid, const char *key, char *out,
+		      size_t size);
 
 /*
  * The address in @pid of the symbol @sym of the object whose path @match

@@ -23,7 +23,7 @@
 
 struct summary {
 	uint64_t events, buffers, threads, overwritten, dropped, bytes;
-	uint64_t kernel_lost, damaged; /* CPU mode */
+	uint64_t kernel_lost, damaged, ring_bytes; /* CPU mode */
 	uint64_t tsc_hz;
 	char tsc_source[32];
 	char mode[16]; /* thread or cpu */
@@ -81,6 +81,7 @@ static void parse_info(const struct xrayfdr_event *ev, struct summary *s)
 	s->dropped = info_value(text, ev->data_size, "dropped");
 	s->kernel_lost = info_value(text, ev->data_size, "kernel_lost");
 	s->damaged = info_value(text, ev->data_size, "damaged");
+	s->ring_bytes = info_value(text, ev->data_size, "ring_bytes");
 	s->tsc_hz = info_value(text, ev->data_size, "tsc_hz");
 	info_string(text, ev->data_size, "tsc_source", s->tsc_source,
 		    sizeof(s->tsc_source));
@@ -362,17 +363,24 @@ int trace_report(const char *cmd, const char *path, bool quiet,
 			" threads (LLVM's basic mode); TSC %.6f GHz\n",
 			cmd, path, s.events, s.threads, (double)s.tsc_hz / 1e9);
 	} else if (!quiet) {
+		char per_cpu[48] = "";
+
+		/* the most history a thread that keeps to one CPU has */
+		if (s.ring_bytes)
+			snprintf(per_cpu, sizeof(per_cpu), " of %.4g MiB a CPU",
+				 (double)s.ring_bytes / (1 << 20));
 		fprintf(stderr,
 			"xrayfdr %s: %s: %" PRIu64 " events in %" PRIu64
 			" buffers from %" PRIu64
-			" threads (%s mode%s), %" PRIu64
+			" threads (%s mode%s%s), %" PRIu64
 			" overwritten, %" PRIu64 " dropped; TSC %.6f GHz (%s)",
 			cmd, path, s.events, s.buffers, s.threads,
 			s.mode[0] ? s.mode : "unknown",
 			!strcmp(s.rings, "module") ? ", the module's rings" :
 			!strcmp(s.rings, "own") ? ", rings in process memory" :
 						  "",
-			s.overwritten, s.dropped, (double)s.tsc_hz / 1e9,
+			per_cpu, s.overwritten, s.dropped,
+			(double)s.tsc_hz / 1e9,
 			s.have_info ? s.tsc_source : "unknown");
 		if (s.kernel_lost || s.damaged)
 			fprintf(stderr,

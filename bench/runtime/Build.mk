@@ -26,3 +26,10 @@ BENCH_DEPS += $(CHECKSUM_COST)
 # the workers' gaps, the traced cost against a launched trace
 # (bench_attach.py builds attach_target.c without any runtime).
 BENCH_SUITES += runtime/attach:bench/runtime/bench_attach.py
+
+# A server-like workload: workers calling a function that logs its
+# argument, a main thread waking every 2 ms (bench_server.py, server.c).
+BENCH_SUITES += runtime/server:bench/runtime/bench_server.py
+
+# make check runs the benchmarks once, briefly: that they run, never a time.
+CHECK_SUITES += bench/smoke:tests/runtime/test_bench.py

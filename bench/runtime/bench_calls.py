@@ -33,10 +33,19 @@ key ONLY takes:
                 of 64 KiB a CPU)
   cpu-discard   CPU mode with discard=true (preloaded): the rings fill
                 early in the run, and every later event is dropped
-  args, cpu-args
-                thread and CPU mode, with leaf logging its argument
-                (xray_log_args(1)): 2 of the 3 entries write a CallArgument
-                record; cpu-args's "vs thread" is against args
+  args, cpu-args, stream-args, stream-cpu-args, cpu-discard-args,
+  llvm-fdr-args
+                the rows xrayfdr, cpu, stream, stream-cpu, cpu-discard and
+                llvm-fdr with leaf logging its argument (xray_log_args(1)):
+                2 of the 3 entries write a CallArgument record; their
+                "vs xrayfdr" is against args
+  custom, cpu-custom, ...  (the same six)
+                leaf writes a custom event of 8 bytes, its argument
+                (__xray_customevent): 2 events an iteration; the program
+                is linked with libxrayfdr (the sled calls its
+                __xray_CustomEvent), or LLVM's runtime
+  typed, cpu-typed, ...  (the same six)
+                the same with a typed event (__xray_typedevent, type 1)
   trigger-mid, trigger-leaf
                 xrayfdr record --trigger 'mid>1s' (or 'leaf>1s'): an armed
                 duration trigger that never fires; the functions it names
@@ -84,12 +93,20 @@ count_instructions).  A call lasts tens of times longer under valgrind, so
 the 5 us rows are counted with a 1 ms threshold, which rewinds every call
 there as 5 us does natively (checked on the log).
 
+Every row's mid leaves by a tail call (the compiler's sibling call to the
+second leaf): of the three exits an iteration, one is a tail exit.  After
+the table, the cost by event kind and mode, from the rows: a call (entry
+and exit) is the plain rows' overhead, a call logging its argument
+(3 x the args row's overhead - the plain row's) / 2, an event 3 x (the
+event row's overhead - the plain row's) / 2.
+
 Memory for the recorders: xrayfdr and LLVM FDR get the same 256 buffers of
 64 KiB; both keep what fits (xrayfdr the newest events, LLVM FDR the
 first), basic mode and uftrace write everything to disk.  "kept" counts
 the function records in the logs.
 
-Environment: ITERATIONS, ROUNDS, BUILD, ONLY (comma-separated keys above),
+Environment: ITERATIONS, ROUNDS, BUILD, ONLY (comma-separated keys above;
+"kinds": the rows of every event kind in every mode, and floor),
 CALLGRIND (0: skip the instruction counts), CALLGRIND_N1, CALLGRIND_N2.
 """
 import glob
@@ -114,6 +131,11 @@ XRAYFDR = os.path.abspath(os.path.join(BUILD, "bin", "xrayfdr"))
 LIBA = os.path.abspath(os.path.join(BUILD, "lib", "libxrayfdr.a"))
 # what `xrayfdr record` preloads (tools/cmd_record.c: ../lib next to it)
 LIBSO = os.path.abspath(os.path.join(BUILD, "lib", "libxrayfdr.so.0"))
+# what a program with event sleds links with (the sleds call
+# __xray_CustomEvent and __xray_TypedEvent); `xrayfdr record` preloads the
+# same library
+LINK_LIB = ["-L", os.path.dirname(LIBSO), "-lxrayfdr",
+            "-Wl,-rpath," + os.path.dirname(LIBSO)]
 ITERATIONS = int(os.environ.get("ITERATIONS", "10000000"))
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
 ONLY = [k for k in os.environ.get("ONLY", "").split(",") if k]
@@ -143,16 +165,21 @@ def build():
     os.makedirs(OUT, exist_ok=True)
     src = os.path.join(HERE, "calls.c")
     xray = ["-fxray-instrument", "-fnoxray-link-deps"]
+    llvm = ["-fxray-instrument", "-DBENCH_LLVM", "-I", os.path.join(TOP, "lib", "include")]
     variants = {
         "untraced": [],
         "floor": ["-DBENCH_FLOOR"],
         "floor-call": ["-DBENCH_FLOOR_CALL"],
         "xray": xray,
         "xray-args": xray + ["-DBENCH_ARGS"],
+        "xray-custom": xray + ["-DBENCH_CUSTOM"] + LINK_LIB,
+        "xray-typed": xray + ["-DBENCH_TYPED"] + LINK_LIB,
         "xray-static": xray + ["-Wl,--whole-archive", LIBA,
                                "-Wl,--no-whole-archive", "-lelf", "-lpthread"],
-        "xray-llvm": ["-fxray-instrument", "-DBENCH_LLVM",
-                      "-I", os.path.join(TOP, "lib", "include")],
+        "xray-llvm": llvm,
+        "xray-llvm-args": llvm + ["-DBENCH_ARGS"],
+        "xray-llvm-custom": llvm + ["-DBENCH_CUSTOM"],
+        "xray-llvm-typed": llvm + ["-DBENCH_TYPED"],
         "pg": ["-pg"],
         "finstr": ["-finstrument-functions"],
     }
@@ -259,12 +286,18 @@ def cmd_xrayfdr_static(exe, d, n):
     return [exe, str(n)], {"XRAYFDR_OPTIONS": xrayfdr_options(d, "thread", 0)}
 
 
-def cmd_llvm_fdr(exe, d, n, threshold_us=0):
+def llvm_fdr(d, threshold_us=0):
+    """The arguments that start LLVM's FDR mode in a program built with
+    bench.h (after its own), and its environment."""
     base = os.path.join(d, "llvm-fdr-")
-    return ([exe, str(n), "fdr",
-             f"func_duration_threshold_us={threshold_us} buffer_size={BUFFER_SIZE} "
-             f"buffer_max={BUFFER_MAX}"],
+    return (["fdr", f"func_duration_threshold_us={threshold_us} "
+             f"buffer_size={BUFFER_SIZE} buffer_max={BUFFER_MAX}"],
             {"XRAY_OPTIONS": f"xray_mode=xray-fdr xray_logfile_base={base}"})
+
+
+def cmd_llvm_fdr(exe, d, n, threshold_us=0):
+    args, env = llvm_fdr(d, threshold_us)
+    return [exe, str(n)] + args, env
 
 
 def cmd_llvm_basic(exe, d, n, preload=None):
@@ -385,7 +418,6 @@ def ran(expect, fns):
 
 def peers_of(exes):
     x, llvm, static = exes["xray"], exes["xray-llvm"], exes["xray-static"]
-    xa = exes["xray-args"]
 
     def rec(mode="thread", threshold_us=0, **kw):
         return lambda d, n: cmd_xrayfdr_record(x, d, n, mode, threshold_us, **kw)
@@ -450,14 +482,12 @@ def peers_of(exes):
         # discard: a full ring drops every later event
         Peer("cpu-discard", "xrayfdr CPU mode, discard", x, pre("cpu", discard=True),
              out_xrayfdr, expect="rt_cpu_tramp_entry", cpu_mode=True),
-        # leaf logs its argument: 2 of the 3 entries with a CallArgument
-        Peer("args", "xrayfdr, leaf logs its argument", xa,
-             lambda d, n: cmd_xrayfdr_record(xa, d, n), out_xrayfdr,
-             lambda d, n: cmd_xrayfdr_preload(xa, d, n), THREAD_FAST, vs="args"),
-        Peer("cpu-args", "xrayfdr CPU mode, leaf's argument", xa,
-             lambda d, n: cmd_xrayfdr_record(xa, d, n, "cpu"), out_xrayfdr,
-             lambda d, n: cmd_xrayfdr_preload(xa, d, n, "cpu"), "rt_cpu_tramp_args",
-             cpu_mode=True, vs="args"),
+    ]
+    # the other event kinds, in the modes of the plain rows
+    peers += kind_peers(exes, "args", "rt_cpu_tramp_args")
+    peers += kind_peers(exes, "custom", "rt_cpu_tramp_entry")
+    peers += kind_peers(exes, "typed", "rt_cpu_tramp_entry")
+    peers += [
         # an armed duration trigger that never fires: what the calls of
         # the functions it names pay (the others keep their sleds' path)
         Peer("trigger-mid", "xrayfdr --trigger 'mid>1s' (1 of 3 named)", x,
@@ -473,14 +503,58 @@ def peers_of(exes):
                           lambda d, n: cmd_lttng(exes["finstr"], d, n), out_lttng,
                           expect="__cyg_profile_func_enter", lossless=True))
     keys = [p.key for p in peers]
-    unknown = [k for k in ONLY if k not in keys]
+    # "kinds": every event kind in every mode, and the floor
+    only = [k for o in ONLY for k in (
+        ["floor"] + [kind_key(m[0], kind) if kind else m[0] for kind in
+                     (None, "args", "custom", "typed") for m in KIND_MODES]
+        if o == "kinds" else [o])]
+    unknown = [k for k in only if k not in keys]
     if unknown:
-        sys.exit(f"bench: ONLY: unknown {', '.join(unknown)} (keys: {', '.join(keys)})")
-    if ONLY:
+        sys.exit(f"bench: ONLY: unknown {', '.join(unknown)} (keys: kinds, "
+                 f"{', '.join(keys)})")
+    if only:
         # with the baselines the chosen rows need
-        want = set(ONLY) | {"untraced"} | {p.base for p in peers if p.key in ONLY} \
-            | {p.vs for p in peers if p.key in ONLY}
+        want = set(only) | {"untraced"} | {p.base for p in peers if p.key in only} \
+            | {p.vs for p in peers if p.key in only}
         peers = [p for p in peers if p.key in want]
+    return peers
+
+
+# The modes of the plain rows, which every event kind is measured in:
+# (the plain row's key, its name, xrayfdr's mode and options)
+KIND_MODES = (("xrayfdr", "xrayfdr", "thread", {}),
+              ("cpu", "xrayfdr CPU mode", "cpu", {}),
+              ("stream", "xrayfdr --stream", "thread", {"stream": True}),
+              ("stream-cpu", "xrayfdr --stream CPU", "cpu", {"stream": True}),
+              ("cpu-discard", "xrayfdr CPU, discard", "cpu", {"discard": True}),
+              ("llvm-fdr", "LLVM XRay FDR", None, {}))
+
+
+def kind_key(plain, kind):
+    """The key of the @kind row of the plain row @plain."""
+    return kind if plain == "xrayfdr" else f"{plain}-{kind}"
+
+
+def kind_peers(exes, kind, cpu_expect):
+    """The rows of the build xray-@kind (and xray-llvm-@kind), one for
+    each of KIND_MODES; thread mode's is the one they are compared with."""
+    x, llvm = exes[f"xray-{kind}"], exes[f"xray-llvm-{kind}"]
+    peers = []
+    for plain, name, mode, kw in KIND_MODES:
+        key = kind_key(plain, kind)
+        if mode is None:
+            peers.append(Peer(key, f"{name} +{kind}", llvm,
+                              lambda d, n: cmd_llvm_fdr(llvm, d, n), out_llvm_fdr,
+                              expect="__xray_FunctionEntry", vs=kind))
+            continue
+        # `xrayfdr record` has no flag for discard: the preload alone
+        pre = (lambda mode, kw: lambda d, n: cmd_xrayfdr_preload(x, d, n, mode, **kw))(
+            mode, kw)
+        rec = (lambda mode, kw: lambda d, n: cmd_xrayfdr_record(x, d, n, mode, **kw))(
+            mode, kw) if "discard" not in kw else pre
+        peers.append(Peer(key, f"{name} +{kind}", x, rec, out_xrayfdr, pre,
+                          cpu_expect if mode == "cpu" else THREAD_FAST,
+                          cpu_mode=mode == "cpu", lossless="stream" in kw, vs=kind))
     return peers
 
 
@@ -764,8 +838,8 @@ def table(peers):
           "  min, max: fastest and slowest round; overhead: ns/call minus untraced's "
           "(GCC rows: GCC untraced's)\n"
           "vs floor, vs xrayfdr: overhead / the overhead of floor (1.00x: at the floor), "
-          "of xrayfdr (record)\n  (the argument rows: of xrayfdr, leaf logs its "
-          "argument)\n"
+          "of xrayfdr (record)\n  (the rows of an event kind, +args, +custom, +typed: "
+          "of that kind's thread-mode row)\n"
           "instr/call: instructions a traced call adds in the loop (entry + exit), "
           "minus untraced's (callgrind:\n"
           "  the loop's count at two run lengths, difference over the difference of "
@@ -784,6 +858,36 @@ def table(peers):
         print("; ".join(figures))
     for i, n in enumerate(notes):
         print(f"[{i + 1}] {n}")
+    kind_table(overhead)
+
+
+def kind_table(overhead):
+    """ns per event kind in each mode of KIND_MODES, from @overhead(key)
+    (ns a call over untraced, None for a row that did not run)."""
+    kinds = (("call (entry + exit)", None, lambda o, plain: o),
+             ("call logging its argument", "args", lambda o, plain: (3 * o - plain) / 2),
+             ("custom event, 8 bytes", "custom", lambda o, plain: 3 * (o - plain) / 2),
+             ("typed event, 8 bytes", "typed", lambda o, plain: 3 * (o - plain) / 2))
+    lines = []
+    for what, kind, cost in kinds:
+        cells = []
+        for plain, _, _, _ in KIND_MODES:
+            o, p = overhead(kind_key(plain, kind) if kind else plain), overhead(plain)
+            cells.append("-" if o is None or p is None else f"{cost(o, p):.1f}")
+        if any(c != "-" for c in cells):
+            lines.append(f"{what:26} " + " ".join(f"{c:>11}" for c in cells))
+    if not lines:
+        return
+    print(f"\ncost by event kind, ns (over untraced; in each program's thread CPU time, "
+          f"median round)\n{'':26} " +
+          " ".join(f"{m:>11}" for m in ("thread", "CPU", "stream", "stream CPU",
+                                        "CPU discard", "LLVM FDR")))
+    for line in lines:
+        print(line)
+    print("call: the plain rows' overhead; call logging its argument: (3 x the +args "
+          "row's overhead - the plain\n  row's) / 2; event: 3 x (the event row's "
+          "overhead - the plain row's) / 2 (2 events an\n  iteration, a call's "
+          "overhead is a third of an iteration's)")
 
 
 if __name__ == "__main__":

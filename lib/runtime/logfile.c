@@ -183,6 +183,10 @@ static size_t build_info(const struct rt_trace *tr, const struct rt_drain *d,
 		add(&t, "\nrings=");
 		add(&t, tr->sink->memory(d));
 	}
+	if (tot->ring_bytes) {
+		add(&t, "\nring_bytes=");
+		add_u64(&t, tot->ring_bytes);
+	}
 	if (x->snapshot) {
 		add(&t, "\nsnapshot=");
 		add(&t, x->snapshot);
@@ -257,6 +261,7 @@ static void sink_totals(const struct rt_trace *t, const struct rt_drain *d,
 		.kernel_lost = ctr.kernel_lost,
 		.damaged = ctr.damaged,
 		.cut = ctr.cut,
+		.ring_bytes = ctr.ring_bytes,
 		.dropped = __atomic_load_n(&t->dropped, __ATOMIC_RELAXED) +
 			   ctr.dropped
 	};

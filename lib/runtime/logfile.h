@@ -43,6 +43,7 @@ struct rt_totals {
 	uint64_t overwritten, recycled, kernel_lost, damaged, cut;
 	/* the controller's drops and the sink's own */
 	uint64_t dropped;
+	uint64_t ring_bytes; /* CPU mode: one CPU's ring */
 };
 
 /* What a drain of @t's sink holds, from its start, and the sink's

@@ -96,6 +96,7 @@ static XRayLogInitStatus fdr_log_init(size_t buffer_size, size_t buffer_max,
 	if (!ret && buffer_max) {
 		ret = buffer_max <= RT_MAX_BUFFER_MAX ? 0 : -EINVAL;
 		o.buffer_max = buffer_max;
+		o.buffer_max_set = true;
 		snprintf(err, sizeof(err), "buffer count %zu out of range",
 			 buffer_max);
 	}

@@ -293,6 +293,8 @@ static int apply(struct rt_options *o, const struct opt_def *d, const char *v,
 				 (unsigned long long)d->max);
 			return bad(err, errlen, name, d->name, klen, v, n, why);
 		}
+		if (d->offset == offsetof(struct rt_options, buffer_max))
+			o->buffer_max_set = true;
 		if (d->size == sizeof(uint64_t))
 			*(uint64_t *)field = num;
 		else

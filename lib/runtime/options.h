@@ -22,6 +22,9 @@
 
 #define RT_DEFAULT_BUFFER_SIZE (64u * 1024)
 #define RT_DEFAULT_BUFFER_MAX 256u
+/* CPU mode's default: the most all its rings take (the module's default
+ * cap of a session, max_session_kb) */
+#define RT_CPU_DEFAULT_BYTES (64ull << 20)
 #define RT_MIN_BUFFER_SIZE 256u
 #define RT_MAX_BUFFER_SIZE (64u << 20)
 #define RT_MAX_BUFFER_MAX (1u << 20)
@@ -53,6 +56,8 @@ struct rt_options {
 	bool ours_set; /* XRAYFDR_OPTIONS was set */
 	char mode[32]; /* xray_mode */
 	bool mode_set; /* xray_mode was given */
+	/* buffer_max was given (else CPU mode sizes its rings per CPU) */
+	bool buffer_max_set;
 	char logfile_base[PATH_MAX];
 	char output[PATH_MAX]; /* exact log path, "" for the default name */
 	uint64_t output_pid; /* process the exact output path belongs to */

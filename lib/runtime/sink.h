@@ -95,6 +95,8 @@ struct rt_sink_counters {
 	/* events dropped that the controller did not count (rt_live.dropped):
 	 * CPU mode's fast path's, in discard mode */
 	uint64_t dropped;
+	uint64_t ring_bytes; /* CPU mode: one CPU's ring, the most a thread
+			      * that keeps to that CPU holds */
 };
 
 struct rt_sink {

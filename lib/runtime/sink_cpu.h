@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "../util/u64map.h"
 #include "../fdr/codec.h"
 #include "../fdr/records.h"
 #include "ring.h"
@@ -119,6 +120,7 @@ struct rt_cpu_state {
 	uint8_t *stream_scratch;
 	size_t stream_capacity;
 	uint64_t stream_damaged;
+	struct u64map stream_last; /* pass.last: tid -> a malloc'd time */
 	/* the rings now in use, as the flush's drain reads them (its ring
 	 * is rt_ring; the log's version and pid are the trace's) */
 	struct rt_cpu_view live;
@@ -274,6 +276,11 @@ struct pass {
 	uint8_t *scratch;
 	size_t capacity;
 	bool names_now; /* the flush's: and the names threads have now */
+	/* the stream's: each thread's last time in the passes before (a
+	 * record stamped before a kernel record an earlier pass took, and
+	 * committed after it, is put at that time) */
+	struct u64map *last;
+	bool remember; /* and this pass's times go into it */
 };
 
 /*

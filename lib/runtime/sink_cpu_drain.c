@@ -15,6 +15,7 @@
  * sub-buffer's header names the owner when it opens.  NewCPUId, TSCWrap
  * and the rest never appear: the drain writes them.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -509,6 +510,24 @@ static bool saw_name(struct rt_drain *d, uint32_t tid, const uint8_t *p,
 				  d->name);
 }
 
+/* @tid's last time, for the passes after this one (without memory, its
+ * next buffers are only not clamped). */
+static void remember_last(struct u64map *m, uint32_t tid, uint64_t tsc)
+{
+	uint64_t *last = u64map_get(m, tid);
+
+	if (!last) {
+		last = malloc(sizeof(*last));
+		if (!last || u64map_put(m, tid, last)) {
+			free(last);
+			return;
+		}
+		*last = 0;
+	}
+	if (tsc > *last)
+		*last = tsc;
+}
+
 /* One thread's records from the drain's position into a log buffer, or
  * the name the thread has now (when that did not fit after them); false
  * if none of them were events. */
@@ -529,6 +548,12 @@ bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
 	o.monotonic = true;
 	if (own(d)->tid == (uint64_t)tid + 1)
 		o.last = own(d)->last;
+	if (ps->last) {
+		const uint64_t *last = u64map_get(ps->last, tid);
+
+		if (last && *last > o.last)
+			o.last = *last;
+	}
 	preamble = fdr_put_preamble(
 		o.p, false, ps->v->version, (int32_t)tid,
 		first->wall_ns / 1000000000u,
@@ -576,6 +601,8 @@ bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
 done:
 	own(d)->tid = (uint64_t)tid + 1;
 	own(d)->last = o.last;
+	if (ps->remember)
+		remember_last(ps->last, tid, o.last);
 	c->data = ps->scratch;
 	c->used = (size_t)(o.p - ps->scratch);
 	c->events = o.events;
@@ -586,11 +613,19 @@ done:
 bool rt_cpu_drain_next(struct rt_drain *d, struct rt_chunk *c)
 {
 	const struct rt_cpu_view *v = own(d)->v;
-	const struct pass ps = { .v = v,
-				 .runs = v->runs,
-				 .scratch = v->scratch,
-				 .capacity = v->capacity,
-				 .names_now = v->pid == d->trace->pid };
+	const struct pass ps = {
+		.v = v,
+		.runs = v->runs,
+		.scratch = v->scratch,
+		.capacity = v->capacity,
+		.names_now = v->pid == d->trace->pid,
+		/* after the stream: its times, no malloc() (a fatal signal's
+		 * flush); not for a copy, which holds what was streamed too */
+		.last = rt_cpu.stream_last.count && d->trace == &rt_live &&
+					v == &rt_cpu.live ?
+				&rt_cpu.stream_last :
+				NULL
+	};
 
 	while (v->runs && (d->next < d->count || d->name_pending))
 		if (rt_cpu_fill_chunk(d, &ps, c))
@@ -639,6 +674,8 @@ void rt_cpu_counters(const struct rt_drain *d, struct rt_sink_counters *c)
 	c->cut = v->cut;
 	c->kernel_lost = 0;
 	c->dropped = 0;
+	c->ring_bytes = g->header ? (uint64_t)g->subbuf_size * g->subbuf_count :
+				    0;
 	/* in the rings, so a dump of a dead process's session has them */
 	for (uint32_t cpu = 0; g->header && cpu < g->ncpus; cpu++) {
 		const struct xray_fdr_control *ctl = area_control(g, cpu);

@@ -655,10 +655,32 @@ int rt_cpu_view_setup(struct rt_cpu_view *v, unsigned int version,
 }
 
 /*
+ * Sub-buffers a CPU's ring gets.  A buffer_max the user gave is shared out
+ * among the CPUs, so the memory is what thread mode's queue would take.
+ * By default each ring gets thread mode's whole default, as long as all
+ * of them stay within RT_CPU_DEFAULT_BYTES: a thread that keeps to one
+ * CPU (a single-threaded program) then keeps the history thread mode
+ * would give it, on machines of up to RT_CPU_DEFAULT_BYTES / 16 MiB CPUs.
+ */
+static uint32_t default_count(const struct rt_options *o, uint32_t ncpus,
+			      uint32_t size)
+{
+	uint64_t count = o->buffer_max / ncpus, most;
+
+	if (!o->buffer_max_set) {
+		most = RT_CPU_DEFAULT_BYTES / ((uint64_t)size * ncpus);
+		if (most > o->buffer_max)
+			most = o->buffer_max;
+		if (most > count)
+			count = most;
+	}
+	return count < 2 ? 2 : (uint32_t)count;
+}
+
+/*
  * Rings for a new trace (streaming set up by the caller): the module's when it answers (mode=auto or cpu),
  * else ours (mode=cpu).  The sub-buffer is buffer_size rounded up to a
- * power of two from 4 KiB; the buffer_max sub-buffers are shared out
- * among the CPUs (at least 2 each), so the memory is thread mode's.
+ * power of two from 4 KiB; default_count() says how many a CPU gets.
  * Return 0; -ENODEV for mode=auto without the module; another negative
  * errno, with @err, when the module refused.
  */
@@ -676,15 +698,14 @@ int rt_cpu_rings_start(const struct rt_options *o, size_t capacity,
 		return -ENOTSUP;
 	}
 	size = pow2_at_least(o->buffer_size, XRAY_FDR_SUBBUF_MIN_SIZE);
-	count = (uint32_t)(o->buffer_max / (ncpus ? ncpus : 1));
-	if (count < 2)
-		count = 2;
+	count = default_count(o, ncpus ? ncpus : 1, size);
 	if (rt_logbuf_scratch(&rt_cpu.live.scratch, &rt_cpu.live.capacity,
 			      capacity)) {
 		snprintf(err, errlen, "cannot map %zu bytes", capacity);
 		return -ENOMEM;
 	}
 	rt_cpu.streaming = false;
+	u64map_free_values(&rt_cpu.stream_last);
 	/* A thread may still be in the C path of the last trace: its rings
 	 * go when the next trace starts. */
 	rings_free(&rt_cpu.previous);

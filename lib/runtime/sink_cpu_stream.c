@@ -45,6 +45,7 @@ int rt_cpu_stream_setup(size_t capacity, char *err, size_t errlen)
 	rt_cpu.stream_runs = (struct run *)(m + pos);
 	rt_cpu.stream_max = max;
 	rt_cpu.stream_damaged = 0;
+	u64map_free_values(&rt_cpu.stream_last);
 	rt_cpu.streaming = true;
 	return 0;
 }
@@ -102,7 +103,9 @@ int rt_cpu_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 	const struct pass ps = { .v = &rt_cpu.live,
 				 .runs = rt_cpu.stream_runs,
 				 .scratch = rt_cpu.stream_scratch,
-				 .capacity = rt_cpu.stream_capacity };
+				 .capacity = rt_cpu.stream_capacity,
+				 .last = &rt_cpu.stream_last,
+				 .remember = true };
 	struct rt_drain d = { .trace = &rt_live }; /* only it streams */
 	struct rt_chunk c;
 	bool consumed = false;

@@ -34,19 +34,26 @@
 
 #define CONTROL_MSG_MAX 512
 
-/* The address of process @pid's channel, and its length for bind() and
- * connect(). */
-static inline socklen_t control_address(struct sockaddr_un *a, pid_t pid)
+/* The abstract socket address "@name.@pid", and its length for bind()
+ * and connect(). */
+static inline socklen_t pid_socket_address(struct sockaddr_un *a,
+					   const char *name, pid_t pid)
 {
 	int n;
 
 	memset(a, 0, sizeof(*a));
 	a->sun_family = AF_UNIX;
 	/* abstract: sun_path[0] is NUL, the name follows, no terminator */
-	n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "xrayfdr.%ld",
+	n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "%s.%ld", name,
 		     (long)pid);
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
 			   (size_t)n);
+}
+
+/* The address of process @pid's channel. */
+static inline socklen_t control_address(struct sockaddr_un *a, pid_t pid)
+{
+	return pid_socket_address(a, "xrayfdr", pid);
 }
 
 #endif

@@ -81,3 +81,28 @@ chroot: $(PKG_CHROOT)
 
 CHECK_DEPS += $(PKG_CHROOT)
 CHECK_SUITES += pkg/dkms-chroot:tests/pkg/test_dkms_chroot.sh
+
+# DKMS on Debian's newest kernel (scripts/vm/Build.mk's guest "newest",
+# whose headers name gcc-14): a system of the kernel's own release
+# (trixie with trixie-backports for a backported kernel) with dkms and
+# what the fetched headers and kbuild depend on, but not those (mkchroot.sh
+# deps:), made once per fetched kernel into a tarball; the suite
+# pkg/dkms-newest (tests/pkg/test_dkms_newest.sh) installs xray-fdr-dkms
+# there, then the kernel's headers with dpkg, whose hook has DKMS build
+# the module, and purges the package.  Root and the archive are needed,
+# so it is not part of make check: make pkgtest-newest runs it, and
+# make vmtest-all too.
+DKMS_NEWEST_CHROOT := $(BUILD)/chroot/dkms-newest.tar
+NEWEST_DIR := $(BUILD)/kernels/newest
+
+$(DKMS_NEWEST_CHROOT): $(NEWEST_DIR)/stamp scripts/pkg/mkchroot.sh
+	$(call msg,CHROOT,$@ (DKMS for $(<D)))
+	$(Q)scripts/pkg/mkchroot.sh $@ $(call chroot_suites,$(<D)) dkms passwd kmod \
+		$$(for d in $(abspath $(<D))/apt/debs/linux-headers-*.deb \
+			$(abspath $(<D))/apt/debs/linux-kbuild-*.deb; do echo "deps:$$d"; done)
+
+pkgtest-newest: $(DKMS_DEB) $(DKMS_NEWEST_CHROOT)
+	$(Q)BUILD=$(BUILD) tests/run-tests.sh pkg/dkms-newest:tests/pkg/test_dkms_newest.sh
+vmtest-all: $(DKMS_DEB) $(DKMS_NEWEST_CHROOT)
+VM_ALL_SUITES += pkg/dkms-newest:tests/pkg/test_dkms_newest.sh
+.PHONY: pkgtest-newest

@@ -20,7 +20,12 @@
 # release of the first SUITE, with every SUITE in its sources list (e.g.
 # trixie,trixie-backports: a backported kernel's headers and the
 # compiler of that release); OUT is a tarball if it ends in .tar, else a
-# directory (scripts/vm/Build.mk builds a module in one).
+# directory (scripts/vm/Build.mk builds a module in one).  A PACKAGE
+# deps:FILE.deb installs what FILE.deb depends on, not FILE.deb itself
+# (the dependencies' first alternatives, from the archive, but not the
+# packages of the other deps: files): a test installs those with dpkg
+# later, offline, as an upgrade would (scripts/pkg/Build.mk's chroot for
+# DKMS on the newest kernel).
 #
 # Environment: DEBIAN_MIRROR (http://deb.debian.org/debian).
 set -eu
@@ -36,7 +41,22 @@ else
 fi
 suites=$1
 shift
-include=$(echo "$*" | tr ' ' ,)
+own=""
+for p; do
+	case $p in deps:*) own="$own $(dpkg-deb --field "${p#deps:}" Package)" ;; esac
+done
+include=$(for p; do
+	case $p in
+	deps:*)
+		dpkg-deb --field "${p#deps:}" Depends | tr , '\n' |
+			sed 's/|.*//; s/(.*)//; s/[[:space:]]//g' | while read -r d; do
+			[ -n "$d" ] || continue
+			case " $own " in *" $d "*) ;; *) echo "$d" ;; esac
+		done
+		;;
+	*) echo "$p" ;;
+	esac
+done | awk '!seen[$0]++')
 mkdir -p "$(dirname "$out")"
 case $out in
 *.tar) format=tar tmp=$out.tmp.tar ;;
@@ -46,7 +66,12 @@ set -- "${suites%%,*}" "$tmp"
 for s in $(echo "$suites" | tr , ' '); do
 	set -- "$@" "deb [signed-by=$keyring] $mirror $s main"
 done
+# One --include each: mmdebstrap takes a list that starts with a path
+# for one path.
+for p in $include; do
+	set -- "$@" --include="$p"
+done
 rm -rf "$tmp"
-mmdebstrap --quiet --variant=apt --format=$format --include="$include" "$@"
+mmdebstrap --quiet --variant=apt --format=$format "$@"
 rm -rf "$out"
 mv "$tmp" "$out"

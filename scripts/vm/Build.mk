@@ -102,12 +102,14 @@ endef
 chroot_root = $(BUILD)/chroot/kbuild-$(1)
 chroot_kdir = /usr/src/linux-headers-$$$$(cat $(BUILD)/kernels/$(1)/release)
 chroot_run = KBUILD_RUN='scripts/vm/kbuild-chroot.sh $(call chroot_root,$(1))'
+# mkchroot.sh's suites for the kernel fetched into directory $(1): its
+# suite, after its release for a backports suite (in a recipe).
+chroot_suites = $$(sed 's/^\(.*\)-backports$$/\1,&/' $(1)/suite)
 
 $(BUILD)/chroot/kbuild-%.stamp: $(BUILD)/kernels/%/stamp scripts/pkg/mkchroot.sh
 	$(call msg,CHROOT,$(@:.stamp=) (kbuild for $(<D)))
 	$(Q)rm -f $@
-	$(Q)scripts/pkg/mkchroot.sh $(@:.stamp=) \
-		$$(sed 's/^\(.*\)-backports$$/\1,&/' $(<D)/suite) make binutils \
+	$(Q)scripts/pkg/mkchroot.sh $(@:.stamp=) $(call chroot_suites,$(<D)) make binutils \
 		$(abspath $(<D))/apt/debs/linux-headers-*.deb \
 		$(abspath $(<D))/apt/debs/linux-kbuild-*.deb
 	$(Q)touch $@

@@ -9,22 +9,14 @@
 # pkg-config file points at Debian's multiarch directory, and lintian
 # finds no error and no warning.  tests/pkg/test_dkms_chroot.sh installs
 # them.  Prints TAP.
-set -u
-BUILD=${BUILD:-build}
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-. tests/pkg/pkglib.sh
+# shellcheck source=tests/pkg/pkglib.sh
+. "$(dirname "$0")/pkglib.sh"
 work=$(realpath -m "$BUILD/pkg/deb-test")
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 libdir=usr/lib/$multiarch
 
-for f in $debs; do
-	if [ ! -f "$f" ]; then
-		echo "1..1"
-		echo "not ok 1 - $f is missing (make deb)"
-		exit 1
-	fi
-done
+# shellcheck disable=SC2086
+need_files $debs
 echo "1..6"
 rm -rf "$work" && mkdir -p "$work"
 

@@ -13,11 +13,8 @@
 # sign_file), and the test checks that nothing under /var/lib/dkms,
 # /lib/modules or /etc/dkms changed.  Nothing is installed or loaded.
 # Prints TAP.
-set -u
-BUILD=${BUILD:-build}
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-. tests/pkg/pkglib.sh
+# shellcheck source=tests/pkg/pkglib.sh
+. "$(dirname "$0")/pkglib.sh"
 work=$(realpath -m "$BUILD/pkg/dkms-test")
 src=usr/src/xray-fdr-$version
 

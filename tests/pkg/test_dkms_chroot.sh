@@ -15,48 +15,15 @@
 # packages, which must leave none of their files, no module and no DKMS
 # state behind.  Runs in a mount namespace of its own (only /proc is
 # mounted, and goes with it); nothing is loaded.  Prints TAP.
-set -u
-BUILD=${BUILD:-build}
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-. tests/pkg/pkglib.sh
+# shellcheck source=tests/pkg/pkglib.sh
+. "$(dirname "$0")/pkglib.sh"
 tarball=$BUILD/chroot/bookworm.tar
 root=$(realpath -m "$BUILD/pkg/chroot-test")
 
-for f in $debs "$tarball"; do
-	if [ ! -f "$f" ]; then
-		echo "1..1"
-		echo "not ok 1 - $f is missing (make $f)"
-		exit 1
-	fi
-done
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP chroot and mount namespaces need root"
-	exit 0
-fi
-
-# A command in the chroot, in a mount namespace that takes its /proc away
-# when it ends; its output in $log.
-log=$root.log
-in_root() {
-	unshare --mount --propagation private sh -c \
-		'mount -t proc proc "$1/proc" && shift && exec chroot "$@"' \
-		_ "$root" "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		LANG=C.UTF-8 "$@" >"$log" 2>&1
-}
-
-# Never remove a tree with something mounted in it.
-clean_root() {
-	if grep -q " $root/" /proc/self/mounts; then
-		echo "# $root has mounts; not removing it" >&2
-		return 1
-	fi
-	rm -rf "$root" "$log"
-}
-
-clean_root || exit 1
-mkdir -p "$root"
-tar -xf "$tarball" -C "$root"
+# shellcheck disable=SC2086
+need_files $debs "$tarball"
+need_root
+fresh_root "$tarball"
 cp $debs "$root/tmp/"
 echo "1..8"
 
@@ -71,8 +38,8 @@ else
 	result fail "dpkg -i in the chroot (kernel '$kver')" "$(cat "$log")"
 fi
 # What the packages own, to look for after the purge.
-owned=$(for p in $packages; do in_root dpkg -L "$p" && cat "$log"; done |
-	while read -r f; do [ -d "$root$f" ] || echo "$f"; done)
+# shellcheck disable=SC2086
+owned=$(owned_files $packages)
 
 gid=$(awk -F: '$1 == "xrayfdr" { print $3 }' "$root/etc/group")
 if [ -n "$gid" ] && [ "$gid" -lt 1000 ] &&
@@ -150,18 +117,7 @@ if in_root dpkg -s $packages && in_root dpkg -P $packages; then
 else
 	result fail "dpkg -P $packages" "$(cat "$log")"
 fi
-left=$(cd "$root" && find lib/modules usr/src var/lib/dkms usr/lib/udev/rules.d \
-	\( -name 'xray_fdr.ko*' -o -name 'xray-fdr*' -o -name '60-xrayfdr.rules' \) 2>/dev/null)
-for f in $owned; do
-	[ -e "$root$f" ] || [ -L "$root$f" ] && left="$left $f"
-done
-for p in $packages; do
-	in_root dpkg -s "$p" && left="$left $p(installed)"
-done
-if [ -n "$owned" ] && [ -z "$left" ]; then
-	result ok "purged: none of the $(echo "$owned" | wc -l) files, no module, source or DKMS state (the group stays)"
-else
-	result fail "left after the purge" "$left"
-fi
+# shellcheck disable=SC2086
+purge_result "$owned" " (the group stays)" $packages
 [ $status -eq 0 ] && clean_root
 exit $status

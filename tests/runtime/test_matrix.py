@@ -1826,6 +1826,46 @@ def check_discard():
         f"{pd.stderr[-300:]}")
 
 
+def check_history():
+    """CPU mode's default rings give a thread that keeps to one CPU the
+    history thread mode's default gives it; a buffer_max the user sets is
+    shared out among the CPUs.  The summary line says what a CPU's ring
+    holds."""
+    b = built(Prog("syscalls", ["syscalls.c"], with_lib=True))
+    taskset = which("taskset")
+    if not b or not taskset:
+        tap(None, "history: CPU mode against thread mode",
+            skip="no taskset" if b else "syscalls does not build")
+        return
+    exe, d = b
+    ncpus = os.cpu_count()
+    sub, default = 64 << 10, 256
+    kept = {}
+    for name, mode, extra in (("thread", "thread", []), ("cpu", "cpu", []),
+                              ("cpu-m", "cpu", ["-m", str(default)])):
+        log = os.path.join(d, f"history-{name}.xray")
+        p = run([taskset, "-c", "0", XRAYFDR, "record", "--mode", mode,
+                 "-o", log] + extra + [exe, "1500000", "0"])
+        m = re.search(r"(\d+) events in \d+ buffers.*?(?:of ([\d.]+) MiB a CPU)?\)",
+                      p.stderr)
+        kept[name] = (int(m.group(1)), m.group(2)) if m and not p.returncode \
+            else (None, p.stderr[-300:])
+    per_cpu = max(default // ncpus, min(default, 1024 // ncpus), 2) * sub
+    shared = max(default // ncpus, 2) * sub
+    t, c, cm = kept["thread"][0], kept["cpu"][0], kept["cpu-m"][0]
+    tap(t and c and c >= t * 0.95,
+        "history: one thread in CPU mode keeps what thread mode keeps",
+        f"events kept, 3000002 made: thread mode {kept['thread']}, "
+        f"CPU mode {kept['cpu']}")
+    tap(kept["cpu"][1] is not None
+        and float(kept["cpu"][1]) == per_cpu / (1 << 20)
+        and cm and kept["cpu-m"][1] is not None
+        and float(kept["cpu-m"][1]) == shared / (1 << 20),
+        "history: the summary says what a CPU's ring holds; -m is shared out",
+        f"{ncpus} CPUs: default {kept['cpu']} (want {per_cpu >> 20} MiB), "
+        f"-m {default} {kept['cpu-m']} (want {shared / (1 << 20)} MiB)")
+
+
 def check_light_objects():
     """The recording path is called with only general registers saved: its
     objects must not touch vector registers nor call what might."""
@@ -2094,7 +2134,8 @@ def main():
                check_version1_and_threshold, check_environment, check_static_link,
                check_thread_names, check_depth, check_dlopen, check_basic,
                check_stream, check_migrate, check_mixed, check_snapshot_cli,
-               check_snapshot_cpu, check_triggers, check_syscalls, check_discard):
+               check_snapshot_cpu, check_triggers, check_syscalls, check_discard,
+               check_history):
         try:
             fn()
         except Exception as e:

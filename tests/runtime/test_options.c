@@ -23,6 +23,7 @@ static void test_defaults(void **state)
 	assert_string_equal(o.logfile_base, "xray-log.");
 	assert_int_equal(o.buffer_size, RT_DEFAULT_BUFFER_SIZE);
 	assert_int_equal(o.buffer_max, RT_DEFAULT_BUFFER_MAX);
+	assert_false(o.buffer_max_set);
 	assert_int_equal(o.version, 5);
 	assert_int_equal(o.threshold_us, 0);
 	assert_false(o.patch_premain);
@@ -53,6 +54,7 @@ static void test_llvm_names_and_separators(void **state)
 			 0);
 	assert_int_equal(o.buffer_size, 16384);
 	assert_int_equal(o.buffer_max, 7);
+	assert_true(o.buffer_max_set);
 	assert_int_equal(o.threshold_us, 5);
 	assert_int_equal(o.grace_period_ms, 3);
 }

@@ -148,6 +148,7 @@ static struct rt_thread *thread_new(const struct rt_sink *s, unsigned int i)
  * one); pid 0, not the process's own rings, so no thread's name is read
  * at the drain. */
 static struct rt_trace drain_trace;
+static bool start_streaming;
 
 /*
  * A new trace of @s, in @buffers buffers of @buffer_size bytes (for the
@@ -164,6 +165,8 @@ static void trace_start(const struct rt_sink *s, uint64_t buffer_size,
 	opts.buffer_size = buffer_size;
 	opts.buffer_max = is_cpu(s) ? buffers * (uint64_t)get_nprocs_conf() :
 				      buffers;
+	opts.buffer_max_set = true; /* as given: shared out in CPU mode */
+	opts.stream = start_streaming;
 	opts.verbosity = 0;
 	opts.record_mode = is_cpu(s) ? RT_MODE_CPU : RT_MODE_THREAD;
 	/* never the module's device: mode=cpu then maps rings of its own */
@@ -977,6 +980,82 @@ static void sc_scribble(const struct rt_sink *s)
 	CHECK(damaged > 0, "%s sink: damage not counted", s->name);
 }
 
+/* One stream pass's buffer, framed, into the membuf @ctx. */
+static int stream_to_membuf(void *ctx, const struct rt_chunk *c)
+{
+	return fdr_frame_write(false, opts.version, opts.buffer_size, c->data,
+			       c->used, to_membuf, ctx);
+}
+
+/* Function records of one thread at @at on, until its ring has opened a
+ * new sub-buffer (a stream pass is then due). */
+static void fill_subbuf(const struct rt_sink *s, struct rt_thread *t,
+			uint64_t *at)
+{
+	for (int i = 0; i < 4096 / FN; i++) {
+		emit(s, t, XRAYFDR_FUNC_ENTRY, 3, (*at)++);
+		emit(s, t, XRAYFDR_FUNC_EXIT, 3, (*at)++);
+	}
+}
+
+/*
+ * Streaming: a thread's time never goes back from one pass to the next.
+ * In CPU rings, a record stamped before the time an earlier pass
+ * gave the thread last (stamped, preempted, and committed after the
+ * kernel's switch-out record that pass took) comes out at that time,
+ * not before it.
+ */
+static void sc_stream_order(const struct rt_sink *s)
+{
+	uint8_t hdr[XRAYFDR_FILE_HEADER_SIZE];
+	struct membuf m = { 0 };
+	struct event_list all = { 0 };
+	struct read_result res;
+	struct rt_thread *t;
+	uint64_t at = T0 + 1000, last_out, back = 0;
+	int ret;
+
+	start_streaming = true;
+	trace_start(s, 4096, 16);
+	start_streaming = false;
+	t = thread_new(s, 0);
+	xrayfdr_encode_file_header(hdr,
+				   &(struct xrayfdr_file_header){
+					   .version = (uint16_t)opts.version,
+					   .type = XRAYFDR_FILE_FDR,
+					   .constant_tsc = true,
+					   .nonstop_tsc = true,
+					   .cycle_frequency = 1000000000,
+					   .buffer_size = opts.buffer_size });
+	CHECK(membuf_write(&m, hdr, sizeof(hdr)) == 0, "membuf");
+	fill_subbuf(s, t, &at);
+	for (int i = 0; i < 100; i++) /* into the new sub-buffer */
+		emit(s, t, XRAYFDR_FUNC_ENTRY, 3, at++);
+	ret = s->stream_one(stream_to_membuf, &m);
+	CHECK(ret > 0, "the first stream pass gave nothing (%d)", ret);
+	last_out = at - 1;
+	/* 40 ticks before the last record the first pass gave (thread
+	 * buffers: each thread writes its own, in order: no such record) */
+	emit(s, t, XRAYFDR_FUNC_ENTRY, 4, is_cpu(s) ? last_out - 40 : at++);
+	emit(s, t, XRAYFDR_FUNC_EXIT, 4, at++);
+	fill_subbuf(s, t, &at);
+	ret = s->stream_one(stream_to_membuf, &m);
+	CHECK(ret > 0, "the second stream pass gave nothing (%d)", ret);
+	read_all(m.data, m.len, XRAYFDR_READ_NO_CALL_CHECK, &all, &res);
+	CHECK(res.ret == 0, "the streamed log: %s at %llu", res.rule,
+	      (unsigned long long)res.offset);
+	for (size_t i = 1; i < all.n; i++)
+		if (all.ev[i].tid == all.ev[i - 1].tid &&
+		    all.ev[i].tsc < all.ev[i - 1].tsc && !back++)
+			print_message("# event %zu at %llu after %llu\n", i,
+				      (unsigned long long)all.ev[i].tsc,
+				      (unsigned long long)all.ev[i - 1].tsc);
+	CHECK(back == 0, "the thread's time goes back %llu times",
+	      (unsigned long long)back);
+	event_list_free(&all);
+	membuf_free(&m);
+}
+
 /* ------------------------------------------------------------------ */
 
 struct scenario {
@@ -992,6 +1071,7 @@ static const struct scenario scenarios[] = {
 	{ "threads", sc_threads },
 	{ "fork", sc_fork },
 	{ "scribble", sc_scribble },
+	{ "stream_order", sc_stream_order },
 };
 
 #define NSCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
