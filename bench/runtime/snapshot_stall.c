@@ -11,6 +11,8 @@
  * two) below which 99.9% and 99.99% of the calls fall, the calls over
  * 100 us; the snapshots taken and what one took in the main thread (the
  * copy, and writing the log), per buffer.
+ * In thread mode and in CPU mode (the runtime's own rings, copied by the
+ * snapshotting thread while the writers go on: none of them should wait).
  * Nothing passes or fails on a time.
  */
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <xrayfdr/runtime.h>
@@ -85,7 +88,8 @@ UNTRACED static uint64_t percentile(const uint64_t *hist, uint64_t total,
 	return 2ull << (BUCKETS - 1);
 }
 
-UNTRACED static void run(int threads, int snapshots, const char *dir)
+UNTRACED static void run(const char *mode, int threads, int snapshots,
+			 const char *dir)
 {
 	XRAYFDR_OPTS(xrayfdr_trace_opts, opts);
 	XRAYFDR_OPTS(xrayfdr_trace_stats, st);
@@ -100,6 +104,7 @@ UNTRACED static void run(int threads, int snapshots, const char *dir)
 	snprintf(final, sizeof(final), "%s/stall-final.xray", dir);
 	opts.output = final;
 	done_workers = 0;
+
 	if (!w || xrayfdr_trace_start(&opts)) {
 		fprintf(stderr, "snapshot_stall: cannot start a trace: %s\n",
 			strerror(errno));
@@ -128,8 +133,8 @@ UNTRACED static void run(int threads, int snapshots, const char *dir)
 	xrayfdr_trace_stop();
 	xrayfdr_trace_flush(NULL, 0);
 	total = (uint64_t)threads * CALLS;
-	printf("| %2d | %-3s | %8.1f | %7.2f | %7.2f | %6llu | %6llu | %9.1f | %8.2f |\n",
-	       threads, snapshots ? "yes" : "no", max / 1000.0,
+	printf("| %-6s | %2d | %-3s | %8.1f | %7.2f | %7.2f | %6llu | %6llu | %9.1f | %8.2f |\n",
+	       mode, threads, snapshots ? "yes" : "no", max / 1000.0,
 	       percentile(hist, total, 999, 1000) / 1000.0,
 	       percentile(hist, total, 9999, 10000) / 1000.0,
 	       (unsigned long long)over, (unsigned long long)taken,
@@ -140,21 +145,55 @@ UNTRACED static void run(int threads, int snapshots, const char *dir)
 	unlink(final);
 }
 
+/* The rows of @mode, in a process of their own: the mode comes from the
+ * environment, read once, and the sleds keep the trampolines of the
+ * first trace's mode. */
+UNTRACED static void run_mode(const char *self, const char *dir,
+			      const char *mode)
+{
+	char env[64];
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("snapshot_stall: fork");
+		exit(1);
+	}
+	if (!pid) {
+		snprintf(env, sizeof(env), "mode=%s patch_premain=false", mode);
+		setenv("XRAYFDR_OPTIONS", env, 1);
+		execl(self, self, dir, mode, (char *)NULL);
+		perror("snapshot_stall: exec");
+		_exit(1);
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 UNTRACED int main(int argc, char **argv)
 {
 	static const int threads[] = { 1, 8, 64 };
+	static const char *const modes[] = { "thread", "cpu" };
 	const char *dir = argc > 1 ? argv[1] : "/tmp";
 	double load[3] = { 0 };
 
+	if (argc > 2) { /* one mode's rows (run_mode()) */
+		for (size_t i = 0; i < sizeof(threads) / sizeof(threads[0]);
+		     i++) {
+			run(argv[2], threads[i], 0, dir);
+			run(argv[2], threads[i], 1, dir);
+		}
+		return 0;
+	}
+
 	if (getloadavg(load, 3) < 0)
 		load[0] = -1;
-	printf("Snapshot stall, thread mode, %d calls per thread, 64 KiB x 256 buffers; load %.2f %.2f %.2f\n\n",
+	printf("Snapshot stall, %d calls per thread, 64 KiB x 256 buffers (CPU mode: shared out among the CPUs' rings); load %.2f %.2f %.2f\n\n",
 	       CALLS, load[0], load[1], load[2]);
-	printf("| threads | snapshots | slowest call (us) | 99.9%% below (us) | 99.99%% below (us) | calls > 100 us | snapshots | one snapshot, copy + write (us) | per buffer (us) |\n");
-	printf("|---|---|---|---|---|---|---|---|---|\n");
-	for (size_t i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
-		run(threads[i], 0, dir);
-		run(threads[i], 1, dir);
-	}
+	printf("| mode | threads | snapshots | slowest call (us) | 99.9%% below (us) | 99.99%% below (us) | calls > 100 us | snapshots | one snapshot, copy + write (us) | per buffer (us) |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+		run_mode("/proc/self/exe", dir, modes[m]);
 	return 0;
 }

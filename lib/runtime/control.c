@@ -96,7 +96,13 @@ static void snapshot(int conn, int fd, const struct ucred *peer)
 	snprintf(why, sizeof(why), "request(pid=%ld,uid=%ld)", (long)peer->pid,
 		 (long)peer->uid);
 	rt_api_lock();
-	ret = rt_trace_snapshot(fd, why, &tot);
+	/* memory the requester can copy itself (rings()): then no thread of
+	 * this process works for it */
+	ret = rt_trace_snapshot_ready();
+	if (!ret && rt_live.sink->share)
+		ret = -ENOTSUP;
+	if (!ret)
+		ret = rt_trace_snapshot(fd, why, &tot);
 	rt_api_unlock();
 	if (ret)
 		snprintf(text, sizeof(text), "error %d", -ret);
@@ -289,10 +295,11 @@ void rt_control_trace_started(void)
 	}
 	if (!rt_live.opts.control)
 		return;
-	/* a snapshot in the process, or of memory it shares (not the
-	 * module's rings, where the channel's thread would be recorded) */
-	if (!rt_live.sink->snapshot_begin &&
-	    (!rt_live.sink->share || rt_live.sink->share() < 0))
+	/* a snapshot of memory it shares, copied by the requester; else in
+	 * the process, but not of the module's rings, which `xrayfdr
+	 * snapshot` reads through the module */
+	if (rt_live.sink->share ? rt_live.sink->share() < 0 :
+				  !rt_live.sink->snapshot_begin)
 		return;
 	if (listen_once() && rt_live.opts.verbosity)
 		pr_warn("no control channel: xrayfdr snapshot cannot reach this process\n");

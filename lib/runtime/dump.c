@@ -4,13 +4,12 @@
  * crash recorder's other half (xrayfdr_session_dump(), xrayfdr-ctl dump).
  *
  * The dumping process attaches to the session read-only, maps its rings
- * as the CPU sink's view (rt_cpu_view()), describes the session's trace
+ * as a view of the CPU sink's (rt_cpu_view_open()), describes the session's trace
  * in a struct rt_trace of its own from what that process left in the
  * session's notes (ring.h): the log's version and buffer size, its TSC
  * facts, its program and instrumented objects; and writes it with the
  * same drain and log writer (logfile.h) as the dead process's own flush
- * would have.  The process's own trace (rt_live) is not touched, but the
- * CPU sink's view replaces its rings: no dump while this process traces.  The
+ * would have.  The process's own trace (rt_live) is not touched.  The
  * notes are in memory the process could write, so every value is checked
  * and a missing one falls back to the module's own facts.
  */
@@ -117,17 +116,17 @@ static void give_stats(struct xrayfdr_trace_stats *out,
 	rt_totals_give(out, &t);
 }
 
-/* The log of @view, whose sink is the session's rings (a drain of it),
- * to @out. */
-static int write_view(const struct rt_trace *view, int out, const char *objects,
-		      const char *snapshot, struct rt_totals *tot)
+/* The log of @view, whose rings @rings are (a drain of them), to @out. */
+static int write_view(const struct rt_trace *view, struct rt_cpu_view *rings,
+		      int out, const char *objects, const char *snapshot,
+		      struct rt_totals *tot)
 {
 	const struct rt_log_extra x = { .objects = objects,
 					.snapshot = snapshot };
 	struct rt_drain d = { .trace = view };
 	int ret;
 
-	view->sink->drain_begin(&d, true);
+	rt_cpu_view_drain(rings, &d);
 	ret = rt_log_write(view, out, &d, &x, tot);
 	view->sink->drain_end(&d);
 	return ret;
@@ -140,11 +139,12 @@ static int fail(int err)
 }
 
 /*
- * Map the session @fd (a copy of its rings for a @snapshot) and describe
- * its trace in @view from its notes; its objects into @objects.
+ * Map the session @fd into *@rings (a copy of them for a @snapshot) and
+ * describe its trace in @view from its notes; its objects into @objects.
  */
 static int view_prepare(int fd, uint32_t id, const char *snapshot,
-			struct rt_trace *view, char *objects, size_t size)
+			struct rt_cpu_view **rings, struct rt_trace *view,
+			char *objects, size_t size)
 {
 	static char notes[RT_NOTES_MAX];
 	const struct xray_fdr_header *h;
@@ -153,15 +153,15 @@ static int view_prepare(int fd, uint32_t id, const char *snapshot,
 	char err[256];
 	int ret;
 
-	ret = rt_cpu_view(fd, err, sizeof(err));
+	ret = rt_cpu_view_open(fd, rings, err, sizeof(err));
 	if (!ret && snapshot)
-		ret = rt_cpu_view_copy(err, sizeof(err));
+		ret = rt_cpu_view_copy(*rings, err, sizeof(err));
 	if (ret) {
 		pr_warn("session %u: %s\n", id, err);
 		return ret;
 	}
-	h = rt_ring.header;
-	rt_cpu_notes(notes, sizeof(notes));
+	h = rt_cpu_view_header(*rings);
+	rt_cpu_notes(*rings, notes, sizeof(notes));
 	if (strncmp(notes, "xrayfdr-session 1\n", 18))
 		pr_warn("session %u: its notes are missing or damaged; the log has the module's TSC facts and no objects\n",
 			id);
@@ -191,11 +191,11 @@ static int view_prepare(int fd, uint32_t id, const char *snapshot,
 				!!(h->tsc_flags & XRAY_FDR_TSC_RELIABLE)),
 			.source = note_source(notes),
 		},
-		.dropped = rt_cpu_user_lost(),
+		.dropped = rt_cpu_user_lost(*rings),
 	};
 	view->opts.version = version;
 	view->opts.buffer_size = buffer_size;
-	return rt_cpu_view_setup(version, view->capacity, view->pid);
+	return rt_cpu_view_setup(*rings, version, view->capacity, view->pid);
 }
 
 int rt_dump_attached(int fd, uint32_t id, const char *path, int out,
@@ -204,18 +204,24 @@ int rt_dump_attached(int fd, uint32_t id, const char *path, int out,
 {
 	static char objects[RT_NOTES_MAX];
 	static struct rt_trace view; /* the session's trace, as its notes say */
+	struct rt_cpu_view *rings = NULL;
 	struct rt_totals tot;
 	const char *name = path ? path : "the log";
 	int ret;
 
-	ret = view_prepare(fd, id, snapshot, &view, objects, sizeof(objects));
-	if (ret)
+	ret = view_prepare(fd, id, snapshot, &rings, &view, objects,
+			   sizeof(objects));
+	if (ret) {
+		rt_cpu_view_close(rings);
 		return ret;
+	}
 	/* mode 0600, so a dump root makes of another user's session is
 	 * root's alone; never through a symlink or a second link */
 	if (path)
 		out = out_create(path, 0600, overwrite ? OUT_REPLACE : 0);
-	ret = out < 0 ? out : write_view(&view, out, objects, snapshot, &tot);
+	ret = out < 0 ? out :
+			write_view(&view, rings, out, objects, snapshot, &tot);
+	rt_cpu_view_close(rings);
 	if (path && out >= 0 && close(out) && !ret)
 		ret = -errno;
 	if (ret)

@@ -142,7 +142,8 @@ static void put_md(uint8_t **p, unsigned int version,
 
 /* Our info buffer's records (without its frame) into @buf; returns their
  * size. */
-static size_t build_info(const struct rt_trace *tr, const struct rt_totals *tot,
+static size_t build_info(const struct rt_trace *tr, const struct rt_drain *d,
+			 const struct rt_totals *tot,
 			 const struct rt_log_extra *x, char *buf)
 {
 	char text[INFO_MAX];
@@ -183,7 +184,7 @@ static size_t build_info(const struct rt_trace *tr, const struct rt_totals *tot,
 	add(&t, tr->sink->name);
 	if (tr->sink->memory) {
 		add(&t, "\nrings=");
-		add(&t, tr->sink->memory());
+		add(&t, tr->sink->memory(d));
 	}
 	if (tot->ring_bytes) {
 		add(&t, "\nring_bytes=");
@@ -250,12 +251,13 @@ int rt_log_chunk(const struct rt_trace *t, int fd, const struct rt_chunk *c)
 	return write_buffer(t, fd, c->data, c->used);
 }
 
-/* The sink's counters into @tot, the rest zero. */
-static void sink_totals(const struct rt_trace *t, struct rt_totals *tot)
+/* The counters of what @d walks into @tot, the rest zero. */
+static void sink_totals(const struct rt_trace *t, const struct rt_drain *d,
+			struct rt_totals *tot)
 {
 	struct rt_sink_counters ctr = { 0 };
 
-	t->sink->counters(&ctr);
+	t->sink->counters(d, &ctr);
 	*tot = (struct rt_totals){
 		.overwritten = ctr.overwritten,
 		.recycled = ctr.recycled,
@@ -283,7 +285,7 @@ void rt_log_count(const struct rt_trace *t, struct rt_drain *d,
 	d->next = 0;
 	d->offset = 0;
 	/* after the walk: a drain counts what it skips as it goes */
-	sink_totals(t, tot);
+	sink_totals(t, d, tot);
 	tot->events = events;
 	tot->buffers = buffers;
 }
@@ -312,7 +314,7 @@ int rt_log_write(const struct rt_trace *t, int fd, struct rt_drain *d,
 		buffers++;
 	}
 	/* after the walk: a drain counts what it skips as it goes */
-	sink_totals(t, tot);
+	sink_totals(t, d, tot);
 	tot->events = events;
 	tot->buffers = buffers;
 	/* last: it is the latest, and llvm-xray account wants the first
@@ -322,7 +324,7 @@ int rt_log_write(const struct rt_trace *t, int fd, struct rt_drain *d,
 	buf = x->snapshot ? malloc(INFO_BUF_SIZE) : info_buf;
 	if (!buf)
 		return -ENOMEM;
-	info = build_info(t, tot, x, buf);
+	info = build_info(t, d, tot, x, buf);
 	ret = write_buffer(t, fd, buf, info);
 	if (buf != info_buf)
 		free(buf);

@@ -48,49 +48,73 @@
 #define RT_STATE_FROZEN 4
 
 #ifndef __ASSEMBLER__
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include <linux/xray_fdr.h>
 
+/* A set of rings: where they are and their geometry (the header's,
+ * checked when they were mapped). */
 struct rt_ring {
 	uint8_t *areas; /* CPU 0's area */
 	uint64_t area_size; /* the stride between areas */
 	const struct xray_fdr_header *header;
 	uint64_t size; /* bytes of one ring */
 	uint32_t ncpus;
+	uint32_t subbuf_size, subbuf_count, shift;
+	bool discard; /* the writers wait for a reader (XRAY_FDR_GEOM_DISCARD) */
 	/* a function record fits in a sub-buffer while the bytes after its
 	 * header are at most this (struct rt_thread's slot) */
 	uint64_t slot_room;
 };
 
-/* (hidden: the CPU sink's writer reaches it PC-relative) */
+/* The rings this process's trace writes in (hidden: the CPU sink's
+ * writer reaches it PC-relative). */
 extern struct rt_ring rt_ring __attribute__((visibility("hidden")));
 
 /*
- * Reading a session of the module that another process wrote (a dump),
- * or the rings another process shares (a snapshot): map the attached
- * file or the sealed memfd @fd read-only as the current rings; then
- * rt_cpu_view_setup() with the log's version, the capacity of a log
- * buffer and the writer's pid.  Return 0 or a negative errno (@err):
- * -EFBIG for a process's rings larger than half the machine's memory,
- * which a copy would take.
+ * A view of a set of rings, which the CPU sink's drain reads: the rings
+ * this process writes (rt_cpu_live()), a copy of them, or a session of
+ * the module that another process wrote (a dump), or the rings another
+ * process shares (a snapshot).  Views are instances: any number coexist
+ * with the trace of the process.
  */
-int rt_cpu_view(int fd, char *err, size_t errlen);
+struct rt_cpu_view;
+struct rt_drain;
+
+/* The rings this process's trace writes in, as a view. */
+struct rt_cpu_view *rt_cpu_live(void);
 /*
- * The rings of the view are being written (a live session, or another
+ * A new view of the attached file or the sealed memfd @fd, mapped
+ * read-only, into *@out; then rt_cpu_view_setup() with the log's
+ * version, the capacity of a log buffer and the writer's pid.  Return 0
+ * or a negative errno (@err): -EFBIG for a process's rings larger than
+ * half the machine's memory, which a copy would take.
+ */
+int rt_cpu_view_open(int fd, struct rt_cpu_view **out, char *err,
+		     size_t errlen);
+/*
+ * The rings of view @v are being written (a live session, or another
  * process's own rings): read a consistent copy of them instead, each
  * sub-buffer whole or cut (written over while it was copied: left out and
- * counted in the sink's counters).  After rt_cpu_view().  Return 0 or
- * -ENOMEM (@err).
+ * counted in the view's counters).  Return 0 or -ENOMEM (@err).
  */
-int rt_cpu_view_copy(char *err, size_t errlen);
-int rt_cpu_view_setup(unsigned int version, size_t capacity, pid_t pid);
+int rt_cpu_view_copy(struct rt_cpu_view *v, char *err, size_t errlen);
+int rt_cpu_view_setup(struct rt_cpu_view *v, unsigned int version,
+		      size_t capacity, pid_t pid);
+/* Its header (checked: what is used is what was checked). */
+const struct xray_fdr_header *rt_cpu_view_header(const struct rt_cpu_view *v);
+/* Set @d (d->trace the caller's) to walk @v with the CPU sink's
+ * drain_next, drain_end and counters. */
+void rt_cpu_view_drain(struct rt_cpu_view *v, struct rt_drain *d);
+/* Its mappings and memory given back. */
+void rt_cpu_view_close(struct rt_cpu_view *v);
 /* The session notes the writer left (text), into @out; their length. */
-size_t rt_cpu_notes(char *out, size_t size);
+size_t rt_cpu_notes(const struct rt_cpu_view *v, char *out, size_t size);
 /* Events the writer dropped, as its rings count them. */
-uint64_t rt_cpu_user_lost(void);
+uint64_t rt_cpu_user_lost(const struct rt_cpu_view *v);
 
 _Static_assert(offsetof(struct xray_fdr_subbuf, tsc) == RT_SUBBUF_TSC,
 	       "subbuf tsc");

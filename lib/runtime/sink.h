@@ -158,11 +158,12 @@ struct rt_sink {
 	void (*fork_prepare)(void);
 	void (*fork_parent)(void);
 	void (*fork_child)(uint32_t gen, pid_t pid);
-	/* Counters of the current trace (no lock taken). */
-	void (*counters)(struct rt_sink_counters *c);
-	/* Whose memory the records are in, for the log ("module"); may be
-	 * NULL. */
-	const char *(*memory)(void);
+	/* Counters of what drain @d walks, or with @d NULL of the current
+	 * trace (no lock taken). */
+	void (*counters)(const struct rt_drain *d, struct rt_sink_counters *c);
+	/* Whose memory the records drain @d walks are in (@d NULL: the
+	 * current trace's), for the log ("module"); may be NULL. */
+	const char *(*memory)(const struct rt_drain *d);
 	/*
 	 * A descriptor of the sink's memory that another process (`xrayfdr
 	 * snapshot`, through the control channel) may map to copy it while
@@ -197,6 +198,9 @@ struct rt_sink {
 	 * negative errno.
 	 */
 	int (*snapshot_begin)(struct rt_drain *d);
+	/* drain_begin holds a lock the writers need (thread buffers): a
+	 * running trace is better counted on a snapshot. */
+	bool drain_locks;
 	/*
 	 * Streaming (stream.c; NULL where the sink cannot): hand the oldest
 	 * full buffer to @write(@ctx, log buffer) and free it.  Return 1 if

@@ -5,6 +5,8 @@
  * the rings (sink_cpu_rings.c), the writer (sink_cpu_write.c), the drain
  * (sink_cpu_drain.c) and streaming (sink_cpu_stream.c).
  */
+#include <errno.h>
+
 #include "../arch/x86_64/arch.h"
 #include "sink_cpu.h"
 
@@ -17,6 +19,21 @@ static int cpu_start(const struct rt_options *o, size_t capacity, uint32_t gen,
 	if (!ret && o->stream)
 		ret = rt_cpu_stream_setup(capacity, err, errlen);
 	return ret;
+}
+
+/*
+ * A snapshot in this process: a copy of the rings, walked by @d.  The
+ * scheduler's records of the thread taking it, an internal one, are left
+ * out (rt_cpu_walk_ring()).
+ */
+static int cpu_snapshot_begin(struct rt_drain *d)
+{
+	struct rt_cpu_view *v = rt_cpu_snapshot_copy();
+
+	if (!v)
+		return -errno;
+	rt_cpu_view_drain(v, d);
+	return 0;
 }
 
 /* The sleds call CPU_FAST (trampolines.S), which appends to the ring of
@@ -47,5 +64,6 @@ const struct rt_sink rt_cpu_sink = {
 	.drain_begin = rt_cpu_drain_begin,
 	.drain_next = rt_cpu_drain_next,
 	.drain_end = rt_cpu_drain_end,
+	.snapshot_begin = cpu_snapshot_begin,
 	.stream_one = rt_cpu_stream_one,
 };

@@ -82,18 +82,33 @@ struct rings {
 	uint32_t session_id;
 };
 
+/*
+ * A view of a set of rings (ring.h): the geometry the drain walks by
+ * (@ring: the rings the sink writes, rt_ring, or @own), the memory the
+ * view maps itself (none for the sink's own rings), whose log it is, and
+ * the drain's memory.
+ */
+struct rt_cpu_view {
+	const struct rt_ring *ring;
+	struct rt_ring own;
+	struct rings mem;
+	unsigned int version;
+	int32_t pid;
+	uint64_t damaged;
+	uint64_t cut; /* a copy's: sub-buffers written over as it copied */
+	/* the drain */
+	uint8_t *scratch; /* one log buffer being built */
+	size_t capacity;
+	struct run *runs;
+	size_t runs_size; /* bytes mapped for runs */
+};
+
 /* The sink's state (sink_cpu_rings.c defines it). */
 struct rt_cpu_state {
 	struct rings now, previous;
 	struct xray_fdr_header own_header;
-	uint32_t subbuf_size, subbuf_count, shift;
 	uint32_t gen;
-	unsigned int version;
-	int32_t pid;
-	bool discard; /* the rings' geometry */
 	bool user_discard; /* what the user asked for (not streaming) */
-	uint64_t damaged;
-	uint64_t cut; /* a snapshot's: sub-buffers written over as it copied */
 	/* stretches are numbered in the order they begin, process-wide */
 	uint32_t stretch_clock;
 	/* streaming: where the writer is in each ring (stream_at), where its
@@ -110,21 +125,36 @@ struct rt_cpu_state {
 	size_t stream_capacity;
 	uint64_t stream_damaged;
 	struct u64map stream_last; /* pass.last: tid -> a malloc'd time */
-	/* the drain */
-	uint8_t *scratch; /* one log buffer being built */
-	size_t capacity;
-	struct run *runs;
-	size_t runs_size; /* bytes mapped for runs */
+	/* the rings now in use, as the flush's drain reads them (its ring
+	 * is rt_ring; the log's version and pid are the trace's) */
+	struct rt_cpu_view live;
+	/* the copy of them a snapshot in this process walks */
+	struct rt_cpu_view snap;
 };
 
 /* hidden, as it was when static: the writer reaches it PC-relative, not
  * through the GOT (-fvisibility=hidden covers definitions only) */
 extern struct rt_cpu_state rt_cpu __attribute__((visibility("hidden")));
 
+static inline struct xray_fdr_control *area_control(const struct rt_ring *r,
+						    uint32_t cpu)
+{
+	return (struct xray_fdr_control *)(r->areas +
+					   (size_t)cpu * r->area_size);
+}
+
+static inline struct xray_fdr_subbuf *area_subbuf(const struct rt_ring *r,
+						  uint32_t cpu, uint32_t idx)
+{
+	return (struct xray_fdr_subbuf *)((uint8_t *)area_control(r, cpu) +
+					  RT_RING_CONTROL_SIZE +
+					  ((size_t)idx << r->shift));
+}
+
+/* The writer's: the rings the sink writes in. */
 static inline struct xray_fdr_control *control(uint32_t cpu)
 {
-	return (struct xray_fdr_control *)(rt_ring.areas +
-					   (size_t)cpu * rt_ring.area_size);
+	return area_control(&rt_ring, cpu);
 }
 
 static inline uint8_t *ring_of(uint32_t cpu)
@@ -134,8 +164,7 @@ static inline uint8_t *ring_of(uint32_t cpu)
 
 static inline struct xray_fdr_subbuf *subbuf(uint32_t cpu, uint32_t idx)
 {
-	return (struct xray_fdr_subbuf *)(ring_of(cpu) +
-					  ((size_t)idx << rt_cpu.shift));
+	return area_subbuf(&rt_ring, cpu, idx);
 }
 
 static inline uint64_t wall_ns(void)
@@ -203,9 +232,15 @@ void rt_cpu_fork_nothing(void);
 void rt_cpu_fork_child(uint32_t gen, pid_t pid);
 void rt_cpu_finish(void);
 void rt_cpu_release(void);
-const char *rt_cpu_memory(void);
 int rt_cpu_share(void);
-void rt_cpu_counters(struct rt_sink_counters *c);
+/*
+ * For a snapshot taken in this process (a trigger, xrayfdr_snapshot()):
+ * the rings now in use copied as `xrayfdr snapshot` copies them from
+ * outside (copy_area()), so no writer waits, into memory kept for the
+ * next one.  The copy's view, or NULL with errno (ENODATA: no rings;
+ * ENOMEM).
+ */
+struct rt_cpu_view *rt_cpu_snapshot_copy(void);
 
 /* The writer (sink_cpu_write.c): the sink's operations of the same names. */
 enum rt_reserve rt_cpu_reserve(struct rt_thread *t, size_t need, uint64_t *tsc,
@@ -240,6 +275,7 @@ struct walk {
 
 /* What a walk over sorted runs makes its log buffers from and in. */
 struct pass {
+	const struct rt_cpu_view *v; /* the rings the runs are in */
 	const struct run *runs;
 	uint8_t *scratch;
 	size_t capacity;
@@ -252,19 +288,25 @@ struct pass {
 };
 
 /*
- * The drain (sink_cpu_drain.c): the runs of CPU @cpu's ring into @w
- * (rt_cpu_walk_ring()); the @n runs at @r in the flush's order, in
- * place, without allocation (rt_cpu_sort_runs()); the next log buffer
- * from sorted runs (rt_cpu_fill_chunk()).
+ * The drain (sink_cpu_drain.c): the runs of CPU @cpu's ring of view @v
+ * into @w (rt_cpu_walk_ring()); the @n runs at @r in the flush's order,
+ * in place, without allocation (rt_cpu_sort_runs()); the next log buffer
+ * from sorted runs (rt_cpu_fill_chunk()); the counters of what a drain
+ * reads (rt_cpu_counters()).
  */
-void rt_cpu_walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
-		      struct ring_pos *to);
-void rt_cpu_sort_runs(struct run *r, size_t n);
+void rt_cpu_walk_ring(const struct rt_cpu_view *v, uint32_t cpu, struct walk *w,
+		      const struct ring_pos *from, struct ring_pos *to);
+void rt_cpu_sort_runs(struct run *r, size_t n, unsigned int version);
 bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
 		       struct rt_chunk *c);
 void rt_cpu_drain_begin(struct rt_drain *d, bool wait);
 bool rt_cpu_drain_next(struct rt_drain *d, struct rt_chunk *c);
 void rt_cpu_drain_end(struct rt_drain *d);
+void rt_cpu_counters(const struct rt_drain *d, struct rt_sink_counters *c);
+/* The view a drain of this sink walks. */
+struct rt_cpu_view *rt_cpu_drain_view(const struct rt_drain *d);
+/* The sink's memory operation. */
+const char *rt_cpu_memory(const struct rt_drain *d);
 
 /* Streaming (sink_cpu_stream.c): the writer's memory for the rings now in
  * use; the sink's stream_one. */

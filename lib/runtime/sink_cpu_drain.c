@@ -35,9 +35,9 @@
 
 /* The scheduler's records of a thread of the runtime's own, in the
  * rings of this process's trace (state.h): left out. */
-static bool internal(uint32_t tid)
+static bool internal(const struct rt_cpu_view *v, uint32_t tid)
 {
-	return rt_cpu.pid == rt_live.pid && rt_internal_thread(tid);
+	return v->pid == rt_live.pid && rt_internal_thread(tid);
 }
 
 static void add_run(struct walk *w, const struct run *r)
@@ -79,24 +79,23 @@ static bool stream_takes(const struct walk *w, const uint8_t *p, size_t len,
  * ends where another thread takes over the tail (NewBuffer) and around
  * each of the kernel's records, which name their own thread.
  */
-void rt_cpu_walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
-		      struct ring_pos *to)
+void rt_cpu_walk_ring(const struct rt_cpu_view *v, uint32_t cpu, struct walk *w,
+		      const struct ring_pos *from, struct ring_pos *to)
 {
-	uint64_t commit =
-		__atomic_load_n(&control(cpu)->commit, __ATOMIC_ACQUIRE);
+	const struct rt_ring *g = v->ring;
+	uint64_t commit = __atomic_load_n(&area_control(g, cpu)->commit,
+					  __ATOMIC_ACQUIRE);
 	uint32_t off = XRAY_FDR_COMMIT_OFFSET(commit), open;
 	uint32_t owner = 0, stretch = 0, skip = 0, at = 0;
 	uint64_t open_seq, seq;
 
-	if (!off || off > rt_ring.size || off % 8) {
+	if (!off || off > g->size || off % 8) {
 		w->damaged++;
 		return;
 	}
-	open = (off - 1) >> rt_cpu.shift;
-	open_seq = subbuf(cpu, open)->seq;
-	seq = open_seq >= rt_cpu.subbuf_count ?
-		      open_seq - rt_cpu.subbuf_count + 1 :
-		      0;
+	open = (off - 1) >> g->shift;
+	open_seq = area_subbuf(g, cpu, open)->seq;
+	seq = open_seq >= g->subbuf_count ? open_seq - g->subbuf_count + 1 : 0;
 	if (from && from->seq >= seq && from->seq <= open_seq) {
 		seq = from->seq;
 		skip = from->off;
@@ -104,11 +103,11 @@ void rt_cpu_walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
 		stretch = from->stretch;
 	} else if (from) {
 		w->damaged++; /* the ring went on without the writer */
-	} else if (rt_cpu.discard) {
+	} else if (g->discard) {
 		/* what a reader consumed is not the log's (a dump of the
 		 * session of a process that streamed) */
-		uint64_t consumed = __atomic_load_n(&control(cpu)->consumed,
-						    __ATOMIC_ACQUIRE);
+		uint64_t consumed = __atomic_load_n(
+			&area_control(g, cpu)->consumed, __ATOMIC_ACQUIRE);
 
 		if (consumed > seq && consumed <= open_seq)
 			seq = consumed;
@@ -118,12 +117,11 @@ void rt_cpu_walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
 	for (uint64_t todo = open_seq - seq + 1; todo;
 	     todo--, seq++, skip = 0) {
 		uint32_t k = (uint32_t)(open_seq - seq);
-		uint32_t idx =
-			(open + rt_cpu.subbuf_count - k) % rt_cpu.subbuf_count;
-		const struct xray_fdr_subbuf *sb = subbuf(cpu, idx);
+		uint32_t idx = (open + g->subbuf_count - k) % g->subbuf_count;
+		const struct xray_fdr_subbuf *sb = area_subbuf(g, cpu, idx);
 		const uint8_t *recs = (const uint8_t *)sb + SUBBUF_HDR;
 		const uint8_t *p = recs + skip;
-		uint32_t used = k ? sb->used : off - (open << rt_cpu.shift);
+		uint32_t used = k ? sb->used : off - (open << g->shift);
 		struct run r = { .cpu = cpu,
 				 .base = sb->tsc,
 				 .wall_ns = sb->wall_ns,
@@ -133,7 +131,7 @@ void rt_cpu_walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
 
 		at = skip;
 		if (sb->seq != seq || used < SUBBUF_HDR ||
-		    used > rt_cpu.subbuf_size || used % 8 || sb->cpu != cpu ||
+		    used > g->subbuf_size || used % 8 || sb->cpu != cpu ||
 		    skip > used - SUBBUF_HDR) {
 			w->damaged++;
 			continue;
@@ -188,7 +186,7 @@ void rt_cpu_walk_ring(uint32_t cpu, struct walk *w, const struct ring_pos *from,
 				k_run.tsc = get64(p + SCHED_OFF_TSC, false);
 				k_run.p = p;
 				k_run.len = (uint32_t)len;
-				if (!internal(k_run.tid))
+				if (!internal(v, k_run.tid))
 					add_run(w, &k_run);
 			}
 			r.p = p + len;
@@ -280,8 +278,9 @@ static void heap_sort(struct run *r, size_t n, run_order before)
 	}
 }
 
-/* The time of the first record of run @r that has one, into *@tsc. */
-static bool run_start(const struct run *r, uint64_t *tsc)
+/* The time of the first record of run @r (of a log of @version) that has
+ * one, into *@tsc. */
+static bool run_start(const struct run *r, unsigned int version, uint64_t *tsc)
 {
 	struct xrayfdr_metadata md;
 	size_t len;
@@ -299,9 +298,8 @@ static bool run_start(const struct run *r, uint64_t *tsc)
 			return true;
 		}
 		if (kind == XRAYFDR_MD_TYPED_EVENT_MARKER ||
-		    (kind == XRAYFDR_MD_CUSTOM_EVENT_MARKER &&
-		     rt_cpu.version >= 5)) {
-			fdr_decode_metadata(p, false, rt_cpu.version, &md);
+		    (kind == XRAYFDR_MD_CUSTOM_EVENT_MARKER && version >= 5)) {
+			fdr_decode_metadata(p, false, version, &md);
 			*tsc = r->base + (uint32_t)md.tsc_delta;
 			return true;
 		}
@@ -315,7 +313,8 @@ static bool run_start(const struct run *r, uint64_t *tsc)
  * own run that begins after it (a run without a time stays with the
  * one before), or after them all.
  */
-static void place_kernel(struct run *u, size_t nu, size_t nk)
+static void place_kernel(struct run *u, size_t nu, size_t nk,
+			 unsigned int version)
 {
 	struct run *k = u + nu;
 	size_t i = 0;
@@ -325,7 +324,7 @@ static void place_kernel(struct run *u, size_t nu, size_t nk)
 	for (size_t j = 0; j < nk; j++) {
 		for (; i < nu; i++, timed = false) {
 			if (!timed)
-				timed = run_start(&u[i], &start);
+				timed = run_start(&u[i], version, &start);
 			if (timed && start > k[j].tsc)
 				break;
 		}
@@ -336,7 +335,7 @@ static void place_kernel(struct run *u, size_t nu, size_t nk)
 	}
 }
 
-void rt_cpu_sort_runs(struct run *r, size_t n)
+void rt_cpu_sort_runs(struct run *r, size_t n, unsigned int version)
 {
 	heap_sort(r, n, apart_before);
 	for (size_t a = 0, b; a < n; a = b) {
@@ -346,33 +345,50 @@ void rt_cpu_sort_runs(struct run *r, size_t n)
 			nu += !r[b].kernel;
 		for (size_t i = a; i < a + nu; i++)
 			r[i].before = r[i].order;
-		place_kernel(r + a, nu, b - a - nu);
+		place_kernel(r + a, nu, b - a - nu, version);
 	}
 	heap_sort(r, n, run_before);
 }
 
-/* Where each ring's walk starts: where the stream's writer got to. */
-static const struct ring_pos *walk_from(uint32_t cpu)
+/* This sink's part of a drain (rt_drain's sink_state): the view it
+ * walks; the thread of the last buffer (+1, 0: none), and its last
+ * time. */
+struct cpu_drain {
+	struct rt_cpu_view *v;
+	uint64_t tid;
+	uint64_t last;
+};
+
+_Static_assert(sizeof(struct cpu_drain) <=
+		       sizeof(((struct rt_drain *)0)->sink_state),
+	       "a CPU drain fits in rt_drain");
+
+static struct cpu_drain *own(struct rt_drain *d)
 {
-	return rt_cpu.streaming ? &rt_cpu.stream_at[cpu] : NULL;
+	return (struct cpu_drain *)(void *)d->sink_state;
 }
 
-void rt_cpu_drain_begin(struct rt_drain *d, bool wait)
+/*
+ * Set @d to walk view @v: its runs, from its oldest records or from where
+ * each ring's @from says (the stream's writer), sorted in v->runs.
+ */
+static void view_drain(struct rt_cpu_view *v, struct rt_drain *d,
+		       const struct ring_pos *from)
 {
+	const struct rt_ring *g = v->ring;
 	struct walk w = { 0 };
 	size_t size;
 
-	(void)wait; /* no lock: the writers are quiesced, and what this
-		     * reads is checked */
 	*d = (struct rt_drain){ .trace = d->trace };
-	if (!rt_ring.header)
+	own(d)->v = v;
+	if (!g->header)
 		return;
-	if (rt_cpu.runs)
-		munmap(rt_cpu.runs, rt_cpu.runs_size);
-	rt_cpu.runs = NULL;
-	for (uint32_t c = 0; c < rt_ring.ncpus; c++)
-		rt_cpu_walk_ring(c, &w, walk_from(c), NULL);
-	rt_cpu.damaged = w.damaged;
+	if (v->runs)
+		munmap(v->runs, v->runs_size);
+	v->runs = NULL;
+	for (uint32_t c = 0; c < g->ncpus; c++)
+		rt_cpu_walk_ring(v, c, &w, from ? &from[c] : NULL, NULL);
+	v->damaged = w.damaged;
 	if (!w.n)
 		return;
 	/* Rings still written (xrayfdr_trace_stats() during a trace) may
@@ -381,27 +397,46 @@ void rt_cpu_drain_begin(struct rt_drain *d, bool wait)
 	for (int tries = 0; tries < 4; tries++) {
 		size_t max = w.n + w.n / 4 + 64;
 
-		size = max * sizeof(*rt_cpu.runs);
-		rt_cpu.runs = mmap(NULL, size, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (rt_cpu.runs == MAP_FAILED) {
-			rt_cpu.runs = NULL;
+		size = max * sizeof(*v->runs);
+		v->runs = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (v->runs == MAP_FAILED) {
+			v->runs = NULL;
 			return;
 		}
-		rt_cpu.runs_size = size;
-		w = (struct walk){ .out = rt_cpu.runs, .max = max };
-		for (uint32_t c = 0; c < rt_ring.ncpus; c++)
-			rt_cpu_walk_ring(c, &w, walk_from(c), NULL);
-		rt_cpu.damaged = w.damaged; /* counted once, by the walk kept */
+		v->runs_size = size;
+		w = (struct walk){ .out = v->runs, .max = max };
+		for (uint32_t c = 0; c < g->ncpus; c++)
+			rt_cpu_walk_ring(v, c, &w, from ? &from[c] : NULL,
+					 NULL);
+		v->damaged = w.damaged; /* counted once, by the walk kept */
 		if (w.n <= w.max)
 			break;
-		munmap(rt_cpu.runs, rt_cpu.runs_size);
-		rt_cpu.runs = NULL;
+		munmap(v->runs, v->runs_size);
+		v->runs = NULL;
 	}
-	if (!rt_cpu.runs)
+	if (!v->runs)
 		return;
-	rt_cpu_sort_runs(rt_cpu.runs, w.n);
+	rt_cpu_sort_runs(v->runs, w.n, v->version);
 	d->count = w.n;
+}
+
+struct rt_cpu_view *rt_cpu_drain_view(const struct rt_drain *d)
+{
+	return ((const struct cpu_drain *)(const void *)d->sink_state)->v;
+}
+
+void rt_cpu_view_drain(struct rt_cpu_view *v, struct rt_drain *d)
+{
+	view_drain(v, d, NULL);
+}
+
+void rt_cpu_drain_begin(struct rt_drain *d, bool wait)
+{
+	(void)wait; /* no lock: the writers are quiesced, and what this
+		     * reads is checked */
+	/* each ring from where the stream's writer got to */
+	view_drain(&rt_cpu.live, d, rt_cpu.streaming ? rt_cpu.stream_at : NULL);
 }
 
 /*
@@ -475,10 +510,6 @@ static bool saw_name(struct rt_drain *d, uint32_t tid, const uint8_t *p,
 				  d->name);
 }
 
-/* The drain's sink_state: the thread of the last buffer (+1, 0: none),
- * and its last time. */
-enum { DS_TID, DS_LAST };
-
 /* @tid's last time, for the passes after this one (without memory, its
  * next buffers are only not clamped). */
 static void remember_last(struct u64map *m, uint32_t tid, uint64_t tsc)
@@ -511,12 +542,12 @@ bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
 	bool any = false, ev;
 	size_t preamble;
 
-	rt_logbuf_init(&o, ps->scratch, ps->capacity, rt_cpu.version,
+	rt_logbuf_init(&o, ps->scratch, ps->capacity, ps->v->version,
 		       d->trace->threshold_ticks);
 	/* a thread's buffers go on from its time in the one before */
 	o.monotonic = true;
-	if (d->sink_state[DS_TID] == (uint64_t)tid + 1)
-		o.last = d->sink_state[DS_LAST];
+	if (own(d)->tid == (uint64_t)tid + 1)
+		o.last = own(d)->last;
 	if (ps->last) {
 		const uint64_t *last = u64map_get(ps->last, tid);
 
@@ -524,9 +555,9 @@ bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
 			o.last = *last;
 	}
 	preamble = fdr_put_preamble(
-		o.p, false, rt_cpu.version, (int32_t)tid,
+		o.p, false, ps->v->version, (int32_t)tid,
 		first->wall_ns / 1000000000u,
-		(uint32_t)(first->wall_ns % 1000000000u / 1000), rt_cpu.pid);
+		(uint32_t)(first->wall_ns % 1000000000u / 1000), ps->v->pid);
 	o.p += preamble;
 	if (pending) {
 		d->name_pending = false;
@@ -568,8 +599,8 @@ bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
 		d->name_tsc = o.last;
 	}
 done:
-	d->sink_state[DS_TID] = (uint64_t)tid + 1;
-	d->sink_state[DS_LAST] = o.last;
+	own(d)->tid = (uint64_t)tid + 1;
+	own(d)->last = o.last;
 	if (ps->remember)
 		remember_last(ps->last, tid, o.last);
 	c->data = ps->scratch;
@@ -581,18 +612,22 @@ done:
 
 bool rt_cpu_drain_next(struct rt_drain *d, struct rt_chunk *c)
 {
-	const struct pass ps = { .runs = rt_cpu.runs,
-				 .scratch = rt_cpu.scratch,
-				 .capacity = rt_cpu.capacity,
-				 .names_now = rt_cpu.pid == d->trace->pid,
-				 /* after the stream: its times, no malloc() (a
-				  * fatal signal's flush) */
-				 .last = rt_cpu.stream_last.count &&
-							 d->trace == &rt_live ?
-						 &rt_cpu.stream_last :
-						 NULL };
+	const struct rt_cpu_view *v = own(d)->v;
+	const struct pass ps = {
+		.v = v,
+		.runs = v->runs,
+		.scratch = v->scratch,
+		.capacity = v->capacity,
+		.names_now = v->pid == d->trace->pid,
+		/* after the stream: its times, no malloc() (a fatal signal's
+		 * flush); not for a copy, which holds what was streamed too */
+		.last = rt_cpu.stream_last.count && d->trace == &rt_live &&
+					v == &rt_cpu.live ?
+				&rt_cpu.stream_last :
+				NULL
+	};
 
-	while (rt_cpu.runs && (d->next < d->count || d->name_pending))
+	while (v->runs && (d->next < d->count || d->name_pending))
 		if (rt_cpu_fill_chunk(d, &ps, c))
 			return true;
 	return false;
@@ -601,4 +636,79 @@ bool rt_cpu_drain_next(struct rt_drain *d, struct rt_chunk *c)
 void rt_cpu_drain_end(struct rt_drain *d)
 {
 	(void)d;
+}
+
+/* @a + @b, or UINT64_MAX: counters in the rings are the process's to
+ * write, and a sum that wraps would report a small count */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+uint64_t rt_cpu_user_lost(const struct rt_cpu_view *v)
+{
+	const struct rt_ring *g = v->ring;
+	uint64_t n = 0;
+
+	/* the C path's drops and the fast path's */
+	for (uint32_t c = 0; g->header && c < g->ncpus; c++) {
+		const struct xray_fdr_control *ctl = area_control(g, c);
+
+		n = sat_add(n, ctl->user_records_lost);
+		n = sat_add(n, *(const uint64_t *)((const uint8_t *)ctl +
+						   RT_CTL_FAST_DROPPED));
+	}
+	return n;
+}
+
+/* The counters of the rings @d walks (NULL: the rings now in use). */
+void rt_cpu_counters(const struct rt_drain *d, struct rt_sink_counters *c)
+{
+	const struct rt_cpu_view *v = d ? rt_cpu_drain_view(d) : &rt_cpu.live;
+	const struct rt_ring *g = v->ring;
+
+	c->overwritten = c->recycled = 0;
+	c->damaged = v->damaged;
+	if (v == &rt_cpu.live)
+		c->damaged += rt_cpu.stream_damaged;
+	c->cut = v->cut;
+	c->kernel_lost = 0;
+	c->dropped = 0;
+	c->ring_bytes = g->header ? (uint64_t)g->subbuf_size * g->subbuf_count :
+				    0;
+	/* in the rings, so a dump of a dead process's session has them */
+	for (uint32_t cpu = 0; g->header && cpu < g->ncpus; cpu++) {
+		const struct xray_fdr_control *ctl = area_control(g, cpu);
+		const uint8_t *raw = (const uint8_t *)ctl;
+
+		c->kernel_lost = sat_add(c->kernel_lost, ctl->records_lost);
+		/* the user writer's count, and the kernel's of its takeovers */
+		c->overwritten = sat_add(
+			c->overwritten,
+			__atomic_load_n(
+				(const uint64_t *)(raw + RT_CTL_OVERWRITTEN),
+				__ATOMIC_RELAXED));
+		c->overwritten =
+			sat_add(c->overwritten,
+				__atomic_load_n(&ctl->user_events_overwritten,
+						__ATOMIC_RELAXED));
+		c->recycled = sat_add(
+			c->recycled,
+			__atomic_load_n(
+				(const uint64_t *)(raw + RT_CTL_RECYCLED),
+				__ATOMIC_RELAXED));
+		c->dropped = sat_add(
+			c->dropped,
+			__atomic_load_n(
+				(const uint64_t *)(raw + RT_CTL_FAST_DROPPED),
+				__ATOMIC_RELAXED));
+	}
+}
+
+const char *rt_cpu_memory(const struct rt_drain *d)
+{
+	const struct rt_cpu_view *v = d ? rt_cpu_drain_view(d) : &rt_cpu.live;
+	const struct rings *r = v == &rt_cpu.live ? &rt_cpu.now : &v->mem;
+
+	return r->module ? "module" : "own";
 }

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -31,7 +32,12 @@
 #include "sink_cpu.h"
 
 struct rt_ring rt_ring;
-struct rt_cpu_state rt_cpu = { .now = { .fd = -1 }, .previous = { .fd = -1 } };
+struct rt_cpu_state rt_cpu = {
+	.now = { .fd = -1 },
+	.previous = { .fd = -1 },
+	.live = { .ring = &rt_ring, .mem = { .fd = -1 } },
+	.snap = { .ring = &rt_cpu.snap.own, .mem = { .fd = -1 } }
+};
 
 /* An empty ring: sub-buffer 0 open, no owner, nothing committed. */
 static void ring_init(uint32_t cpu)
@@ -65,23 +71,29 @@ static void rings_free(struct rings *r)
 	*r = (struct rings){ .fd = -1 };
 }
 
-/* Point the fast path and the rest of this file at @r. */
-static void rings_use(const struct rings *r)
+/* The geometry of the rings @r maps (its header checked) into @g. */
+static void geometry(struct rt_ring *g, const struct rings *r)
 {
 	const struct xray_fdr_header *h = (const void *)r->header;
 
-	rt_cpu.subbuf_size = h->subbuf_size;
-	rt_cpu.subbuf_count = h->subbuf_count;
-	rt_cpu.shift = (uint32_t)__builtin_ctz(h->subbuf_size);
-	rt_cpu.discard = h->geom_flags & XRAY_FDR_GEOM_DISCARD;
-	rt_ring = (struct rt_ring){
+	*g = (struct rt_ring){
 		.areas = r->areas,
 		.area_size = h->area_size,
 		.header = h,
 		.ncpus = h->nr_cpus,
+		.subbuf_size = h->subbuf_size,
+		.subbuf_count = h->subbuf_count,
+		.shift = (uint32_t)__builtin_ctz(h->subbuf_size),
+		.discard = h->geom_flags & XRAY_FDR_GEOM_DISCARD,
 		.slot_room = h->subbuf_size - SUBBUF_HDR - FN,
-		.size = h->subbuf_size * h->subbuf_count,
+		.size = (uint64_t)h->subbuf_size * h->subbuf_count,
 	};
+}
+
+/* Point the fast path and the rest of this file at @r. */
+static void rings_use(const struct rings *r)
+{
+	geometry(&rt_ring, r);
 }
 
 /*
@@ -293,13 +305,14 @@ static void write_notes(const struct rt_options *o, pid_t pid)
 	}
 }
 
-size_t rt_cpu_notes(char *out, size_t size)
+size_t rt_cpu_notes(const struct rt_cpu_view *v, char *out, size_t size)
 {
+	const struct rt_ring *g = v->ring;
 	size_t n = 0;
 
-	for (uint32_t c = 0; rt_ring.header && c < rt_ring.ncpus; c++) {
+	for (uint32_t c = 0; g->header && c < g->ncpus; c++) {
 		const uint8_t *free_part =
-			(const uint8_t *)control(c) + RT_NOTES_OFFSET;
+			(const uint8_t *)area_control(g, c) + RT_NOTES_OFFSET;
 
 		for (size_t i = 0; i < RT_NOTES_END - RT_NOTES_OFFSET; i++) {
 			if (!free_part[i] || n + 1 >= size)
@@ -345,18 +358,49 @@ static size_t view_copy_max(void)
 	return (size_t)pages * (size_t)size / 2;
 }
 
-int rt_cpu_view(int fd, char *err, size_t errlen)
+struct rt_cpu_view *rt_cpu_live(void)
 {
-	struct rings *r = &rt_cpu.now;
+	return &rt_cpu.live;
+}
+
+const struct xray_fdr_header *rt_cpu_view_header(const struct rt_cpu_view *v)
+{
+	return v->ring->header;
+}
+
+void rt_cpu_view_close(struct rt_cpu_view *v)
+{
+	if (!v || v == &rt_cpu.live)
+		return;
+	rings_free(&v->mem);
+	if (v->scratch)
+		munmap(v->scratch, v->capacity);
+	if (v->runs)
+		munmap(v->runs, v->runs_size);
+	free(v);
+}
+
+/* A view of nothing yet, its memory its own. */
+static struct rt_cpu_view *view_new(void)
+{
+	struct rt_cpu_view *v = calloc(1, sizeof(*v));
+
+	if (v) {
+		v->mem.fd = -1;
+		v->ring = &v->own;
+	}
+	return v;
+}
+
+/* The rings of @fd into the new view @v (@err). */
+static int view_map(struct rt_cpu_view *v, int fd, char *err, size_t errlen)
+{
+	struct rings *r = &v->mem;
 	long page = sysconf(_SC_PAGESIZE);
 	struct stat st;
 	void *live;
 	int ret;
 
-	rings_free(&rt_cpu.previous);
-	rings_free(&rt_cpu.now);
-	memset(&rt_ring, 0, sizeof(rt_ring));
-	rt_cpu.cut = 0;
 	if (fstat(fd, &st))
 		return -errno;
 	/* the module's, or a process's memfd (sealed: it cannot shrink
@@ -416,7 +460,26 @@ int rt_cpu_view(int fd, char *err, size_t errlen)
 		return ret;
 	}
 	r->fd = dup(fd); /* (whose rings, for the info event) */
-	rings_use(r);
+	geometry(&v->own, r);
+	return 0;
+}
+
+int rt_cpu_view_open(int fd, struct rt_cpu_view **out, char *err, size_t errlen)
+{
+	struct rt_cpu_view *v = view_new();
+	int ret;
+
+	*out = NULL;
+	if (!v) {
+		snprintf(err, errlen, "no memory for a view of the rings");
+		return -ENOMEM;
+	}
+	ret = view_map(v, fd, err, errlen);
+	if (ret) {
+		rt_cpu_view_close(v);
+		return ret;
+	}
+	*out = v;
 	return 0;
 }
 
@@ -432,13 +495,14 @@ int rt_cpu_view(int fd, char *err, size_t errlen)
  * the copy (the walk then finds nothing there, not damage).  A ring whose
  * open sub-buffer was taken over is cut whole.
  */
-static uint64_t copy_area(uint32_t cpu, const uint8_t *src, uint8_t *dst)
+static uint64_t copy_area(const struct rt_ring *g, uint32_t cpu,
+			  const uint8_t *src, uint8_t *dst)
 {
 	const struct xray_fdr_control *sctl = (const void *)src;
 	struct xray_fdr_control *dctl = (void *)dst;
 	const uint8_t *sring = src + RT_RING_CONTROL_SIZE;
 	uint8_t *dring = dst + RT_RING_CONTROL_SIZE;
-	uint32_t count = rt_cpu.subbuf_count, shift = rt_cpu.shift;
+	uint32_t count = g->subbuf_count, shift = g->shift;
 	uint32_t off = 0, open = 0;
 	uint64_t commit = 0, open_seq = 0, cut = 0;
 	bool found = false, lapped;
@@ -449,7 +513,7 @@ static uint64_t copy_area(uint32_t cpu, const uint8_t *src, uint8_t *dst)
 
 		commit = __atomic_load_n(&sctl->commit, __ATOMIC_ACQUIRE);
 		off = XRAY_FDR_COMMIT_OFFSET(commit);
-		if (!off || off > rt_ring.size || off % 8)
+		if (!off || off > g->size || off % 8)
 			break; /* (the walk counts it as damaged) */
 		open = (off - 1) >> shift;
 		open_seq = __atomic_load_n(
@@ -460,16 +524,16 @@ static uint64_t copy_area(uint32_t cpu, const uint8_t *src, uint8_t *dst)
 		again = __atomic_load_n(&sctl->commit, __ATOMIC_ACQUIRE);
 		found = XRAY_FDR_COMMIT_OFFSET(again) &&
 			(XRAY_FDR_COMMIT_OFFSET(again) - 1) >> shift == open &&
-			XRAY_FDR_COMMIT_OFFSET(again) <= rt_ring.size &&
+			XRAY_FDR_COMMIT_OFFSET(again) <= g->size &&
 			!(XRAY_FDR_COMMIT_OFFSET(again) % 8);
 		if (found)
 			commit = again;
 	}
-	memcpy(dring, sring, rt_ring.size);
+	memcpy(dring, sring, g->size);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	memcpy(dst, src, RT_RING_CONTROL_SIZE); /* counters and notes, now */
 	dctl->commit = commit;
-	if (!off || off > rt_ring.size || off % 8)
+	if (!off || off > g->size || off % 8)
 		return 0;
 	lapped = !found;
 	for (uint32_t k = 0; k < count && k <= open_seq; k++) {
@@ -495,73 +559,99 @@ static uint64_t copy_area(uint32_t cpu, const uint8_t *src, uint8_t *dst)
 	return cut;
 }
 
-int rt_cpu_view_copy(char *err, size_t errlen)
+/*
+ * Copy the rings @g, being written, whose header is @header_size bytes,
+ * into private memory @to (kept if it has their size already: a
+ * snapshot's, for the next); the sub-buffers cut into *@cut.  Return 0
+ * or -ENOMEM.
+ */
+static int copy_rings(const struct rt_ring *g, size_t header_size,
+		      struct rings *to, uint64_t *cut)
 {
-	struct rings *r = &rt_cpu.now;
-	struct rings copy = { .fd = r->fd, .module = r->module };
-	uint64_t cut = 0;
+	size_t areas_size = (size_t)(g->area_size * g->ncpus);
 
-	copy.header_size = r->header_size;
-	copy.header = mmap(NULL, copy.header_size, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	copy.areas_size = r->areas_size;
-	copy.areas = mmap(NULL, copy.areas_size, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (copy.header == MAP_FAILED || copy.areas == MAP_FAILED) {
-		if (copy.header != MAP_FAILED)
-			munmap(copy.header, copy.header_size);
-		if (copy.areas != MAP_FAILED)
-			munmap(copy.areas, copy.areas_size);
+	if (!to->areas || to->areas_size != areas_size ||
+	    to->header_size != header_size) {
+		rings_free(to);
+		to->header = mmap(NULL, header_size, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		to->areas = mmap(NULL, areas_size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
+		if (to->header == MAP_FAILED)
+			to->header = NULL;
+		if (to->areas == MAP_FAILED)
+			to->areas = NULL;
+		to->header_size = header_size;
+		to->areas_size = areas_size;
+		if (!to->header || !to->areas) {
+			rings_free(to);
+			return -ENOMEM;
+		}
+	}
+	memcpy(to->header, g->header, header_size);
+	*cut = 0;
+	for (uint32_t c = 0; c < g->ncpus; c++)
+		*cut += copy_area(g, c, g->areas + (size_t)c * g->area_size,
+				  to->areas + (size_t)c * g->area_size);
+	return 0;
+}
+
+int rt_cpu_view_copy(struct rt_cpu_view *v, char *err, size_t errlen)
+{
+	struct rings *r = &v->mem;
+	struct rings copy = { .fd = -1 };
+	uint64_t cut;
+
+	if (copy_rings(v->ring, r->header_size, &copy, &cut)) {
 		snprintf(err, errlen, "cannot map %zu bytes for the copy",
-			 copy.areas_size);
+			 r->areas_size);
 		return -ENOMEM;
 	}
-	memcpy(copy.header, r->header, copy.header_size);
-	for (uint32_t c = 0; c < rt_ring.ncpus; c++)
-		cut += copy_area(c, r->areas + (size_t)c * rt_ring.area_size,
-				 copy.areas + (size_t)c * rt_ring.area_size);
-	r->fd = -1; /* (now the copy's) */
+	copy.fd = r->fd; /* (now the copy's) */
+	copy.module = r->module;
+	r->fd = -1;
 	rings_free(r);
 	*r = copy;
-	rings_use(r);
-	rt_cpu.cut = cut;
+	geometry(&v->own, r);
+	v->cut = cut;
 	return 0;
 }
 
-/* The drain's log buffer: @capacity bytes. */
-static int scratch_for(size_t capacity)
+struct rt_cpu_view *rt_cpu_snapshot_copy(void)
 {
-	return rt_logbuf_scratch(&rt_cpu.scratch, &rt_cpu.capacity, capacity);
-}
+	struct rt_cpu_view *v = &rt_cpu.snap;
+	/* (no header page of its own: rings in private memory) */
+	size_t header_size = rt_cpu.now.header_size ?
+				     rt_cpu.now.header_size :
+				     sizeof(struct xray_fdr_header);
+	uint64_t cut;
 
-int rt_cpu_view_setup(unsigned int version, size_t capacity, pid_t pid)
-{
-	if (scratch_for(capacity))
-		return -ENOMEM;
-	rt_cpu.version = version;
-	rt_cpu.pid = (int32_t)pid;
-	rt_cpu.damaged = 0;
-	return 0;
-}
-
-/* @a + @b, or UINT64_MAX: counters in the rings are the process's to
- * write, and a sum that wraps would report a small count */
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
-
-uint64_t rt_cpu_user_lost(void)
-{
-	uint64_t n = 0;
-
-	/* the C path's drops and the fast path's */
-	for (uint32_t c = 0; rt_ring.header && c < rt_ring.ncpus; c++) {
-		n = sat_add(n, control(c)->user_records_lost);
-		n = sat_add(n, *(const uint64_t *)((const uint8_t *)control(c) +
-						   RT_CTL_FAST_DROPPED));
+	if (!rt_ring.header) {
+		errno = ENODATA;
+		return NULL;
 	}
-	return n;
+	if (copy_rings(&rt_ring, header_size, &v->mem, &cut) ||
+	    rt_cpu_view_setup(v, rt_cpu.live.version, rt_cpu.live.capacity,
+			      rt_cpu.live.pid)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	v->mem.module = rt_cpu.now.module;
+	geometry(&v->own, &v->mem);
+	v->cut = cut;
+	return v;
+}
+
+int rt_cpu_view_setup(struct rt_cpu_view *v, unsigned int version,
+		      size_t capacity, pid_t pid)
+{
+	if (rt_logbuf_scratch(&v->scratch, &v->capacity, capacity))
+		return -ENOMEM;
+	v->version = version;
+	v->pid = (int32_t)pid;
+	v->damaged = 0;
+	return 0;
 }
 
 /*
@@ -612,7 +702,8 @@ int rt_cpu_rings_start(const struct rt_options *o, size_t capacity,
 	/* streaming, one is the kernel's reserve (sink_cpu_write.c) */
 	if (o->stream && count < 3)
 		count = 3;
-	if (scratch_for(capacity)) {
+	if (rt_logbuf_scratch(&rt_cpu.live.scratch, &rt_cpu.live.capacity,
+			      capacity)) {
 		snprintf(err, errlen, "cannot map %zu bytes", capacity);
 		return -ENOMEM;
 	}
@@ -640,10 +731,9 @@ int rt_cpu_rings_start(const struct rt_options *o, size_t capacity,
 	if (ret)
 		return ret;
 	rt_cpu.gen = gen;
-	rt_cpu.version = o->version;
-	rt_cpu.pid = (int32_t)pid;
-	rt_cpu.damaged = 0;
-	rt_cpu.cut = 0;
+	rt_cpu.live.version = o->version;
+	rt_cpu.live.pid = (int32_t)pid;
+	rt_cpu.live.damaged = 0;
 	rt_cpu.user_discard = o->discard;
 	write_notes(o, pid);
 	if (o->keep && rt_cpu.now.fd >= 0)
@@ -663,9 +753,9 @@ void rt_cpu_fork_child(uint32_t gen, pid_t pid)
 {
 	uint32_t flags = rt_cpu.user_discard ? XRAY_FDR_GEOM_DISCARD : 0;
 
-	rt_cpu.pid = (int32_t)pid;
+	rt_cpu.live.pid = (int32_t)pid;
 	rt_cpu.gen = gen;
-	rt_cpu.damaged = 0;
+	rt_cpu.live.damaged = 0;
 	rt_cpu.streaming = false; /* (the writer is the parent's) */
 	rt_cpu.reserve = 0;
 	if (!rt_ring.header)
@@ -708,51 +798,7 @@ void rt_cpu_release(void)
 	rings_free(&rt_cpu.previous);
 }
 
-const char *rt_cpu_memory(void)
-{
-	return rt_cpu.now.module ? "module" : "own";
-}
-
 int rt_cpu_share(void)
 {
 	return rt_cpu.now.module ? -1 : rt_cpu.now.fd;
-}
-
-void rt_cpu_counters(struct rt_sink_counters *c)
-{
-	c->overwritten = c->recycled = 0;
-	c->damaged = rt_cpu.damaged + rt_cpu.stream_damaged;
-	c->cut = rt_cpu.cut;
-	c->kernel_lost = 0;
-	c->dropped = 0;
-	c->ring_bytes = rt_ring.header ? (uint64_t)rt_cpu.subbuf_size *
-						 rt_cpu.subbuf_count :
-					 0;
-	/* in the rings, so a dump of a dead process's session has them */
-	for (uint32_t cpu = 0; rt_ring.header && cpu < rt_ring.ncpus; cpu++) {
-		const uint8_t *ctl = (const uint8_t *)control(cpu);
-
-		c->kernel_lost =
-			sat_add(c->kernel_lost, control(cpu)->records_lost);
-		/* the user writer's count, and the kernel's of its takeovers */
-		c->overwritten = sat_add(
-			c->overwritten,
-			__atomic_load_n(
-				(const uint64_t *)(ctl + RT_CTL_OVERWRITTEN),
-				__ATOMIC_RELAXED));
-		c->overwritten = sat_add(
-			c->overwritten,
-			__atomic_load_n(&control(cpu)->user_events_overwritten,
-					__ATOMIC_RELAXED));
-		c->recycled = sat_add(
-			c->recycled,
-			__atomic_load_n(
-				(const uint64_t *)(ctl + RT_CTL_RECYCLED),
-				__ATOMIC_RELAXED));
-		c->dropped = sat_add(
-			c->dropped,
-			__atomic_load_n(
-				(const uint64_t *)(ctl + RT_CTL_FAST_DROPPED),
-				__ATOMIC_RELAXED));
-	}
 }

@@ -19,7 +19,7 @@
 int rt_cpu_stream_setup(size_t capacity, char *err, size_t errlen)
 {
 	size_t pos = (size_t)rt_ring.ncpus * sizeof(struct ring_pos) * 2;
-	size_t max = 4 * ((size_t)rt_cpu.subbuf_size / 8 + 1), size;
+	size_t max = 4 * ((size_t)rt_ring.subbuf_size / 8 + 1), size;
 	uint8_t *m;
 
 	if (max < 4096)
@@ -50,7 +50,7 @@ int rt_cpu_stream_setup(size_t capacity, char *err, size_t errlen)
 	rt_cpu.streaming = true;
 	/* (two sub-buffers leave none: the writers would wait for a pass
 	 * that waits for them to fill one) */
-	rt_cpu.reserve = rt_cpu.discard && rt_cpu.subbuf_count > 2;
+	rt_cpu.reserve = rt_ring.discard && rt_ring.subbuf_count > 2;
 	return 0;
 }
 
@@ -75,7 +75,7 @@ static bool stream_due(void)
 		uint32_t off = XRAY_FDR_COMMIT_OFFSET(commit);
 
 		if (off && off <= rt_ring.size &&
-		    subbuf(c, (off - 1) >> rt_cpu.shift)->seq !=
+		    subbuf(c, (off - 1) >> rt_ring.shift)->seq !=
 			    rt_cpu.stream_at[c].seq)
 			return true;
 	}
@@ -104,7 +104,8 @@ int rt_cpu_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 	struct walk w = { .out = rt_cpu.stream_runs,
 			  .max = rt_cpu.stream_max,
 			  .stream = true };
-	const struct pass ps = { .runs = rt_cpu.stream_runs,
+	const struct pass ps = { .v = &rt_cpu.live,
+				 .runs = rt_cpu.stream_runs,
 				 .scratch = rt_cpu.stream_scratch,
 				 .capacity = rt_cpu.stream_capacity,
 				 .last = &rt_cpu.stream_last,
@@ -119,10 +120,10 @@ int rt_cpu_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 	w.stop = __atomic_load_n(&rt_cpu.stretch_clock, __ATOMIC_SEQ_CST) + 1;
 	w.stop_tsc = tsc_before_reads();
 	for (uint32_t cpu = 0; cpu < rt_ring.ncpus; cpu++)
-		rt_cpu_walk_ring(cpu, &w, &rt_cpu.stream_at[cpu],
+		rt_cpu_walk_ring(&rt_cpu.live, cpu, &w, &rt_cpu.stream_at[cpu],
 				 &rt_cpu.stream_to[cpu]);
 	rt_cpu.stream_damaged += w.damaged;
-	rt_cpu_sort_runs(rt_cpu.stream_runs, w.n);
+	rt_cpu_sort_runs(rt_cpu.stream_runs, w.n, rt_cpu.live.version);
 	d.count = w.n;
 	while (!ret && d.next < d.count)
 		if (rt_cpu_fill_chunk(&d, &ps, &c))

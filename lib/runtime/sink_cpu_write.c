@@ -95,7 +95,7 @@ static uint32_t subbuf_events(const struct xray_fdr_subbuf *sb, uint64_t seq,
 		return 0;
 	if (!used)
 		used = sb->used;
-	if (used < SUBBUF_HDR || used > rt_cpu.subbuf_size)
+	if (used < SUBBUF_HDR || used > rt_ring.subbuf_size)
 		return 0;
 	n = count_events((const uint8_t *)sb + SUBBUF_HDR, used - SUBBUF_HDR);
 	return n < XRAY_FDR_SUBBUF_COUNTED ? XRAY_FDR_SUBBUF_COUNTED | n : 0;
@@ -126,12 +126,13 @@ static void reuse_and_precount(struct rt_ring_pending *pd, uint32_t cpu,
 			       uint32_t nidx)
 {
 	const struct xray_fdr_subbuf *next = subbuf(cpu, nidx);
-	uint32_t aidx = nidx + 1 == rt_cpu.subbuf_count ? 0 : nidx + 1;
+	uint32_t aidx = nidx + 1 == rt_ring.subbuf_count ? 0 : nidx + 1;
 	struct xray_fdr_subbuf *after = subbuf(cpu, aidx);
-	uint64_t old = seq - rt_cpu.subbuf_count;
+	uint64_t old = seq - rt_ring.subbuf_count;
 	uint32_t v = next->user_events;
 
-	if (seq >= rt_cpu.subbuf_count && !rt_cpu.discard) /* (else consumed) */
+	if (seq >= rt_ring.subbuf_count &&
+	    !rt_ring.discard) /* (else consumed) */
 		pd->reused_events =
 			next->seq == old && (v & XRAY_FDR_SUBBUF_COUNTED) ?
 				v & ~XRAY_FDR_SUBBUF_COUNTED :
@@ -139,7 +140,7 @@ static void reuse_and_precount(struct rt_ring_pending *pd, uint32_t cpu,
 					~XRAY_FDR_SUBBUF_COUNTED;
 	/* the kernel takes a virgin one freely; in discard mode it takes
 	 * only what the reader consumed */
-	if (seq + 1 < rt_cpu.subbuf_count || rt_cpu.discard)
+	if (seq + 1 < rt_ring.subbuf_count || rt_ring.discard)
 		return;
 	/* counted already (the open one's count may be stale) */
 	v = after->user_events;
@@ -189,7 +190,7 @@ static uint32_t next_stretch(void)
 static bool past_user_limit(uint64_t seq, uint64_t consumed)
 {
 	return (int64_t)(seq - consumed) >=
-	       (int64_t)(rt_cpu.subbuf_count - rt_cpu.reserve);
+	       (int64_t)(rt_ring.subbuf_count - rt_cpu.reserve);
 }
 
 /* *@full is set when the ring has no room until a reader consumes. */
@@ -218,8 +219,8 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	off = XRAY_FDR_COMMIT_OFFSET(commit);
 	if (!off || off > rt_ring.size || off % 8)
 		return RT_RESERVE_NONE; /* the process wrote over it */
-	idx = (off - 1) >> rt_cpu.shift;
-	used = off - (idx << rt_cpu.shift);
+	idx = (off - 1) >> rt_ring.shift;
+	used = off - (idx << rt_ring.shift);
 	if (used < SUBBUF_HDR)
 		return RT_RESERVE_NONE;
 	sb = subbuf(cpu, idx);
@@ -263,29 +264,29 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	pd->reused_events = 0;
 	pd->count_word = NULL;
 	/* the fast path needs the TSC's high half to be the base's */
-	if (used + total > rt_cpu.subbuf_size || (*tsc ^ base) >> 32) {
-		if (SUBBUF_HDR + need > rt_cpu.subbuf_size)
+	if (used + total > rt_ring.subbuf_size || (*tsc ^ base) >> 32) {
+		if (SUBBUF_HDR + need > rt_ring.subbuf_size)
 			return RT_RESERVE_NONE;
 		/* a new sub-buffer: a new place to name the thread */
 		t->name_due = SUBBUF_HDR + need + RT_NAME_ROOM <=
-			      rt_cpu.subbuf_size;
+			      rt_ring.subbuf_size;
 		seq = __atomic_load_n(&sb->seq, __ATOMIC_RELAXED) + 1;
 		consumed = __atomic_load_n(&ctl->consumed, __ATOMIC_ACQUIRE);
-		if (rt_cpu.discard && past_user_limit(seq, consumed)) {
+		if (rt_ring.discard && past_user_limit(seq, consumed)) {
 			*full = true;
 			/* the fast path may drop while nothing moves, if the
 			 * least it writes would not fit either */
 			if (cpu == t->cpu &&
 			    (used + pd->staged_before + FN +
 					     (name_due ? RT_NAME_ROOM : 0) >
-				     rt_cpu.subbuf_size ||
+				     rt_ring.subbuf_size ||
 			     (*tsc ^ base) >> 32)) {
 				t->full_commit = commit;
 				t->full_consumed = consumed;
 			}
 			return RT_RESERVE_NONE;
 		}
-		nidx = idx + 1 == rt_cpu.subbuf_count ? 0 : idx + 1;
+		nidx = idx + 1 == rt_ring.subbuf_count ? 0 : idx + 1;
 		next = subbuf(cpu, nidx);
 		reuse_and_precount(pd, cpu, idx, used, seq, nidx);
 		pd->close_word = (uint64_t *)&sb->used;
@@ -299,7 +300,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 						  .tid = t->tid,
 						  .user_data = ct->stretch };
 		base = *tsc;
-		off = (nidx << rt_cpu.shift) + SUBBUF_HDR;
+		off = (nidx << rt_ring.shift) + SUBBUF_HDR;
 		pd->staged_before = 0; /* the header names the owner */
 		pd->seq = seq;
 	}
@@ -307,7 +308,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	pd->expect = commit;
 	pd->cpu = cpu;
 	if (pd->staged_before) {
-		fdr_put_metadata(ct->stage, false, rt_cpu.version,
+		fdr_put_metadata(ct->stage, false, rt_cpu.live.version,
 				 &(struct xrayfdr_metadata){
 					 .kind = XRAYFDR_MD_NEW_BUFFER,
 					 .tid = (int32_t)t->tid });
@@ -319,9 +320,9 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	/* the fast path's, for this CPU: the sub-buffer these records go in */
 	t->area = (uint8_t *)ctl;
 	t->slot = (uint64_t)t->tid << 32 |
-		  ((off >> rt_cpu.shift << rt_cpu.shift) + SUBBUF_HDR);
+		  ((off >> rt_ring.shift << rt_ring.shift) + SUBBUF_HDR);
 	t->slot_seq = pd->seq;
-	t->hdr = subbuf(cpu, off >> rt_cpu.shift);
+	t->hdr = subbuf(cpu, off >> rt_ring.shift);
 	t->ring_state = &hdr->state;
 	t->room = rt_ring.slot_room;
 	return RT_RESERVE_SAME;
@@ -495,8 +496,8 @@ static bool slot_current(const struct rt_thread *t)
 	uint32_t start = (uint32_t)t->slot - SUBBUF_HDR;
 
 	return (uint32_t)t->slot >= SUBBUF_HDR && start < rt_ring.size &&
-	       !(start & (rt_cpu.subbuf_size - 1)) &&
-	       t->hdr == subbuf(t->cpu, start >> rt_cpu.shift) &&
+	       !(start & (rt_ring.subbuf_size - 1)) &&
+	       t->hdr == subbuf(t->cpu, start >> rt_ring.shift) &&
 	       t->ring_state == &rt_ring.header->state &&
 	       t->room == rt_ring.slot_room;
 }

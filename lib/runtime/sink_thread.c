@@ -444,6 +444,7 @@ const struct rt_sink rt_thread_sink = {
 	.drain_next = thread_drain_next,
 	.drain_end = thread_drain_end,
 	.snapshot_begin = thread_snapshot_begin,
+	.drain_locks = true,
 	.stream_one = thread_stream_one,
 	.release = thread_release,
 };

@@ -37,7 +37,7 @@ uint32_t rt_thread_arm(struct rt_thread *t);
 void rt_thread_fork_prepare(void);
 void rt_thread_fork_parent(void);
 void rt_thread_fork_child(uint32_t gen, pid_t pid);
-void rt_thread_counters(struct rt_sink_counters *c);
+void rt_thread_counters(const struct rt_drain *d, struct rt_sink_counters *c);
 
 /* This sink's part of a thread's state (t->sink_state): the buffer it
  * fills. */

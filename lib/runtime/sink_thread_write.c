@@ -140,8 +140,9 @@ void rt_thread_fork_child(uint32_t gen, pid_t child)
 	rt_tsink.q.generation = gen;
 }
 
-void rt_thread_counters(struct rt_sink_counters *c)
+void rt_thread_counters(const struct rt_drain *d, struct rt_sink_counters *c)
 {
+	(void)d; /* (a snapshot's walk counts in the same place) */
 	c->overwritten = rt_tsink.q.overwritten;
 	c->recycled = rt_tsink.q.recycled;
 	c->damaged = rt_tsink.damaged + rt_tsink.stream_damaged;

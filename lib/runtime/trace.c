@@ -94,7 +94,7 @@ static int start_sink(const struct rt_sink *want, const struct rt_options *o,
 		rt_live.sink = want;
 	/* (thread mode, or rings in process memory) */
 	if (!ret && o->keep &&
-	    !(want->memory && !strcmp(want->memory(), "module")))
+	    !(want->memory && !strcmp(want->memory(NULL), "module")))
 		pr_warn("keep=true needs the kernel module's rings (CPU mode); a killed process leaves no log\n");
 	return ret;
 }
@@ -360,7 +360,8 @@ void rt_trace_totals(struct rt_totals *tot)
 	/* a running trace is counted on a snapshot's copy, so that no thread
 	 * waits for the whole walk to get a buffer */
 	if (rt_live.status != XRAY_LOG_INITIALIZED ||
-	    !rt_live.sink->snapshot_begin || rt_live.sink->snapshot_begin(&d))
+	    !rt_live.sink->drain_locks || !rt_live.sink->snapshot_begin ||
+	    rt_live.sink->snapshot_begin(&d))
 		rt_live.sink->drain_begin(&d, true);
 	rt_log_count(&rt_live, &d, tot);
 	rt_live.sink->drain_end(&d);

@@ -270,19 +270,11 @@ static int start_thread(void)
 
 void rt_trigger_trace_started(void)
 {
-	static bool said;
 	int ret;
 
 	if (!rt_trig_count() || rt_live.status != XRAY_LOG_INITIALIZED ||
 	    thread_pid == getpid())
 		return;
-	if (!rt_live.sink || !rt_live.sink->snapshot_begin) {
-		if (!said)
-			pr_warn("triggers need snapshots, which %s mode does not take yet: they are off\n",
-				rt_live.sink ? rt_live.sink->name : "this");
-		said = true;
-		return;
-	}
 	rt_trig_arm(rt_live.tsc.hz);
 	ret = start_thread();
 	if (ret) {

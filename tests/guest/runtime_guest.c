@@ -12,6 +12,7 @@
  * so the host can run llvm-xray fdr-dump -verify on them.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -1308,6 +1309,69 @@ static void test_live_snapshot(void)
 	    "live: the session of a process gone (not kept) cannot be snapshotted");
 }
 
+/*
+ * A trigger in a CPU-mode process on the module's rings: SIGUSR2 makes
+ * the trigger thread copy the live rings in the process (no thread that
+ * records stops) into a snapshot file that verifies, holds the calls
+ * done before the signal, and says what fired.
+ */
+static void test_trigger_snapshot(void)
+{
+	struct max_arg m = { .id = id_of((void (*)(void))numbered) };
+	char path[300] = "", why[256] = "";
+	long last = -1;
+	struct tally t = { 0 };
+	DIR *dir = NULL;
+	struct dirent *e;
+	uint32_t idle_tid = 0;
+	pid_t pid;
+	int ok, idle = -1;
+
+	unlink("/tmp/last");
+	mkdir("/tmp/trig", 0755);
+	pid = spawn_child(
+		"killme",
+		"mode=cpu buffer_size=4096 buffer_max=256 trigger=signal=USR2 snapshot_dir=/tmp/trig",
+		"/tmp/trig.out");
+	for (int i = 0; i < 3000 && last < 2000; i++) {
+		usleep(10000);
+		last = read_number("/tmp/last");
+	}
+	kill(pid, SIGUSR2);
+	/* the file has its name once whole (written as .NAME.part) */
+	for (int i = 0; i < 3000 && !path[0]; i++) {
+		usleep(10000);
+		dir = opendir("/tmp/trig");
+		while (dir && (e = readdir(dir)))
+			if (e->d_name[0] != '.' && strstr(e->d_name, ".xray"))
+				snprintf(path, sizeof(path), "/tmp/trig/%s",
+					 e->d_name);
+		if (dir)
+			closedir(dir);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ok = path[0] && !read_log(path, &t, 0, see_args, &m);
+	/* the trigger thread's own scheduler records are left out */
+	if (ok)
+		idle = idle_threads(path, &idle_tid);
+	ok = ok && !t.errors && info_has(&t, "mode=cpu") &&
+	     info_has(&t, "rings=module") && info_has(&t, "snapshot=trigger") &&
+	     info_has(&t, "trigger=signal=USR2") && strstr(t.info, "\ncut=") &&
+	     t.info_tid == (uint32_t)pid && m.max >= last && !idle;
+	if (!ok)
+		snprintf(
+			why, sizeof(why),
+			": file '%s', %d errors %s, last done %ld, max in it %ld, %d threads with only scheduler records (%u)",
+			path, t.errors, t.errors ? t.first_error : "", last,
+			m.max, idle, idle_tid);
+	tap(ok,
+	    "trigger: signal=USR2 in a CPU-mode process on the module's rings gives a snapshot that verifies, says what fired, holds the calls before it and no record of the trigger thread%s",
+	    why);
+	if (path[0])
+		export_log(path);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -1329,7 +1393,7 @@ int main(int argc, char **argv)
 				children[i].fn();
 		return 0;
 	}
-	printf("1..%d\n", 5 + 4 + 6 + 5 + 5 + 11 + 5 + 2 + 6 + 5);
+	printf("1..%d\n", 5 + 4 + 6 + 5 + 5 + 11 + 5 + 2 + 6 + 5 + 1);
 	test_threads();
 	test_discard();
 	test_migrate();
@@ -1340,5 +1404,6 @@ int main(int argc, char **argv)
 	test_scribble();
 	test_hostile_dump();
 	test_live_snapshot();
+	test_trigger_snapshot();
 	return nfailed ? 1 : 0;
 }

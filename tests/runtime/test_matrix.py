@@ -1302,7 +1302,9 @@ def check_triggers():
     """--trigger: a slow call of the function it names gives a snapshot
     holding that call (and, with --post, what followed); a slow call of
     another function gives none; a signal trigger gives one; the limits
-    hold, and what they held back is counted in the log."""
+    hold, and what they held back is counted in the log.  In thread mode
+    and in CPU mode (on the runtime's own rings, copied in the process
+    by the trigger thread)."""
     d = os.path.join(OUT, "triggers")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
@@ -1312,95 +1314,9 @@ def check_triggers():
         tap(False, "triggers: the program builds", p.stderr)
         return
     ids = symbol_ids(exe)
-    snaps = os.path.join(d, "snaps")
-    os.makedirs(snaps)
-    final = os.path.join(d, "final.xray")
-    # 2048 buffers of 64 KiB: the window holds the whole run, so every
-    # snapshot keeps its slow call whatever else ran
-    p = run([XRAYFDR, "record", "-q", "-o", final, "--buffer-max", "2048",
-             "--trigger", "serve>50ms", "--trigger", "signal=USR2",
-             "--post", "200ms", "--snapshot-dir", snaps, "--",
-             exe, snaps, "10", "signal"], timeout=600)
-    slow = [int(x) for x in re.findall(r"^slow (\d+)$", p.stdout, re.M)]
-    files = sorted(f for f in os.listdir(snaps) if not f.startswith("."))
-    tap(p.returncode == 0 and len(slow) == 3 and len(files) >= 4,
-        "triggers: a run with three slow calls and a signal leaves snapshots",
-        f"exit {p.returncode}, slow {slow}, files {files}\n{p.stderr[-2000:]}")
-    paths = [os.path.join(snaps, f) for f in files]
-    verify_logs("triggers: every snapshot verifies", paths)
-    by_file = {}
-    for f in paths:
-        try:
-            evs = events_of(f)
-        except RuntimeError as e:
-            tap(False, "triggers: snapshots are read", str(e))
-            return
-        by_file[f] = (evs, snapshot_info(evs))
-    problems = []
-    for f, (evs, info) in by_file.items():
-        if "signal-USR2" in f:
-            continue
-        if (info.get("snapshot") != "trigger" or info.get("trigger") != "serve>50ms" or
-                int(info.get("trigger_function", -1)) != ids.get("serve") or
-                int(info.get("trigger_duration_ns", 0)) <= 50000000):
-            problems.append(f"{os.path.basename(f)}: info {info}")
-    tap(not problems and ids.get("other") is not None,
-        "triggers: each names the trigger, the serve call and a duration above 50 ms "
-        "(never other(), which no trigger names)", "\n".join(problems))
-    missing, no_after = [], []
-    for n in slow:
-        holders = [evs for evs, info in by_file.values()
-                   if any(e.get("kind") == "function-enter-arg" and e.get("args") == [n]
-                          for e in evs)]
-        if not holders:
-            missing.append(n)
-        elif not any(any(e.get("kind") == "function-enter-arg" and e["args"][0] > n
-                         for e in evs if e.get("args")) for evs in holders):
-            no_after.append(n)
-    tap(not missing, "triggers: every slow call is in a snapshot", f"missing {missing}")
-    tap(not no_after, "triggers: with --post, what followed the slow call is in it too",
-        f"nothing after {no_after}")
-    # replay --around-trigger: the slow call, named, and little else
-    first = next((f for f in paths if ".1.serve." in f), None)
-    q = run([XRAYFDR, "replay", "--no-pager", "--around-trigger=200us", "-m", exe, first]) \
-        if first and slow else None
-    lines = q.stdout.splitlines() if q else []
-    tap(q is not None and q.returncode == 0 and lines and
-        lines[0].startswith("# trigger serve>50ms: thread ") and
-        any(f"serve({slow[0]:#x})" in l for l in lines) and
-        len(lines) < len(by_file[first][0]) / 10,
-        "triggers: replay --around-trigger shows what fired and the slow call "
-        "with a little around it", (q.stdout[:1000] + q.stderr) if q else "no snapshot")
-    q = run([XRAYFDR, "account", "--around-trigger=200us", "-m", exe, first]) \
-        if first else None
-    tap(q is not None and q.returncode == 0 and "# trigger serve>50ms" in q.stderr and
-        re.search(r"\bserve\b", q.stdout),
-        "triggers: account --around-trigger counts the calls around it and says what fired",
-        (q.stdout[-800:] + q.stderr) if q else "no snapshot")
-    q = run([XRAYFDR, "replay", "--no-pager", "--around-trigger", final])
-    tap(q.returncode == 2 and "names no trigger" in q.stderr,
-        "triggers: replay --around-trigger of a log no trigger took says so", q.stderr)
-    sig = [info for f, (evs, info) in by_file.items() if "signal-USR2" in f]
-    tap(len(sig) == 1 and sig[0].get("trigger") == "signal=USR2",
-        "triggers: signal=USR2 gives one snapshot that says so", repr(sig))
-    verify_log("triggers: the log at exit verifies", final)
-
-    # max_snapshots=1: one file; of the other two slow calls, at least one
-    # is counted however the trigger thread was scheduled: the program
-    # may exit before the thread sees the last, but not before the third
-    # fires, which finds the second still waiting or counts itself
+    for mode in ("thread", "cpu"):
+        check_triggers_in(d, exe, ids, mode)
     snaps1 = os.path.join(d, "snaps1")
-    os.makedirs(snaps1)
-    final1 = os.path.join(d, "final1.xray")
-    p = run([XRAYFDR, "record", "-q", "-o", final1, "--buffer-max", "2048",
-             "--trigger", "serve>50ms", "--max-snapshots", "1",
-             "--snapshot-dir", snaps1, "--", exe, snaps1, "1"], timeout=600)
-    files = [f for f in os.listdir(snaps1) if not f.startswith(".")]
-    info = snapshot_info(events_of(final1)) if os.path.exists(final1) else {}
-    tap(p.returncode == 0 and len(files) == 1 and
-        int(info.get("trigger_suppressed", 0)) >= 1,
-        "triggers: --max-snapshots 1 writes one, and the log counts what it held back",
-        f"exit {p.returncode}, files {files}, info {info}\n{p.stderr[-1000:]}")
 
     # every function named, none slow enough: the trigger trampolines
     # in front of every sled, through recursion, tail calls, longjmp and
@@ -1436,6 +1352,109 @@ def check_triggers():
         p = run([XRAYFDR, "record", "-q", "--trigger", bad, "--", exe, snaps1, "1"])
         tap(p.returncode == 2 and "--trigger" in p.stderr,
             f"triggers: --trigger '{bad}' is refused with a reason", p.stderr)
+
+
+def check_triggers_in(d, exe, ids, mode):
+    """check_triggers() in @mode."""
+    sfx = "" if mode == "thread" else "-" + mode
+    tag = "" if mode == "thread" else f" --mode {mode}"
+    snaps = os.path.join(d, "snaps" + sfx)
+    os.makedirs(snaps)
+    final = os.path.join(d, f"final{sfx}.xray")
+    # 2048 buffers of 64 KiB: the window holds the whole run, so every
+    # snapshot keeps its slow call whatever else ran
+    p = run([XRAYFDR, "record", "-q", "-o", final, "--mode", mode, "--buffer-max", "2048",
+             "--trigger", "serve>50ms", "--trigger", "signal=USR2",
+             "--post", "200ms", "--snapshot-dir", snaps, "--",
+             exe, snaps, "10", "signal"], timeout=600)
+    slow = [int(x) for x in re.findall(r"^slow (\d+)$", p.stdout, re.M)]
+    files = sorted(f for f in os.listdir(snaps) if not f.startswith("."))
+    tap(p.returncode == 0 and len(slow) == 3 and len(files) >= 4,
+        f"triggers{tag}: a run with three slow calls and a signal leaves snapshots",
+        f"exit {p.returncode}, slow {slow}, files {files}\n{p.stderr[-2000:]}")
+    paths = [os.path.join(snaps, f) for f in files]
+    verify_logs(f"triggers{tag}: every snapshot verifies", paths)
+    by_file = {}
+    for f in paths:
+        try:
+            evs = events_of(f)
+        except RuntimeError as e:
+            tap(False, f"triggers{tag}: snapshots are read", str(e))
+            return
+        by_file[f] = (evs, snapshot_info(evs))
+    problems = []
+    for f, (evs, info) in by_file.items():
+        if "signal-USR2" in f:
+            continue
+        if (info.get("snapshot") != "trigger" or info.get("trigger") != "serve>50ms" or
+                int(info.get("trigger_function", -1)) != ids.get("serve") or
+                int(info.get("trigger_duration_ns", 0)) <= 50000000):
+            problems.append(f"{os.path.basename(f)}: info {info}")
+    tap(not problems and ids.get("other") is not None,
+        f"triggers{tag}: each names the trigger, the serve call and a duration above 50 ms "
+        "(never other(), which no trigger names)", "\n".join(problems))
+    missing, no_after = [], []
+    for n in slow:
+        holders = [evs for evs, info in by_file.values()
+                   if any(e.get("kind") == "function-enter-arg" and e.get("args") == [n]
+                          for e in evs)]
+        if not holders:
+            missing.append(n)
+        elif not any(any(e.get("kind") == "function-enter-arg" and e["args"][0] > n
+                         for e in evs if e.get("args")) for evs in holders):
+            no_after.append(n)
+    tap(not missing, f"triggers{tag}: every slow call is in a snapshot", f"missing {missing}")
+    tap(not no_after, f"triggers{tag}: with --post, what followed the slow call is in it too",
+        f"nothing after {no_after}")
+    # replay --around-trigger: the slow call, named, and little else
+    first = next((f for f in paths if ".1.serve." in f), None)
+    q = run([XRAYFDR, "replay", "--no-pager", "--around-trigger=200us", "-m", exe, first]) \
+        if first and slow else None
+    lines = q.stdout.splitlines() if q else []
+    tap(q is not None and q.returncode == 0 and lines and
+        lines[0].startswith("# trigger serve>50ms: thread ") and
+        any(f"serve({slow[0]:#x})" in l for l in lines) and
+        len(lines) < len(by_file[first][0]) / 10,
+        f"triggers{tag}: replay --around-trigger shows what fired and the slow call "
+        "with a little around it", (q.stdout[:1000] + q.stderr) if q else "no snapshot")
+    q = run([XRAYFDR, "account", "--around-trigger=200us", "-m", exe, first]) \
+        if first else None
+    tap(q is not None and q.returncode == 0 and "# trigger serve>50ms" in q.stderr and
+        re.search(r"\bserve\b", q.stdout),
+        f"triggers{tag}: account --around-trigger counts the calls around it and says what fired",
+        (q.stdout[-800:] + q.stderr) if q else "no snapshot")
+    q = run([XRAYFDR, "replay", "--no-pager", "--around-trigger", final])
+    tap(q.returncode == 2 and "names no trigger" in q.stderr,
+        f"triggers{tag}: replay --around-trigger of a log no trigger took says so", q.stderr)
+    sig = [info for f, (evs, info) in by_file.items() if "signal-USR2" in f]
+    tap(len(sig) == 1 and sig[0].get("trigger") == "signal=USR2",
+        f"triggers{tag}: signal=USR2 gives one snapshot that says so", repr(sig))
+    if mode == "cpu":
+        bad = {os.path.basename(f): info for f, (evs, info) in by_file.items()
+               if info.get("mode") != "cpu" or info.get("rings") != "own" or
+               not info.get("cut", "").isdigit()}
+        tap(by_file and not bad,
+            f"triggers{tag}: snapshots of the rings say so, and count what was cut",
+            repr(bad))
+    verify_log(f"triggers{tag}: the log at exit verifies", final)
+
+    # max_snapshots=1: one file; of the other two slow calls, at least one
+    # is counted however the trigger thread was scheduled: the program
+    # may exit before the thread sees the last, but not before the third
+    # fires, which finds the second still waiting or counts itself
+    snaps1 = os.path.join(d, "snaps1" + sfx)
+    os.makedirs(snaps1)
+    final1 = os.path.join(d, f"final1{sfx}.xray")
+    p = run([XRAYFDR, "record", "-q", "-o", final1, "--mode", mode, "--buffer-max", "2048",
+             "--trigger", "serve>50ms", "--max-snapshots", "1",
+             "--snapshot-dir", snaps1, "--", exe, snaps1, "1"], timeout=600)
+    files = [f for f in os.listdir(snaps1) if not f.startswith(".")]
+    info = snapshot_info(events_of(final1)) if os.path.exists(final1) else {}
+    tap(p.returncode == 0 and len(files) == 1 and
+        int(info.get("trigger_suppressed", 0)) >= 1,
+        f"triggers{tag}: --max-snapshots 1 writes one, and the log counts what it held back",
+        f"exit {p.returncode}, files {files}, info {info}\n{p.stderr[-1000:]}")
+
 INFO_HEX = b"xrayfdr-info".hex()
 
 

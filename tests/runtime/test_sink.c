@@ -178,7 +178,7 @@ static void trace_start(const struct rt_sink *s, uint64_t buffer_size,
 		       sizeof(err));
 	CHECK(ret == 0, "%s sink start: %d %s", s->name, ret, err);
 	if (is_cpu(s)) {
-		CHECK(s->memory && !strcmp(s->memory(), "own"),
+		CHECK(s->memory && !strcmp(s->memory(NULL), "own"),
 		      "the CPU sink is not on its own memory");
 		CHECK(cpu_pinned < rt_ring.ncpus, "CPU %u has no ring",
 		      cpu_pinned);
@@ -397,7 +397,7 @@ static void drain(const struct rt_sink *s, struct drained *out,
 		out->chunk_events += c.events;
 	}
 	s->drain_end(&d);
-	s->counters(&out->ctr);
+	s->counters(&d, &out->ctr);
 	read_all(m.data, m.len, no_call_check ? XRAYFDR_READ_NO_CALL_CHECK : 0,
 		 &all, &out->res);
 	membuf_free(&m);
@@ -943,11 +943,11 @@ static void scribble_cpu(const struct rt_sink *s, uint64_t *damaged)
 	{
 		struct rt_sink_counters ctr;
 
-		s->counters(&ctr);
-		CHECK(rt_cpu_user_lost() == UINT64_MAX &&
+		s->counters(NULL, &ctr);
+		CHECK(rt_cpu_user_lost(rt_cpu_live()) == UINT64_MAX &&
 			      ctr.kernel_lost == UINT64_MAX,
 		      "counters wrapped: %llu lost, %llu kernel_lost",
-		      (unsigned long long)rt_cpu_user_lost(),
+		      (unsigned long long)rt_cpu_user_lost(rt_cpu_live()),
 		      (unsigned long long)ctr.kernel_lost);
 	}
 	/* notes without an end, with a terminal escape in an object line,

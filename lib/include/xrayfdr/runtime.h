@@ -105,14 +105,15 @@ struct xrayfdr_snapshot_opts {
  * The flight recorder read in flight: what the buffers hold now, as the
  * flush would write it, while every thread goes on recording; the next
  * snapshot holds what came after, and the log the trace writes when it
- * ends is unchanged.  No thread stops: one that needs a new buffer while
- * the snapshot copies it waits for that one copy
- * (Documentation/runtime.rst, "Snapshots").  Thread mode; the info event
- * says snapshot=api.
+ * ends is unchanged.  No thread stops: in thread mode one that needs a
+ * new buffer while the snapshot copies it waits for that one copy; in
+ * CPU mode the calling thread copies the rings while the writers go on
+ * (Documentation/runtime.rst, "Snapshots").  The info event says
+ * snapshot=api.
  *
  * Return: 0; -ENODATA if no trace is running (or it was flushed);
- * -ENOTSUP in CPU mode and LLVM's basic mode; -EEXIST; another negative
- * errno of the write.
+ * -ENOTSUP in LLVM's basic mode; -EEXIST; another negative errno of the
+ * write.
  */
 XRAYFDR_API int xrayfdr_snapshot(const char *path,
 				 const struct xrayfdr_snapshot_opts *opts);
