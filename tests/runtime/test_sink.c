@@ -361,19 +361,11 @@ static void save_seed(const struct rt_sink *s)
 	CHECK(!fclose(f), "%s: %s", path, strerror(errno));
 }
 
-/* Drain the sink into a log in memory and read it back (with the call
- * check unless @no_call_check). */
-static void drain(const struct rt_sink *s, struct drained *out,
-		  bool no_call_check)
+/* A log's file header into @m, for this trace's options. */
+static void log_begin(struct membuf *m)
 {
 	uint8_t hdr[XRAYFDR_FILE_HEADER_SIZE];
-	struct membuf m = { 0 };
-	struct event_list all = { 0 };
-	struct rt_drain d = { .trace = &drain_trace };
-	struct rt_chunk c;
-	int ret;
 
-	memset(out, 0, sizeof(*out));
 	xrayfdr_encode_file_header(hdr,
 				   &(struct xrayfdr_file_header){
 					   .version = (uint16_t)opts.version,
@@ -382,7 +374,22 @@ static void drain(const struct rt_sink *s, struct drained *out,
 					   .nonstop_tsc = true,
 					   .cycle_frequency = 1000000000,
 					   .buffer_size = opts.buffer_size });
-	CHECK(membuf_write(&m, hdr, sizeof(hdr)) == 0, "membuf");
+	CHECK(membuf_write(m, hdr, sizeof(hdr)) == 0, "membuf");
+}
+
+/* Drain the sink into a log in memory and read it back (with the call
+ * check unless @no_call_check). */
+static void drain(const struct rt_sink *s, struct drained *out,
+		  bool no_call_check)
+{
+	struct membuf m = { 0 };
+	struct event_list all = { 0 };
+	struct rt_drain d = { .trace = &drain_trace };
+	struct rt_chunk c;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	log_begin(&m);
 	save_seed(s);
 	s->drain_begin(&d, true);
 	while (s->drain_next(&d, &c)) {
@@ -1009,7 +1016,6 @@ static void fill_subbuf(const struct rt_sink *s, struct rt_thread *t,
  */
 static void sc_stream_order(const struct rt_sink *s)
 {
-	uint8_t hdr[XRAYFDR_FILE_HEADER_SIZE];
 	struct membuf m = { 0 };
 	struct event_list all = { 0 };
 	struct read_result res;
@@ -1020,15 +1026,7 @@ static void sc_stream_order(const struct rt_sink *s)
 	start_streamed = true;
 	trace_start(s, 4096, 16);
 	t = thread_new(s, 0);
-	xrayfdr_encode_file_header(hdr,
-				   &(struct xrayfdr_file_header){
-					   .version = (uint16_t)opts.version,
-					   .type = XRAYFDR_FILE_FDR,
-					   .constant_tsc = true,
-					   .nonstop_tsc = true,
-					   .cycle_frequency = 1000000000,
-					   .buffer_size = opts.buffer_size });
-	CHECK(membuf_write(&m, hdr, sizeof(hdr)) == 0, "membuf");
+	log_begin(&m);
 	fill_subbuf(s, t, &at);
 	for (int i = 0; i < 100; i++) /* into the new sub-buffer */
 		emit(s, t, XRAYFDR_FUNC_ENTRY, 3, at++);
