@@ -357,15 +357,21 @@ static int snapshot_run(int argc, char **argv)
 		return 1;
 	}
 	if (cpu) {
+		char lost[96] = "";
+
+		/* what the kernel lost and what was damaged, when any */
+		if (st.kernel_lost || st.damaged)
+			snprintf(lost, sizeof(lost),
+				 ", %llu scheduler records lost, %llu damaged",
+				 (unsigned long long)st.kernel_lost,
+				 (unsigned long long)st.damaged);
 		if (!quiet)
-			printf("snapshot of %ld (%s): %llu events in %llu buffers to %s (%llu overwritten, %llu dropped, %llu cut, %llu scheduler records lost, %llu damaged parts of the rings skipped)\n",
+			printf("snapshot of %ld (%s): %llu events in %llu buffers to %s (%llu overwritten, %llu dropped%s, %llu cut)\n",
 			       pid, prog, (unsigned long long)st.events,
 			       (unsigned long long)st.buffers, output,
 			       (unsigned long long)st.overwritten,
-			       (unsigned long long)st.dropped,
-			       (unsigned long long)st.cut,
-			       (unsigned long long)st.kernel_lost,
-			       (unsigned long long)st.damaged);
+			       (unsigned long long)st.dropped, lost,
+			       (unsigned long long)st.cut);
 		return 0;
 	}
 	sscanf(reply,
