@@ -708,7 +708,7 @@ int rt_cpu_rings_start(const struct rt_options *o, size_t capacity,
 		return -ENOMEM;
 	}
 	rt_cpu.streaming = false;
-	u64map_free_values(&rt_cpu.stream_last);
+	rt_last_times_clear(&rt_cpu.stream_last);
 	rt_cpu.reserve = 0;
 	/* A thread may still be in the C path of the last trace: its rings
 	 * go when the next trace starts. */
