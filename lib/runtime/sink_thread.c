@@ -406,6 +406,12 @@ static int thread_snapshot_begin(struct rt_drain *d)
 	return 0;
 }
 
+static void thread_snapshot_end(void)
+{
+	if (snap.mem)
+		madvise(snap.mem, snap.map_size, MADV_DONTNEED);
+}
+
 static void thread_drain_end(struct rt_drain *d)
 {
 	if (own(d)->locked)
@@ -468,6 +474,7 @@ const struct rt_sink rt_thread_sink = {
 	.drain_next = thread_drain_next,
 	.drain_end = thread_drain_end,
 	.snapshot_begin = thread_snapshot_begin,
+	.snapshot_end = thread_snapshot_end,
 	.drain_locks = true,
 	.stream_one = thread_stream_one,
 	.release = thread_release,
