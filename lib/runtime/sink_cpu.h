@@ -236,11 +236,14 @@ int rt_cpu_share(void);
 /*
  * For a snapshot taken in this process (a trigger, xrayfdr_snapshot()):
  * the rings now in use copied as `xrayfdr snapshot` copies them from
- * outside (copy_area()), so no writer waits, into memory kept for the
+ * outside (copy_area()), so no writer waits, into a mapping kept for the
  * next one.  The copy's view, or NULL with errno (ENODATA: no rings;
  * ENOMEM).
  */
 struct rt_cpu_view *rt_cpu_snapshot_copy(void);
+/* Its pages back to the system once its log is written (the mapping
+ * stays for the next). */
+void rt_cpu_snapshot_release(void);
 
 /* The writer (sink_cpu_write.c): the sink's operations of the same names. */
 enum rt_reserve rt_cpu_reserve(struct rt_thread *t, size_t need, uint64_t *tsc,

@@ -643,6 +643,14 @@ struct rt_cpu_view *rt_cpu_snapshot_copy(void)
 	return v;
 }
 
+void rt_cpu_snapshot_release(void)
+{
+	struct rings *r = &rt_cpu.snap.mem;
+
+	if (r->areas)
+		madvise(r->areas, r->areas_size, MADV_DONTNEED);
+}
+
 int rt_cpu_view_setup(struct rt_cpu_view *v, unsigned int version,
 		      size_t capacity, pid_t pid)
 {

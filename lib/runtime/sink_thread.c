@@ -320,11 +320,15 @@ static bool thread_drain_next(struct rt_drain *d, struct rt_chunk *c)
  * Copy the buffers of @q that hold records into @to (mapped with @q's
  * geometry) while @q's threads go on writing.  Each buffer is copied as
  * it is when the copy reaches it, up to its owner's last published record
- * (never a record half written), under the lock for that one copy: a
- * thread that needs a buffer meanwhile waits at most one buffer's copy.
- * A buffer recycled since the copy began is left out.  The copies are
- * FULL, @to->order lists them by seq; return how many.  (Not in bufq.c:
- * the recording path's objects call no memcpy.)
+ * (never a record half written).  The lock is held only to learn how
+ * much to copy, not for the copy: a thread that needs a buffer meanwhile
+ * never waits for one (nor for a snapshotting thread preempted in the
+ * middle of one).  A buffer recycled since the copy began is left out:
+ * rt_bufq_acquire() gives it a new seq, under the lock, before its new
+ * owner writes in it, and x86 keeps stores in order, so a seq that is
+ * the same after the copy means the copy holds the records it had.  The
+ * copies are FULL, @to->order lists them by seq; return how many.  (Not
+ * in bufq.c: the recording path's objects call no memcpy.)
  */
 static size_t copy_queue(struct rt_bufq *q, struct rt_bufq *to)
 {
@@ -343,21 +347,23 @@ static size_t copy_queue(struct rt_bufq *q, struct rt_bufq *to)
 		struct rt_buf *c = &to->bufs[kept];
 		uint64_t seq = to->bufs[i].seq;
 		size_t used = 0;
+		uint32_t tid = 0;
 
-		/* one buffer's copy under the lock: a writer that needs a
-		 * buffer meanwhile waits for this copy only */
 		rt_bufq_lock(q);
 		if (b->seq == seq &&
 		    (b->state == RT_BUF_FULL || b->state == RT_BUF_ACTIVE ||
-		     b->state == RT_BUF_WRITING))
+		     b->state == RT_BUF_WRITING)) {
 			used = rt_bufq_used(q, b, NULL);
-		if (used) {
-			memcpy(c->data, b->data, used);
-			c->tid = b->tid;
+			tid = b->tid;
 		}
 		rt_bufq_unlock(q);
 		if (!used)
 			continue; /* recycled since the sort: gone */
+		memcpy(c->data, b->data, used);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&b->seq, __ATOMIC_RELAXED) != seq)
+			continue; /* recycled during the copy */
+		c->tid = tid;
 		c->seq = seq;
 		c->used = used;
 		c->owner_pos = NULL;
@@ -398,6 +404,12 @@ static int thread_snapshot_begin(struct rt_drain *d)
 	rt_tsink.damaged = 0; /* what this walk skips, as a drain's */
 	d->count = copy_queue(&rt_tsink.q, &snap);
 	return 0;
+}
+
+static void thread_snapshot_end(void)
+{
+	if (snap.mem)
+		madvise(snap.mem, snap.map_size, MADV_DONTNEED);
 }
 
 static void thread_drain_end(struct rt_drain *d)
@@ -462,6 +474,7 @@ const struct rt_sink rt_thread_sink = {
 	.drain_next = thread_drain_next,
 	.drain_end = thread_drain_end,
 	.snapshot_begin = thread_snapshot_begin,
+	.snapshot_end = thread_snapshot_end,
 	.drain_locks = true,
 	.stream_one = thread_stream_one,
 	.release = thread_release,
