@@ -77,6 +77,7 @@ void rt_bufq_unlock(struct rt_bufq *q)
 struct rt_buf *rt_bufq_acquire(struct rt_bufq *q, uint32_t tid, uint8_t **pos)
 {
 	struct rt_buf *b = NULL;
+	size_t reused = 0;
 
 	rt_bufq_lock(q);
 	for (size_t i = 0; i < q->count; i++) {
@@ -91,8 +92,7 @@ struct rt_buf *rt_bufq_acquire(struct rt_bufq *q, uint32_t tid, uint8_t **pos)
 			b = c;
 	}
 	if (b && b->state == RT_BUF_FULL) {
-		/* (thread buffers pad event payloads to 8 bytes) */
-		q->overwritten += fdr_count_events_le(b->data, b->used, 8);
+		reused = b->used;
 		q->recycled++;
 	}
 	if (b) {
@@ -104,6 +104,13 @@ struct rt_buf *rt_bufq_acquire(struct rt_bufq *q, uint32_t tid, uint8_t **pos)
 		__atomic_store_n(&b->owner_pos, pos, __ATOMIC_RELEASE);
 	}
 	rt_bufq_unlock(q);
+	/* The records written over are counted after the lock (a scan of
+	 * the buffer: others would wait for it), before this thread writes
+	 * in it.  (Thread buffers pad event payloads to 8 bytes.) */
+	if (reused)
+		__atomic_add_fetch(&q->overwritten,
+				   fdr_count_events_le(b->data, reused, 8),
+				   __ATOMIC_RELAXED);
 	return b;
 }
 

@@ -31,6 +31,82 @@ int rt_logbuf_scratch(uint8_t **buf, size_t *size, size_t capacity)
 	return 0;
 }
 
+int rt_last_times_init(struct rt_last_times *m, size_t threads)
+{
+	size_t cap = 64;
+
+	while (cap < 2 * threads)
+		cap *= 2;
+	if (m->slot && m->cap == cap) {
+		rt_last_times_clear(m);
+		return 0;
+	}
+	rt_last_times_free(m);
+	m->slot = mmap(NULL, cap * sizeof(*m->slot), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m->slot == MAP_FAILED) {
+		m->slot = NULL;
+		return -ENOMEM;
+	}
+	m->cap = cap;
+	return 0;
+}
+
+void rt_last_times_free(struct rt_last_times *m)
+{
+	if (m->slot)
+		munmap(m->slot, m->cap * sizeof(*m->slot));
+	*m = (struct rt_last_times){ 0 };
+}
+
+void rt_last_times_clear(struct rt_last_times *m)
+{
+	/* (no memset: a flush in a signal handler may call this) */
+	for (size_t i = 0; m->used && i < m->cap; i++)
+		m->slot[i] = (struct rt_last_time){ 0 };
+	m->used = 0;
+}
+
+/* @tid's slot, or the free one where it would go; NULL if none. */
+static struct rt_last_time *last_slot(const struct rt_last_times *m,
+				      uint32_t tid)
+{
+	uint64_t key = (uint64_t)tid + 1;
+
+	if (!m->slot)
+		return NULL;
+	for (size_t i = (tid * 0x9e3779b9u) & (m->cap - 1);;
+	     i = (i + 1) & (m->cap - 1))
+		if (m->slot[i].key == key || !m->slot[i].key)
+			return &m->slot[i];
+}
+
+uint64_t rt_last_times_get(const struct rt_last_times *m, uint32_t tid)
+{
+	const struct rt_last_time *s = last_slot(m, tid);
+
+	return s && s->key ? s->tsc : 0;
+}
+
+void rt_last_times_put(struct rt_last_times *m, uint32_t tid, uint64_t tsc)
+{
+	struct rt_last_time *s = last_slot(m, tid);
+
+	if (!s)
+		return;
+	if (!s->key) {
+		if (4 * (m->used + 1) > 3 * m->cap) {
+			rt_last_times_clear(m);
+			s = last_slot(m, tid);
+		}
+		s->key = (uint64_t)tid + 1;
+		s->tsc = 0;
+		m->used++;
+	}
+	if (tsc > s->tsc)
+		s->tsc = tsc;
+}
+
 void rt_logbuf_init(struct rt_logbuf *o, uint8_t *buf, size_t size,
 		    unsigned int version, uint64_t threshold)
 {

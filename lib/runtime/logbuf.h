@@ -36,6 +36,34 @@ struct rt_logbuf {
 };
 
 /*
+ * Each thread's last time in what a drain wrote, for the drains that
+ * write a thread's records in more than one go (a flush's buffers, one
+ * after another; a stream's passes): the next goes on from there.  A
+ * table of fixed size, so that a flush in a signal handler allocates
+ * nothing; when it is three quarters full it starts over, and a thread
+ * it forgot goes on from its own records.
+ */
+struct rt_last_time {
+	uint64_t key; /* tid + 1; 0: free */
+	uint64_t tsc;
+};
+
+struct rt_last_times {
+	struct rt_last_time *slot;
+	size_t cap; /* a power of two */
+	size_t used;
+};
+
+/* Room for at least @threads threads (mapped); 0 or -ENOMEM. */
+int rt_last_times_init(struct rt_last_times *m, size_t threads);
+void rt_last_times_free(struct rt_last_times *m);
+void rt_last_times_clear(struct rt_last_times *m);
+/* @tid's last time, 0 if none is known. */
+uint64_t rt_last_times_get(const struct rt_last_times *m, uint32_t tid);
+/* @tid's last time is @tsc, if that is later than the one known. */
+void rt_last_times_put(struct rt_last_times *m, uint32_t tid, uint64_t tsc);
+
+/*
  * The drain's own buffer for building log buffers: *@buf of *@size bytes,
  * mapped anew unless it already has @capacity bytes.  Return 0 or
  * -ENOMEM (nothing mapped then).

@@ -191,13 +191,17 @@ struct rt_sink {
 	void (*drain_end)(struct rt_drain *d);
 	/*
 	 * A snapshot (NULL where the sink has none): copy what the sink
-	 * holds while its writers go on, stopping none of them for longer
-	 * than one buffer's copy, and set @d to walk the copy with
+	 * holds while its writers go on, none of them waiting for the
+	 * copy, and set @d to walk the copy with
 	 * drain_next and drain_end.  The caller keeps the trace from ending
 	 * meanwhile and takes one snapshot at a time.  Return 0 or a
 	 * negative errno.
 	 */
 	int (*snapshot_begin)(struct rt_drain *d);
+	/* After a snapshot's drain_end: the copy's pages go back to the
+	 * system (its mapping stays for the next), so that a process that
+	 * took one does not hold its buffers twice. */
+	void (*snapshot_end)(void);
 	/* drain_begin holds a lock the writers need (thread buffers): a
 	 * running trace is better counted on a snapshot. */
 	bool drain_locks;

@@ -65,5 +65,6 @@ const struct rt_sink rt_cpu_sink = {
 	.drain_next = rt_cpu_drain_next,
 	.drain_end = rt_cpu_drain_end,
 	.snapshot_begin = cpu_snapshot_begin,
+	.snapshot_end = rt_cpu_snapshot_release,
 	.stream_one = rt_cpu_stream_one,
 };

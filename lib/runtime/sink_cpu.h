@@ -30,9 +30,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../util/u64map.h"
 #include "../fdr/codec.h"
 #include "../fdr/records.h"
+#include "logbuf.h"
 #include "ring.h"
 #include "sink.h"
 #include "state.h"
@@ -124,7 +124,7 @@ struct rt_cpu_state {
 	uint8_t *stream_scratch;
 	size_t stream_capacity;
 	uint64_t stream_damaged;
-	struct u64map stream_last; /* pass.last: tid -> a malloc'd time */
+	struct rt_last_times stream_last; /* pass.last */
 	/* the rings now in use, as the flush's drain reads them (its ring
 	 * is rt_ring; the log's version and pid are the trace's) */
 	struct rt_cpu_view live;
@@ -236,11 +236,14 @@ int rt_cpu_share(void);
 /*
  * For a snapshot taken in this process (a trigger, xrayfdr_snapshot()):
  * the rings now in use copied as `xrayfdr snapshot` copies them from
- * outside (copy_area()), so no writer waits, into memory kept for the
+ * outside (copy_area()), so no writer waits, into a mapping kept for the
  * next one.  The copy's view, or NULL with errno (ENODATA: no rings;
  * ENOMEM).
  */
 struct rt_cpu_view *rt_cpu_snapshot_copy(void);
+/* Its pages back to the system once its log is written (the mapping
+ * stays for the next). */
+void rt_cpu_snapshot_release(void);
 
 /* The writer (sink_cpu_write.c): the sink's operations of the same names. */
 enum rt_reserve rt_cpu_reserve(struct rt_thread *t, size_t need, uint64_t *tsc,
@@ -283,7 +286,7 @@ struct pass {
 	/* the stream's: each thread's last time in the passes before (a
 	 * record stamped before a kernel record an earlier pass took, and
 	 * committed after it, is put at that time) */
-	struct u64map *last;
+	struct rt_last_times *last;
 	bool remember; /* and this pass's times go into it */
 };
 

@@ -510,24 +510,6 @@ static bool saw_name(struct rt_drain *d, uint32_t tid, const uint8_t *p,
 				  d->name);
 }
 
-/* @tid's last time, for the passes after this one (without memory, its
- * next buffers are only not clamped). */
-static void remember_last(struct u64map *m, uint32_t tid, uint64_t tsc)
-{
-	uint64_t *last = u64map_get(m, tid);
-
-	if (!last) {
-		last = malloc(sizeof(*last));
-		if (!last || u64map_put(m, tid, last)) {
-			free(last);
-			return;
-		}
-		*last = 0;
-	}
-	if (tsc > *last)
-		*last = tsc;
-}
-
 /* One thread's records from the drain's position into a log buffer, or
  * the name the thread has now (when that did not fit after them); false
  * if none of them were events. */
@@ -548,12 +530,8 @@ bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
 	o.monotonic = true;
 	if (own(d)->tid == (uint64_t)tid + 1)
 		o.last = own(d)->last;
-	if (ps->last) {
-		const uint64_t *last = u64map_get(ps->last, tid);
-
-		if (last && *last > o.last)
-			o.last = *last;
-	}
+	if (ps->last && rt_last_times_get(ps->last, tid) > o.last)
+		o.last = rt_last_times_get(ps->last, tid);
 	preamble = fdr_put_preamble(
 		o.p, false, ps->v->version, (int32_t)tid,
 		first->wall_ns / 1000000000u,
@@ -602,7 +580,7 @@ done:
 	own(d)->tid = (uint64_t)tid + 1;
 	own(d)->last = o.last;
 	if (ps->remember)
-		remember_last(ps->last, tid, o.last);
+		rt_last_times_put(ps->last, tid, o.last);
 	c->data = ps->scratch;
 	c->used = (size_t)(o.p - ps->scratch);
 	c->events = o.events;
@@ -621,7 +599,7 @@ bool rt_cpu_drain_next(struct rt_drain *d, struct rt_chunk *c)
 		.names_now = v->pid == d->trace->pid,
 		/* after the stream: its times, no malloc() (a fatal signal's
 		 * flush); not for a copy, which holds what was streamed too */
-		.last = rt_cpu.stream_last.count && d->trace == &rt_live &&
+		.last = rt_cpu.stream_last.used && d->trace == &rt_live &&
 					v == &rt_cpu.live ?
 				&rt_cpu.stream_last :
 				NULL

@@ -643,6 +643,14 @@ struct rt_cpu_view *rt_cpu_snapshot_copy(void)
 	return v;
 }
 
+void rt_cpu_snapshot_release(void)
+{
+	struct rings *r = &rt_cpu.snap.mem;
+
+	if (r->areas)
+		madvise(r->areas, r->areas_size, MADV_DONTNEED);
+}
+
 int rt_cpu_view_setup(struct rt_cpu_view *v, unsigned int version,
 		      size_t capacity, pid_t pid)
 {
@@ -708,7 +716,7 @@ int rt_cpu_rings_start(const struct rt_options *o, size_t capacity,
 		return -ENOMEM;
 	}
 	rt_cpu.streaming = false;
-	u64map_free_values(&rt_cpu.stream_last);
+	rt_last_times_clear(&rt_cpu.stream_last);
 	rt_cpu.reserve = 0;
 	/* A thread may still be in the C path of the last trace: its rings
 	 * go when the next trace starts. */

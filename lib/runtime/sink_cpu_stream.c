@@ -15,6 +15,10 @@
 #include "sink_cpu.h"
 #include "stream.h"
 
+/* Threads whose last times the stream keeps before it starts over (a
+ * thread it forgot goes on from its own records) */
+#define STREAM_THREADS 4096
+
 /* The stream's writer's memory for the rings now in use. */
 int rt_cpu_stream_setup(size_t capacity, char *err, size_t errlen)
 {
@@ -32,7 +36,8 @@ int rt_cpu_stream_setup(size_t capacity, char *err, size_t errlen)
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED ||
 	    rt_logbuf_scratch(&rt_cpu.stream_scratch, &rt_cpu.stream_capacity,
-			      capacity)) {
+			      capacity) ||
+	    rt_last_times_init(&rt_cpu.stream_last, STREAM_THREADS)) {
 		if (m != MAP_FAILED)
 			munmap(m, size);
 		snprintf(err, errlen, "cannot map the stream's %zu bytes",
@@ -46,7 +51,6 @@ int rt_cpu_stream_setup(size_t capacity, char *err, size_t errlen)
 	rt_cpu.stream_runs = (struct run *)(m + pos);
 	rt_cpu.stream_max = max;
 	rt_cpu.stream_damaged = 0;
-	u64map_free_values(&rt_cpu.stream_last);
 	rt_cpu.streaming = true;
 	/* (two sub-buffers leave none: the writers would wait for a pass
 	 * that waits for them to fill one) */

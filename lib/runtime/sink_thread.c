@@ -36,6 +36,7 @@ static size_t stream_scratch_size;
 /* Snapshots: the copy of the queue, and their own log buffer (a fatal
  * signal's flush may run meanwhile) */
 static struct rt_bufq snap;
+static struct rt_last_times snap_last;
 static uint8_t *snap_scratch;
 static size_t snap_scratch_size;
 
@@ -54,6 +55,9 @@ struct thread_drain {
 	/* where what the walk skips as written over is counted: the
 	 * stream's writer has a count of its own */
 	uint64_t *damaged;
+	/* each thread's last time: its next buffer goes on from there
+	 * (whether or not the TSCs of the CPUs it ran on agree) */
+	struct rt_last_times *last;
 };
 
 _Static_assert(sizeof(struct thread_drain) <=
@@ -90,6 +94,10 @@ static int thread_start(const struct rt_options *o, size_t capacity,
 		return -ENOMEM;
 	}
 	ret = rt_bufq_init(&rt_tsink.q, capacity, o->buffer_max);
+	if (!ret && rt_last_times_init(&rt_tsink.last, o->buffer_max)) {
+		rt_bufq_destroy(&rt_tsink.q);
+		ret = -ENOMEM;
+	}
 	if (ret) {
 		snprintf(err, errlen, "cannot map %llu buffers of %llu bytes",
 			 (unsigned long long)o->buffer_max,
@@ -148,6 +156,10 @@ static void thread_drain_begin(struct rt_drain *d, bool wait)
 	td->scratch_size = scratch_size;
 	rt_tsink.damaged = 0; /* what this drain's walk skips */
 	td->damaged = &rt_tsink.damaged;
+	/* (after the stream, its threads go on from their streamed times) */
+	if (!rt_tsink.q.keep_full)
+		rt_last_times_clear(&rt_tsink.last);
+	td->last = &rt_tsink.last;
 	if (!rt_tsink.q.mem)
 		return;
 	if (wait)
@@ -211,6 +223,8 @@ static bool fill_chunk(struct rt_drain *d, struct rt_chunk *c)
 
 	rt_logbuf_init(&o, td->scratch, td->scratch_size, rt_tsink.version,
 		       d->trace->threshold_ticks);
+	o.monotonic = true;
+	o.last = rt_last_times_get(td->last, b->tid);
 	/* A buffer is published with its preamble before its first record
 	 * is: one read then (a fatal signal's flush while its thread is in
 	 * the C path) has no record yet. */
@@ -286,6 +300,7 @@ done:
 	d->next++;
 	d->offset = 0;
 split:
+	rt_last_times_put(td->last, b->tid, o.last);
 	c->data = td->scratch;
 	c->used = (size_t)(o.p - td->scratch);
 	c->events = o.events;
@@ -305,11 +320,15 @@ static bool thread_drain_next(struct rt_drain *d, struct rt_chunk *c)
  * Copy the buffers of @q that hold records into @to (mapped with @q's
  * geometry) while @q's threads go on writing.  Each buffer is copied as
  * it is when the copy reaches it, up to its owner's last published record
- * (never a record half written), under the lock for that one copy: a
- * thread that needs a buffer meanwhile waits at most one buffer's copy.
- * A buffer recycled since the copy began is left out.  The copies are
- * FULL, @to->order lists them by seq; return how many.  (Not in bufq.c:
- * the recording path's objects call no memcpy.)
+ * (never a record half written).  The lock is held only to learn how
+ * much to copy, not for the copy: a thread that needs a buffer meanwhile
+ * never waits for one (nor for a snapshotting thread preempted in the
+ * middle of one).  A buffer recycled since the copy began is left out:
+ * rt_bufq_acquire() gives it a new seq, under the lock, before its new
+ * owner writes in it, and x86 keeps stores in order, so a seq that is
+ * the same after the copy means the copy holds the records it had.  The
+ * copies are FULL, @to->order lists them by seq; return how many.  (Not
+ * in bufq.c: the recording path's objects call no memcpy.)
  */
 static size_t copy_queue(struct rt_bufq *q, struct rt_bufq *to)
 {
@@ -328,21 +347,23 @@ static size_t copy_queue(struct rt_bufq *q, struct rt_bufq *to)
 		struct rt_buf *c = &to->bufs[kept];
 		uint64_t seq = to->bufs[i].seq;
 		size_t used = 0;
+		uint32_t tid = 0;
 
-		/* one buffer's copy under the lock: a writer that needs a
-		 * buffer meanwhile waits for this copy only */
 		rt_bufq_lock(q);
 		if (b->seq == seq &&
 		    (b->state == RT_BUF_FULL || b->state == RT_BUF_ACTIVE ||
-		     b->state == RT_BUF_WRITING))
+		     b->state == RT_BUF_WRITING)) {
 			used = rt_bufq_used(q, b, NULL);
-		if (used) {
-			memcpy(c->data, b->data, used);
-			c->tid = b->tid;
+			tid = b->tid;
 		}
 		rt_bufq_unlock(q);
 		if (!used)
 			continue; /* recycled since the sort: gone */
+		memcpy(c->data, b->data, used);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&b->seq, __ATOMIC_RELAXED) != seq)
+			continue; /* recycled during the copy */
+		c->tid = tid;
 		c->seq = seq;
 		c->used = used;
 		c->owner_pos = NULL;
@@ -368,7 +389,8 @@ static int thread_snapshot_begin(struct rt_drain *d)
 		if (rt_bufq_init(&snap, q->capacity, q->count))
 			return -ENOMEM;
 	}
-	if (rt_logbuf_scratch(&snap_scratch, &snap_scratch_size, q->capacity))
+	if (rt_logbuf_scratch(&snap_scratch, &snap_scratch_size, q->capacity) ||
+	    rt_last_times_init(&snap_last, q->count))
 		return -ENOMEM;
 	d->next = 0;
 	d->offset = 0;
@@ -377,10 +399,17 @@ static int thread_snapshot_begin(struct rt_drain *d)
 				     .order = snap.order,
 				     .scratch = snap_scratch,
 				     .scratch_size = snap_scratch_size,
-				     .damaged = &rt_tsink.damaged };
+				     .damaged = &rt_tsink.damaged,
+				     .last = &snap_last };
 	rt_tsink.damaged = 0; /* what this walk skips, as a drain's */
 	d->count = copy_queue(&rt_tsink.q, &snap);
 	return 0;
+}
+
+static void thread_snapshot_end(void)
+{
+	if (snap.mem)
+		madvise(snap.mem, snap.map_size, MADV_DONTNEED);
 }
 
 static void thread_drain_end(struct rt_drain *d)
@@ -407,7 +436,8 @@ static int thread_stream_one(int (*write)(void *ctx, const struct rt_chunk *c),
 					  .order = &index,
 					  .scratch = stream_scratch,
 					  .scratch_size = stream_scratch_size,
-					  .damaged = &rt_tsink.stream_damaged };
+					  .damaged = &rt_tsink.stream_damaged,
+					  .last = &rt_tsink.last };
 	while (!ret && thread_drain_next(&d, &c))
 		ret = write(ctx, &c);
 	rt_bufq_release(&rt_tsink.q, b);
@@ -444,6 +474,7 @@ const struct rt_sink rt_thread_sink = {
 	.drain_next = thread_drain_next,
 	.drain_end = thread_drain_end,
 	.snapshot_begin = thread_snapshot_begin,
+	.snapshot_end = thread_snapshot_end,
 	.drain_locks = true,
 	.stream_one = thread_stream_one,
 	.release = thread_release,

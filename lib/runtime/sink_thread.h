@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "bufq.h"
+#include "logbuf.h"
 #include "sink.h"
 
 /* The sink's state (sink_thread_write.c defines it). */
@@ -21,6 +22,9 @@ struct rt_tsink {
 	/* what the last drain, and the stream's writer, skipped as written
 	 * over */
 	uint64_t damaged, stream_damaged;
+	/* each thread's last time in the log: the flush's, and across the
+	 * stream's passes and the flush after them */
+	struct rt_last_times last;
 };
 
 /* (hidden: the writer reaches it PC-relative, not through the GOT) */

@@ -348,19 +348,23 @@ void rt_trace_remove_signal_handlers(void)
 void rt_trace_totals(struct rt_totals *tot)
 {
 	struct rt_drain d = { .trace = &rt_live };
+	const struct rt_sink *sink = rt_live.sink;
+	bool copy;
 
-	if (!rt_live.sink) {
+	if (!sink) {
 		*tot = (struct rt_totals){ 0 };
 		return;
 	}
 	/* a running trace is counted on a snapshot's copy, so that no thread
 	 * waits for the whole walk to get a buffer */
-	if (rt_live.status != XRAY_LOG_INITIALIZED ||
-	    !rt_live.sink->drain_locks || !rt_live.sink->snapshot_begin ||
-	    rt_live.sink->snapshot_begin(&d))
-		rt_live.sink->drain_begin(&d, true);
+	copy = rt_live.status == XRAY_LOG_INITIALIZED && sink->drain_locks &&
+	       sink->snapshot_begin && !sink->snapshot_begin(&d);
+	if (!copy)
+		sink->drain_begin(&d, true);
 	rt_log_count(&rt_live, &d, tot);
-	rt_live.sink->drain_end(&d);
+	sink->drain_end(&d);
+	if (copy && sink->snapshot_end)
+		sink->snapshot_end();
 }
 
 int rt_trace_snapshot_ready(void)
@@ -389,6 +393,8 @@ int rt_trace_snapshot(int fd, const char *why, struct rt_totals *tot)
 		return ret;
 	ret = rt_log_write(&rt_live, fd, &d, &x, tot);
 	sink->drain_end(&d);
+	if (sink->snapshot_end)
+		sink->snapshot_end();
 	return ret;
 }
 

@@ -566,6 +566,11 @@ def check_api():
         tap(False, "snapshots: the program builds against <xrayfdr/runtime.h>", p.stderr)
     else:
         check_ok_lines("snapshots", run([exe, snaps]))
+        for mode in ("thread", "cpu"):
+            check_ok_lines(f"snapshots ({mode} mode)",
+                           run([exe, snaps, "memory"],
+                               env={"XRAYFDR_OPTIONS":
+                                    f"mode={mode} patch_premain=false"}))
         verify_logs("snapshots: a sample of them and the logs at the end verify",
                     [os.path.join(snaps, f) for f in
                      ("snap-000.xray", "snap-050.xray", "snap-099.xray",

@@ -1007,6 +1007,21 @@ static void fill_subbuf(const struct rt_sink *s, struct rt_thread *t,
 	}
 }
 
+/* How often a thread's time goes back from one event of @l to its next
+ * (the first time printed). */
+static uint64_t times_back(const struct event_list *l)
+{
+	uint64_t back = 0;
+
+	for (size_t i = 1; i < l->n; i++)
+		if (l->ev[i].tid == l->ev[i - 1].tid &&
+		    l->ev[i].tsc < l->ev[i - 1].tsc && !back++)
+			print_message("# event %zu at %llu after %llu\n", i,
+				      (unsigned long long)l->ev[i].tsc,
+				      (unsigned long long)l->ev[i - 1].tsc);
+	return back;
+}
+
 /*
  * Streaming: a thread's time never goes back from one pass to the next.
  * In CPU rings, a record stamped before the time an earlier pass
@@ -1043,16 +1058,83 @@ static void sc_stream_order(const struct rt_sink *s)
 	read_all(m.data, m.len, XRAYFDR_READ_NO_CALL_CHECK, &all, &res);
 	CHECK(res.ret == 0, "the streamed log: %s at %llu", res.rule,
 	      (unsigned long long)res.offset);
-	for (size_t i = 1; i < all.n; i++)
-		if (all.ev[i].tid == all.ev[i - 1].tid &&
-		    all.ev[i].tsc < all.ev[i - 1].tsc && !back++)
-			print_message("# event %zu at %llu after %llu\n", i,
-				      (unsigned long long)all.ev[i].tsc,
-				      (unsigned long long)all.ev[i - 1].tsc);
+	back = times_back(&all);
 	CHECK(back == 0, "the thread's time goes back %llu times",
 	      (unsigned long long)back);
 	event_list_free(&all);
 	membuf_free(&m);
+}
+
+/* Bytes a C-path record still has in the thread's buffer (thread mode:
+ * the fast path's end, as arm() left it). */
+static size_t thread_room(const struct rt_thread *t)
+{
+	return t->end ? (size_t)(t->end + (FN - 1) - t->pos) : 0;
+}
+
+/*
+ * A thread whose TSC goes back (it moved to a CPU whose TSC is behind the
+ * last one's): none of its records comes out before the one before it,
+ * in a buffer, and in thread mode at the start of its next buffer, in
+ * the flush and from one stream pass to the next.  (The rings' own rule
+ * at a new sub-buffer is stream_order's.)
+ */
+static void sc_time_back(const struct rt_sink *s)
+{
+	for (int streamed = 0; streamed < 2; streamed++) {
+		struct membuf m = { 0 };
+		struct event_list all = { 0 };
+		struct read_result res = { 0 };
+		struct drained out;
+		struct rt_thread *t;
+		uint64_t at = T0 + 1000, back;
+
+		start_streamed = streamed;
+		trace_start(s, 4096, 16);
+		t = thread_new(s, 0);
+		log_begin(&m);
+		emit(s, t, XRAYFDR_FUNC_ENTRY, 3, at);
+		emit(s, t, XRAYFDR_FUNC_ENTRY, 3, at - 5); /* in a buffer */
+		at += 10;
+		if (!is_cpu(s)) {
+			/* the next C-path record opens a new buffer */
+			while (thread_room(t) >= MD + FN)
+				emit(s, t, XRAYFDR_FUNC_ENTRY, 3, at++);
+			emit(s, t, XRAYFDR_FUNC_ENTRY, 4, at - 40);
+			if (streamed) {
+				CHECK(s->stream_one(stream_to_membuf, &m) > 0,
+				      "no stream pass after a buffer");
+				while (thread_room(t) >= MD + FN)
+					emit(s, t, XRAYFDR_FUNC_ENTRY, 3, at++);
+				emit(s, t, XRAYFDR_FUNC_ENTRY, 5, at - 40);
+				CHECK(s->stream_one(stream_to_membuf, &m) > 0,
+				      "no stream pass after a buffer");
+				read_all(m.data, m.len,
+					 XRAYFDR_READ_NO_CALL_CHECK, &all,
+					 &res);
+				CHECK(res.ret == 0 && all.n,
+				      "the streamed log: %s at %llu", res.rule,
+				      (unsigned long long)res.offset);
+			}
+		}
+		emit(s, t, XRAYFDR_FUNC_ENTRY, 3, at);
+		drain(s, &out, true);
+		back = times_back(&out.ev);
+		CHECK(back == 0,
+		      "%s: the thread's time goes back %llu times in the flush",
+		      streamed ? "streamed" : "kept", (unsigned long long)back);
+		back = times_back(&all);
+		CHECK(back == 0,
+		      "the thread's time goes back %llu times in the stream",
+		      (unsigned long long)back);
+		CHECK(!all.n || all.ev[all.n - 1].tsc <= out.ev.ev[0].tsc,
+		      "the flush begins at %llu, before the stream's %llu",
+		      (unsigned long long)out.ev.ev[0].tsc,
+		      (unsigned long long)all.ev[all.n - 1].tsc);
+		event_list_free(&out.ev);
+		event_list_free(&all);
+		membuf_free(&m);
+	}
 }
 
 /* Where the module's last record ends, if nobody committed since. */
@@ -1281,6 +1363,7 @@ static const struct scenario scenarios[] = {
 	{ "fork", sc_fork },
 	{ "scribble", sc_scribble },
 	{ "stream_order", sc_stream_order },
+	{ "time_back", sc_time_back },
 	{ "kernel_reserve", sc_kernel_reserve },
 	{ "kernel_overwrite", sc_kernel_overwrite },
 };

@@ -105,11 +105,10 @@ struct xrayfdr_snapshot_opts {
  * The flight recorder read in flight: what the buffers hold now, as the
  * flush would write it, while every thread goes on recording; the next
  * snapshot holds what came after, and the log the trace writes when it
- * ends is unchanged.  No thread stops: in thread mode one that needs a
- * new buffer while the snapshot copies it waits for that one copy; in
- * CPU mode the calling thread copies the rings while the writers go on
- * (Documentation/runtime.rst, "Snapshots").  The info event says
- * snapshot=api.
+ * ends is unchanged.  No thread stops: the calling thread copies the
+ * buffers (or CPU mode's rings) while the writers go on, and gives the
+ * copy's memory back once the log is written (Documentation/runtime.rst,
+ * "Snapshots").  The info event says snapshot=api.
  *
  * Return: 0; -ENODATA if no trace is running (or it was flushed);
  * -ENOTSUP in LLVM's basic mode; -EEXIST; another negative errno of the
