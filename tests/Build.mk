@@ -4,7 +4,7 @@
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
-UNIT_TESTS := u64map outfile crc32c codec writer reader instr_map order_stats calls trie \
+UNIT_TESTS := u64map outfile losses crc32c codec writer reader instr_map order_stats calls trie \
 	rings_view
 UNIT_SUPPORT := tests/unit/testutil.c
 

@@ -30,6 +30,7 @@
 #include <xrayfdr/runtime.h>
 
 #include "../lib/util/control_proto.h"
+#include "../lib/util/losses.h"
 #include "../lib/util/outfile.h"
 #include "ctl/ctl_nl.h"
 #include "control_client.h"
@@ -357,14 +358,10 @@ static int snapshot_run(int argc, char **argv)
 		return 1;
 	}
 	if (cpu) {
-		char lost[96] = "";
+		char lost[LOSSES_TEXT_MAX];
 
 		/* what the kernel lost and what was damaged, when any */
-		if (st.kernel_lost || st.damaged)
-			snprintf(lost, sizeof(lost),
-				 ", %llu scheduler records lost, %llu damaged",
-				 (unsigned long long)st.kernel_lost,
-				 (unsigned long long)st.damaged);
+		losses_text(lost, st.kernel_lost, st.damaged);
 		if (!quiet)
 			printf("snapshot of %ld (%s): %llu events in %llu buffers to %s (%llu overwritten, %llu dropped%s, %llu cut)\n",
 			       pid, prog, (unsigned long long)st.events,

@@ -16,6 +16,7 @@
 
 #include <xrayfdr/fdr.h>
 
+#include "../lib/util/losses.h"
 #include "../lib/util/outfile.h"
 #include "analysis/engine/funcfilter.h"
 #include "trace_opts.h"
@@ -363,7 +364,7 @@ int trace_report(const char *cmd, const char *path, bool quiet,
 			" threads (LLVM's basic mode); TSC %.6f GHz\n",
 			cmd, path, s.events, s.threads, (double)s.tsc_hz / 1e9);
 	} else if (!quiet) {
-		char per_cpu[48] = "";
+		char per_cpu[48] = "", lost[LOSSES_TEXT_MAX];
 
 		/* the most history a thread that keeps to one CPU has */
 		if (s.ring_bytes)
@@ -373,21 +374,17 @@ int trace_report(const char *cmd, const char *path, bool quiet,
 			"xrayfdr %s: %s: %" PRIu64 " events in %" PRIu64
 			" buffers from %" PRIu64
 			" threads (%s mode%s%s), %" PRIu64
-			" overwritten, %" PRIu64 " dropped; TSC %.6f GHz (%s)",
+			" overwritten, %" PRIu64
+			" dropped%s; TSC %.6f GHz (%s)\n",
 			cmd, path, s.events, s.buffers, s.threads,
 			s.mode[0] ? s.mode : "unknown",
 			!strcmp(s.rings, "module") ? ", the module's rings" :
 			!strcmp(s.rings, "own") ? ", rings in process memory" :
 						  "",
 			per_cpu, s.overwritten, s.dropped,
+			losses_text(lost, s.kernel_lost, s.damaged),
 			(double)s.tsc_hz / 1e9,
 			s.have_info ? s.tsc_source : "unknown");
-		if (s.kernel_lost || s.damaged)
-			fprintf(stderr,
-				"; %" PRIu64 " scheduler records lost, %" PRIu64
-				" damaged parts of the rings skipped",
-				s.kernel_lost, s.damaged);
-		fputc('\n', stderr);
 	}
 	return 0;
 }

@@ -108,36 +108,23 @@ static bool thread_can_write(const struct rt_thread *t)
 }
 
 /*
- * An append that opens sub-buffer @nidx with sequence number @seq, closing
- * the one at @idx filled to @used: the user events it destroys, and the
- * count the kernel needs before it may take over the sub-buffer after it
+ * The count the kernel needs before it may move on from sub-buffer @nidx,
+ * with sequence number @seq once this append commits, to the one after it
  * (kernel-module.rst, "The commit protocol").  That one is the oldest
- * once this commits, and final: with two sub-buffers, the one this
- * closes.  The count goes into its header in the same commit, so it is
- * stored only while this thread is on @cpu and nothing moved there: the
- * kernel may reopen that sub-buffer as soon as either changes.
- *
- * The events destroyed are the count in @nidx's header when it has one
- * (this writer's, or the kernel's 0 for a sub-buffer it alone wrote),
- * else counted here.
+ * then, and final: with two sub-buffers, the one at @idx, which this
+ * append closes filled to @used if it opens @nidx.  The count goes into
+ * its header in the same commit, so it is stored only while this thread is
+ * on @cpu and nothing moved there: the kernel may reopen that sub-buffer
+ * as soon as either changes.
  */
-static void reuse_and_precount(struct rt_ring_pending *pd, uint32_t cpu,
-			       uint32_t idx, uint32_t used, uint64_t seq,
-			       uint32_t nidx)
+static void precount(struct rt_ring_pending *pd, uint32_t cpu, uint32_t idx,
+		     uint32_t used, uint64_t seq, uint32_t nidx)
 {
-	const struct xray_fdr_subbuf *next = subbuf(cpu, nidx);
 	uint32_t aidx = nidx + 1 == rt_ring.subbuf_count ? 0 : nidx + 1;
 	struct xray_fdr_subbuf *after = subbuf(cpu, aidx);
 	uint64_t old = seq - rt_ring.subbuf_count;
-	uint32_t v = next->user_events;
+	uint32_t v;
 
-	if (seq >= rt_ring.subbuf_count &&
-	    !rt_ring.discard) /* (else consumed) */
-		pd->reused_events =
-			next->seq == old && (v & XRAY_FDR_SUBBUF_COUNTED) ?
-				v & ~XRAY_FDR_SUBBUF_COUNTED :
-				subbuf_events(next, old, 0) &
-					~XRAY_FDR_SUBBUF_COUNTED;
 	/* the kernel takes a virgin one freely; in discard mode it takes
 	 * only what the reader consumed */
 	if (seq + 1 < rt_ring.subbuf_count || rt_ring.discard)
@@ -152,6 +139,31 @@ static void reuse_and_precount(struct rt_ring_pending *pd, uint32_t cpu,
 		return;
 	pd->count_word = (uint64_t *)&after->user_data;
 	pd->count_val = after->user_data | (uint64_t)v << 32;
+}
+
+/*
+ * An append that opens sub-buffer @nidx with sequence number @seq, closing
+ * the one at @idx filled to @used: the user events it destroys, and the
+ * count the kernel needs (precount()).  The events destroyed are the count
+ * in @nidx's header when it has one (this writer's, or the kernel's 0 for
+ * a sub-buffer it alone wrote), else counted here.
+ */
+static void reuse_and_precount(struct rt_ring_pending *pd, uint32_t cpu,
+			       uint32_t idx, uint32_t used, uint64_t seq,
+			       uint32_t nidx)
+{
+	const struct xray_fdr_subbuf *next = subbuf(cpu, nidx);
+	uint64_t old = seq - rt_ring.subbuf_count;
+	uint32_t v = next->user_events;
+
+	if (seq >= rt_ring.subbuf_count &&
+	    !rt_ring.discard) /* (else consumed) */
+		pd->reused_events =
+			next->seq == old && (v & XRAY_FDR_SUBBUF_COUNTED) ?
+				v & ~XRAY_FDR_SUBBUF_COUNTED :
+				subbuf_events(next, old, 0) &
+					~XRAY_FDR_SUBBUF_COUNTED;
+	precount(pd, cpu, idx, used, seq, nidx);
 }
 
 /*
@@ -303,6 +315,12 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 		off = (nidx << rt_ring.shift) + SUBBUF_HDR;
 		pd->staged_before = 0; /* the header names the owner */
 		pd->seq = seq;
+	} else if (__atomic_load_n(&sb->flags, __ATOMIC_RELAXED) &
+		   XRAY_FDR_SUBBUF_KERNEL) {
+		/* The kernel opened this one, so nobody counted the one after
+		 * it: without the count, the kernel could not move on again
+		 * and would drop its records until a user writer did. */
+		precount(pd, cpu, idx, 0, pd->seq, idx);
 	}
 	pd->dst = ring_of(cpu) + off;
 	pd->expect = commit;

@@ -17,6 +17,7 @@
 #include "../arch/x86_64/arch.h"
 #include "../fdr/frame.h"
 #include "../log.h"
+#include "../util/losses.h"
 #include "controller.h"
 #include "handlers.h"
 #include "logfile.h"
@@ -175,10 +176,7 @@ static int flush_to_log(struct rt_drain *d, struct rt_totals *tot)
 
 static void report(int ret, const struct rt_totals *tot)
 {
-	char ev[24], ow[24], dr[24], kl[24], dm[24], err[24], pid[24];
-	/* whatever was lost is on this line (CPU mode: the kernel's
-	 * records, the damaged parts of the rings), not only in the log */
-	bool k = tot->kernel_lost, d = tot->damaged;
+	char ev[24], ow[24], dr[24], err[24], pid[24], ls[LOSSES_TEXT_MAX];
 	/* LLVM's line, which scripts look for, then ours */
 	const char *llvm[] = {
 		"==",
@@ -197,12 +195,10 @@ static void report(int ret, const struct rt_totals *tot)
 		" overwritten, ",
 		rt_utoa(tot->dropped, dr),
 		" dropped",
-		k ? ", " : "",
-		k ? rt_utoa(tot->kernel_lost, kl) : "",
-		k ? " scheduler records lost" : "",
-		d ? ", " : "",
-		d ? rt_utoa(tot->damaged, dm) : "",
-		d ? " damaged parts of the rings skipped" : "",
+		/* whatever was lost is on this line (CPU mode: the kernel's
+		 * records, the damaged parts of the rings), not only in the
+		 * log */
+		losses_text(ls, tot->kernel_lost, tot->damaged),
 		")\n",
 	};
 	const char *fail[] = { "xrayfdr: cannot write the log '",

@@ -6,11 +6,14 @@
 
 FILES_DIR holds what the guest exported: m-NAME.out (the program's
 output: its own counts) and m-NAME.xray[.PID] (its logs, recorded in CPU
-mode on the module's rings; NAME@stream: streamed; NAME@killed: the dump
-of its kept session after SIGKILL, with no counts).  For each program:
-the log counts every call the program counts (signals: up to what the
-log reports lost), each thread's calls nest in the log's order and its
-time never goes back, a streamed log lost nothing (no event dropped or
+mode on the module's rings; NAME@stream: streamed; NAME@discard: with
+discard=true through rings it fills; NAME@killed: the dump of its kept
+session after SIGKILL, with no counts).  For each program: the log
+counts every call the program counts (signals: up to what the log
+reports lost; a discarded log: the events it kept and those it reports
+dropped add up to those the program made, and some were dropped), each
+thread's calls nest in the log's order (not where the log lost records)
+and its time never goes back, a streamed log lost nothing (no event dropped or
 overwritten, no scheduler record lost: kernel_lost is 0 and each
 thread's switch-ins and switch-outs pair up, but for the one in flight
 when the trace ended), every log passes
@@ -48,6 +51,7 @@ def check(files, bins, out):
     name = os.path.basename(out)[2:-4]
     streamed = name.endswith("@stream")
     killed = name.endswith("@killed")
+    discarded = name.endswith("@discard")
     exe = os.path.join(bins, "m_" + name.split("@")[0])
     logs = sorted(l for l in glob.glob(os.path.join(files, f"m-{name}.xray*"))
                   if not l.endswith(".b64"))
@@ -59,6 +63,7 @@ def check(files, bins, out):
     ids = tm.symbol_ids(exe)
     ours, other = {}, {}
     lost, order, stream_lost, unpaired = 0, [], [], []
+    kept, dropped, kernel_lost = 0, 0, 0
     for log in logs:
         # the scheduler's events (payload "XFSC") are not the program's
         every = tm.events_of(log)
@@ -67,11 +72,18 @@ def check(files, bins, out):
                           str(e.get("data", "")).startswith(SCHED_MAGIC_HEX))]
         c, _, o, info = tm.tally(events)
         # (exceptions and longjmp leave calls without exits; a killed
-        # process's calls were entered before the flight recorder's window)
+        # process's calls were entered before the flight recorder's
+        # window; a discarding ring drops a call's exit it kept the entry
+        # of, while the thread's records still go in another CPU's ring)
         if name.split("@")[0] not in ("exceptions", "cxx", "longjmp"):
-            order += tm.order_problems(events, times=True) if not killed \
+            order += tm.order_problems(events, times=True) \
+                if not (killed or discarded) \
                 else [o for o in tm.order_problems(events, times=True)
                       if "time goes back" in o]
+        kept += sum(v for (_, _, what), v in c.items()
+                    if what in ("entry", "exit"))
+        dropped += tm.info_value(info, "dropped")
+        kernel_lost += tm.info_value(info, "kernel_lost")
         if streamed and (tm.info_value(info, "dropped") or
                          tm.info_value(info, "overwritten")):
             stream_lost.append(f"{os.path.basename(log)}: dropped "
@@ -102,7 +114,15 @@ def check(files, bins, out):
         missing += n - got
     if name == "signals" and missing > lost:
         problems.append(f"{missing} events missing, the log reports {lost} lost")
-    if not killed:
+    if discarded:
+        # every call returned (the threads were joined): an entry and an
+        # exit each, main's too (it has no counter)
+        made = 2 * (sum(counts.values()) + 1)
+        line(dropped and kept + dropped == made,
+             f"guest matrix {name}: the ring filled and dropped events: kept + "
+             "dropped = made",
+             f"{kept} + {dropped} of {made}; {kernel_lost} scheduler records lost")
+    elif not killed:
         line(not problems, f"guest matrix {name}: the logs count every call the program counts",
              "\n".join(problems))
     line(not order, f"guest matrix {name}: each thread's calls nest in the log's order, "

@@ -5,8 +5,10 @@
 # exports what it printed and its logs, which the host checks
 # (tests/guest/check_matrix.py: counts, both verifiers).  Prints TAP.
 # A few run a second time streamed (stream=true) through rings far smaller
-# than their trace: NAME@stream.  m_mixed also runs with keep=true until
-# it is killed (SIGKILL), and its kept session is dumped: mixed@killed.
+# than their trace: NAME@stream.  m_mixed also runs with discard=true
+# through rings it fills early, so that most of its events are dropped
+# (mixed@discard), and with keep=true until it is killed (SIGKILL), and
+# its kept session is dumped: mixed@killed.
 # What the programs and xrayfdr-ctl printed goes too (m-NAME.err,
 # m-mixed@killed.ctl): the host checks that their summary lines say what
 # the logs lost.
@@ -14,18 +16,23 @@ cd /selftests
 mkdir -p /tmp/m
 STREAMED="m_threads m_migrate m_recursion m_mixed"
 set -- m_*
-echo "1..$(($# + $(echo $STREAMED | wc -w) + 1))"
+echo "1..$(($# + $(echo $STREAMED | wc -w) + 2))"
 n=0
-for run in "$@" $(for s in $STREAMED; do echo "$s@stream"; done); do
+for run in "$@" $(for s in $STREAMED; do echo "$s@stream"; done) m_mixed@discard; do
 	n=$((n + 1))
-	prog=${run%@stream}
+	prog=${run%@*}
 	name=${run#m_}
-	opts="mode=cpu buffer_max=2048"
-	what="in CPU mode on the module's rings"
-	if [ "$prog" != "$run" ]; then
+	case $run in
+	*@stream)
 		opts="mode=cpu stream=true buffer_size=4096 buffer_max=16"
-		what="streamed in CPU mode through 16 of the module's 4 KiB sub-buffers"
-	fi
+		what="streamed in CPU mode through 16 of the module's 4 KiB sub-buffers" ;;
+	*@discard)
+		opts="mode=cpu discard=true buffer_size=4096 buffer_max=16"
+		what="in CPU mode with discard=true through 16 of the module's 4 KiB sub-buffers" ;;
+	*)
+		opts="mode=cpu buffer_max=2048"
+		what="in CPU mode on the module's rings" ;;
+	esac
 	rm -f /tmp/m/"$name".*
 	# (output_pid: forked children write FILE.PID, as under xrayfdr record)
 	sh -c 'XRAYFDR_OPTIONS="$3 output=/tmp/m/$1.xray output_pid=$$" exec "./$2"' \

@@ -873,6 +873,25 @@ static pid_t spawn_child(const char *scenario, const char *options,
 	return spawn_child_as(0, scenario, options, out);
 }
 
+/*
+ * Start "child killme" with @options, its output to @out, and wait until
+ * its calls done (*@last) reach @n, 30 s at most.
+ */
+static pid_t spawn_killme(const char *options, const char *out, long n,
+			  long *last)
+{
+	pid_t pid;
+
+	unlink("/tmp/last");
+	pid = spawn_child("killme", options, out);
+	*last = -1;
+	for (int i = 0; i < 3000 && *last < n; i++) {
+		usleep(10000);
+		*last = read_number("/tmp/last");
+	}
+	return pid;
+}
+
 /* xrayfdr-ctl with @args as user @uid; its exit status. */
 static int ctl_as(uid_t uid, const char *args)
 {
@@ -954,14 +973,8 @@ static void test_killed(void)
 	struct tally t;
 	pid_t pid;
 
-	unlink("/tmp/last");
-	pid = spawn_child("killme",
-			  "mode=cpu keep=true buffer_size=4096 buffer_max=16",
-			  "/tmp/killme.out");
-	for (int i = 0; i < 3000 && last < 20000; i++) {
-		usleep(10000);
-		last = read_number("/tmp/last");
-	}
+	pid = spawn_killme("mode=cpu keep=true buffer_size=4096 buffer_max=16",
+			   "/tmp/killme.out", 20000, &last);
 	kill(pid, SIGKILL);
 	waitpid(pid, &r.status, 0);
 	last = read_number("/tmp/last");
@@ -1243,13 +1256,8 @@ static void test_live_snapshot(void)
 	struct tally t;
 	pid_t pid;
 
-	unlink("/tmp/last");
-	pid = spawn_child("killme", "mode=cpu buffer_size=4096 buffer_max=256",
-			  "/tmp/live.out");
-	for (int i = 0; i < 3000 && last < 2000; i++) {
-		usleep(10000);
-		last = read_number("/tmp/last");
-	}
+	pid = spawn_killme("mode=cpu buffer_size=4096 buffer_max=256",
+			   "/tmp/live.out", 2000, &last);
 	id = session_of(pid);
 	tap(id > 0 && last >= 2000,
 	    "live: the running child's session %ld is listed with its pid", id);
@@ -1332,16 +1340,10 @@ static void test_trigger_snapshot(void)
 	pid_t pid;
 	int ok, idle = -1;
 
-	unlink("/tmp/last");
 	mkdir("/tmp/trig", 0755);
-	pid = spawn_child(
-		"killme",
+	pid = spawn_killme(
 		"mode=cpu buffer_size=4096 buffer_max=256 trigger=signal=USR2 snapshot_dir=/tmp/trig",
-		"/tmp/trig.out");
-	for (int i = 0; i < 3000 && last < 2000; i++) {
-		usleep(10000);
-		last = read_number("/tmp/last");
-	}
+		"/tmp/trig.out", 2000, &last);
 	kill(pid, SIGUSR2);
 	/* the file has its name once whole (written as .NAME.part) */
 	for (int i = 0; i < 3000 && !path[0]; i++) {

@@ -1137,10 +1137,18 @@ static void sc_time_back(const struct rt_sink *s)
 	}
 }
 
+/* Where the module's last record ends, if nobody committed since. */
+static struct {
+	uint32_t off;
+	uint64_t seq;
+} kernel_own;
+
 /*
  * A scheduler record of @tid at @tsc into CPU @cpu's ring as the module
  * appends one (kmod/ring.c): in the open sub-buffer, else in the next one
- * if the reader allows it (discard mode), keeping the tail's owner.
+ * if the reader allows it (discard mode) or, overwriting, if that one's
+ * user events were counted (then added to the kernel's count), keeping
+ * the tail's owner.  A refusal counts in records_lost.
  */
 static bool kernel_append(uint32_t cpu, uint32_t tid, uint64_t tsc)
 {
@@ -1159,15 +1167,28 @@ static bool kernel_append(uint32_t cpu, uint32_t tid, uint64_t tsc)
 	uint32_t owner = XRAY_FDR_COMMIT_TID(ctl->commit);
 	uint32_t idx = (off - 1) / size, used = off - idx * size;
 	struct xray_fdr_subbuf *sb = ring_subbuf(cpu, idx);
+	bool own = kernel_own.off == off && kernel_own.seq == sb->seq;
 
 	if (used + sizeof(rec) > size) {
 		uint64_t seq = sb->seq + 1;
+		struct xray_fdr_subbuf *next =
+			ring_subbuf(cpu, (idx + 1) % count);
+		uint32_t v = next->user_events;
 
-		if ((int64_t)(seq - ctl->consumed) >= (int64_t)count)
+		if (rt_ring.discard ?
+			    (int64_t)(seq - ctl->consumed) >= (int64_t)count :
+			    seq >= count && (next->seq != seq - count ||
+					     !(v & XRAY_FDR_SUBBUF_COUNTED))) {
+			ctl->records_lost++;
 			return false;
+		}
+		if (!rt_ring.discard && seq >= count)
+			ctl->user_events_overwritten +=
+				v & ~XRAY_FDR_SUBBUF_COUNTED;
 		sb->used = used;
+		sb->user_events = own ? XRAY_FDR_SUBBUF_COUNTED : 0;
 		idx = (idx + 1) % count;
-		sb = ring_subbuf(cpu, idx);
+		sb = next;
 		*sb = (struct xray_fdr_subbuf){
 			.seq = seq,
 			.tsc = tsc,
@@ -1180,6 +1201,8 @@ static bool kernel_append(uint32_t cpu, uint32_t tid, uint64_t tsc)
 	memcpy((uint8_t *)ring_control(cpu) + RT_RING_CONTROL_SIZE + off, &rec,
 	       sizeof(rec));
 	ctl->commit = XRAY_FDR_COMMIT(owner, off + sizeof(rec));
+	kernel_own.off = off + sizeof(rec);
+	kernel_own.seq = sb->seq;
 	return true;
 }
 
@@ -1260,6 +1283,70 @@ static void sc_kernel_reserve(const struct rt_sink *s)
 	drained_free(&d);
 }
 
+/* The kernel appends to the open sub-buffer of @cpu until it moves on
+ * (true) or refuses (false). */
+static bool kernel_moves_on(uint32_t cpu, uint32_t tid, uint64_t *at)
+{
+	uint64_t seq = open_seq(cpu);
+
+	while (open_seq(cpu) == seq)
+		if (!kernel_append(cpu, tid, (*at)++))
+			return false;
+	return true;
+}
+
+/*
+ * Overwrite mode: the kernel may destroy the oldest sub-buffer only if a
+ * user writer counted its events (kmod/ring.c).  The user writer that
+ * opens a sub-buffer counts the one after it, and the first one that
+ * writes in a sub-buffer the kernel opened counts the one after that: so
+ * the kernel, moving on twice with only a user record between, loses
+ * nothing, and kept + overwritten (the runtime's and the kernel's) +
+ * dropped = made.
+ */
+static void sc_kernel_overwrite(const struct rt_sink *s)
+{
+	const uint32_t count = 4, cpu = cpu_pinned;
+	struct xray_fdr_control *ctl;
+	struct rt_thread *t;
+	struct drained d;
+	uint64_t at = T0 + 1;
+	size_t kept;
+	int i;
+
+	if (!is_cpu(s))
+		return;
+	trace_start(s, 4096, count);
+	ctl = ring_control(cpu);
+	t = thread_new(s, 0);
+	/* the user writer goes round the ring once */
+	for (i = 0; i < 10000 && open_seq(cpu) < count; i++)
+		emit(s, t, XRAYFDR_FUNC_ENTRY, 1, at++);
+	CHECK(open_seq(cpu) == count, "the user writer is in sub-buffer %llu",
+	      (unsigned long long)open_seq(cpu));
+	CHECK(kernel_moves_on(cpu, t->tid, &at),
+	      "the kernel did not move on from the user writer's sub-buffer");
+	CHECK(emit(s, t, XRAYFDR_FUNC_ENTRY, 2, at++),
+	      "the C path did not write in the kernel's sub-buffer");
+	CHECK(kernel_moves_on(cpu, t->tid, &at) && !ctl->records_lost,
+	      "the kernel did not move on again from sub-buffer %llu (%llu of its records lost)",
+	      (unsigned long long)open_seq(cpu),
+	      (unsigned long long)ctl->records_lost);
+	for (i = 0; i < 100; i++)
+		emit(s, t, XRAYFDR_FUNC_ENTRY, 3, at++);
+	drain(s, &d, true);
+	kept = check_events(&d.ev, NEWEST);
+	CHECK(d.ctr.kernel_lost == 0 && ctl->user_events_overwritten > 0,
+	      "kernel_lost %llu, the kernel overwrote %llu user events",
+	      (unsigned long long)d.ctr.kernel_lost,
+	      (unsigned long long)ctl->user_events_overwritten);
+	CHECK(kept + d.ctr.overwritten + dropped == made,
+	      "kept %zu + overwritten %llu + dropped %llu != made %llu", kept,
+	      (unsigned long long)d.ctr.overwritten,
+	      (unsigned long long)dropped, (unsigned long long)made);
+	drained_free(&d);
+}
+
 /* ------------------------------------------------------------------ */
 
 struct scenario {
@@ -1278,6 +1365,7 @@ static const struct scenario scenarios[] = {
 	{ "stream_order", sc_stream_order },
 	{ "time_back", sc_time_back },
 	{ "kernel_reserve", sc_kernel_reserve },
+	{ "kernel_overwrite", sc_kernel_overwrite },
 };
 
 #define NSCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))

@@ -17,6 +17,7 @@
 
 #include <xrayfdr/runtime.h>
 
+#include "../../lib/util/losses.h"
 #include "../xrayfdr.h"
 #include "ctl_nl.h"
 
@@ -554,7 +555,7 @@ static int cmd_session_dump(int argc, char **argv)
 		snapshot ?
 			"usage: xrayfdr-ctl snapshot ID -o FILE [--force]" :
 			"usage: xrayfdr-ctl dump ID -o FILE [--force] [--drop]";
-	char why[64], cut[32] = "", lost[64] = "", damaged[64] = "";
+	char why[64], cut[32] = "", lost[LOSSES_TEXT_MAX];
 	struct ctl_nl nl;
 	uint32_t id;
 	int opt, err;
@@ -604,13 +605,7 @@ static int cmd_session_dump(int argc, char **argv)
 	if (snapshot)
 		snprintf(cut, sizeof(cut), ", %llu cut",
 			 (unsigned long long)st.cut);
-	if (st.kernel_lost)
-		snprintf(lost, sizeof(lost), ", %llu scheduler records lost",
-			 (unsigned long long)st.kernel_lost);
-	if (st.damaged)
-		snprintf(damaged, sizeof(damaged),
-			 ", %llu damaged parts of the rings skipped",
-			 (unsigned long long)st.damaged);
+	losses_text(lost, st.kernel_lost, st.damaged);
 	if (json)
 		printf("{\"session\":%u,\"log\":\"%s\",\"events\":%llu,"
 		       "\"overwritten\":%llu,\"dropped\":%llu,\"buffers\":%llu,"
@@ -625,11 +620,11 @@ static int cmd_session_dump(int argc, char **argv)
 		       (unsigned long long)st.damaged, drop ? "true" : "false");
 	else
 		printf("session %u: wrote %llu events in %llu buffers to %s "
-		       "(%llu overwritten, %llu dropped%s%s%s)%s\n",
+		       "(%llu overwritten, %llu dropped%s%s)%s\n",
 		       id, (unsigned long long)st.events,
 		       (unsigned long long)st.buffers, output,
 		       (unsigned long long)st.overwritten,
-		       (unsigned long long)st.dropped, cut, lost, damaged,
+		       (unsigned long long)st.dropped, cut, lost,
 		       drop ? "; dropped it" : "");
 	return EXIT_OK;
 }
