@@ -66,4 +66,5 @@ const struct rt_sink rt_cpu_sink = {
 	.drain_end = rt_cpu_drain_end,
 	.snapshot_begin = cpu_snapshot_begin,
 	.stream_one = rt_cpu_stream_one,
+	.fast_events = true,
 };
