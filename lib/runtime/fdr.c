@@ -4,14 +4,16 @@
  * path does not handle.
  *
  * The fast path (trampolines.S) appends plain function records while the
- * thread has room, stays on one CPU and the TSC's high half is its base's.
- * Everything else comes here: NewCPUId on a CPU change (and at the start
- * of a buffer, whose preamble the sink writes), TSCWrap, custom and typed
- * events.  The records go where the sink (sink.h) says, with times
- * relative to the thread's base (thread.h), which only a NewCPUId or
- * TSCWrap moves here (or the sink: CPU mode's sub-buffers); the drain
- * makes them FDR's deltas and applies LLVM's duration threshold
- * (logbuf.h), so the fast path stays on with a threshold.
+ * thread has room, stays on one CPU and the TSC's high half is its base's
+ * (in CPU mode custom and typed events too, where the sub-buffer already
+ * names the thread).  Everything else comes here: NewCPUId on a CPU
+ * change (and at the start of a buffer, whose preamble the sink writes),
+ * TSCWrap, the other events.  The records go where the sink (sink.h)
+ * says, with times relative to the thread's base (thread.h), which only
+ * a NewCPUId or TSCWrap moves here (or the sink: CPU mode's
+ * sub-buffers); the drain makes them FDR's deltas and applies LLVM's
+ * duration threshold (logbuf.h), so the fast path stays on with a
+ * threshold.
  *
  * This file is built without vector registers (-mgeneral-regs-only) and
  * calls nothing that uses them (clock_gettime and getcpu are vDSO calls,

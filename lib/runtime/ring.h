@@ -15,8 +15,10 @@
  * write the commit word: the slot bounds its offset to the sub-buffer
  * before anything is stored.  A function record in a ring is an FDR
  * function record whose time is that delta; the drain turns it into a
- * standard FDR delta.  Everything else is the slow path's
- * (sink_cpu_write.c).
+ * standard FDR delta.  A custom or typed event goes in the same way, its
+ * marker's delta from the same base, where the C path would stage
+ * nothing before it (struct rt_thread's event_room).  Everything else is
+ * the slow path's (sink_cpu_write.c).
  */
 #ifndef XRAYFDR_LIB_RUNTIME_RING_H
 #define XRAYFDR_LIB_RUNTIME_RING_H

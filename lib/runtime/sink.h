@@ -205,6 +205,9 @@ struct rt_sink {
 	/* drain_begin holds a lock the writers need (thread buffers): a
 	 * running trace is better counted on a snapshot. */
 	bool drain_locks;
+	/* Its trampolines append custom and typed events too (CPU rings:
+	 * trampolines.S, EVENT_FAST), where arm gave t->event_room. */
+	bool fast_events;
 	/*
 	 * Streaming (stream.c; NULL where the sink cannot): hand the oldest
 	 * full buffer to @write(@ctx, log buffer) and free it.  Return 1 if

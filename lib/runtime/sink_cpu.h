@@ -12,10 +12,11 @@
  * module they live in memory this sink maps itself, with a header page of
  * its own; the layout, the writers and the drain are the same.
  *
- * The trampolines append plain function records (ring.h); the controller
- * stages anything else in the thread's state, and commit copies it into
- * the ring in one rseq critical section that starts by checking the CPU
- * and the commit word, and ends with the store of the new commit word.
+ * The trampolines append plain function records, and custom and typed
+ * events (ring.h); the controller stages anything else in the thread's
+ * state, and commit copies it into the ring in one rseq critical section
+ * that starts by checking the CPU and the commit word, and ends with the
+ * store of the new commit word.
  * A commit that finds either changed is refused and the event made again.
  *
  * The files: sink_cpu_rings.c (mapping, notes, the view, start and fork),

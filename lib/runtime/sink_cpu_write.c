@@ -57,6 +57,16 @@ struct cpu_thread {
 	uint8_t stage[128] __attribute__((aligned(8)));
 };
 
+/* the marker bytes the event fast path writes (trampolines.S, EVENT_FAST) */
+_Static_assert(RT_CALL_ARGUMENT_BYTE == (XRAYFDR_MD_CALL_ARGUMENT << 1 | 1) &&
+		       RT_CUSTOM_EVENT_BYTE ==
+			       (XRAYFDR_MD_CUSTOM_EVENT_MARKER << 1 | 1) &&
+		       RT_TYPED_EVENT_BYTE ==
+			       (XRAYFDR_MD_TYPED_EVENT_MARKER << 1 | 1) &&
+		       MD_OFF_BODY == 1 && MD_OFF_EVENT_SECOND == 5 &&
+		       MD_OFF_TYPED_TYPE == 9,
+	       "marker layout");
+
 _Static_assert(sizeof(struct cpu_thread) <=
 		       sizeof(((struct rt_thread *)0)->sink_state),
 	       "the CPU sink's part of a thread's state fits");
@@ -520,17 +530,29 @@ static bool slot_current(const struct rt_thread *t)
 	       t->room == rt_ring.slot_room;
 }
 
-/* The fast path may run once reserve has given the thread its CPU's area
- * (t->cpu, t->area) and a sub-buffer in this trace's rings. */
+/*
+ * The fast path may run once reserve has given the thread its CPU's area
+ * (t->cpu, t->area) and a sub-buffer in this trace's rings.  Events too
+ * (t->event_room) where the C path would stage nothing before one: the
+ * thread's name is in that sub-buffer (reserve's name_due), and the
+ * thread's last commit was in this ring, so that, owning the tail, it
+ * continues its stretch (reserve's staged_before).
+ */
 uint32_t rt_cpu_arm(struct rt_thread *t)
 {
+	const struct cpu_thread *ct = cpu_part(t);
+	bool armed = rt_ring.header && thread_can_write(t) && t->area &&
+		     t->cpu < rt_ring.ncpus &&
+		     t->area == (uint8_t *)control(t->cpu) && slot_current(t);
+
 	t->end = NULL;
-	return rt_ring.header && thread_can_write(t) && t->area &&
-			       t->cpu < rt_ring.ncpus &&
-			       t->area == (uint8_t *)control(t->cpu) &&
-			       slot_current(t) ?
-		       rt_cpu.gen :
-		       0;
+	t->event_room = armed && ct->name_gen == rt_cpu.gen &&
+					ct->name_cpu == t->cpu &&
+					ct->name_seq == t->slot_seq &&
+					ct->stretch_ring == t->cpu + 1 ?
+				rt_ring.slot_room :
+				0;
+	return armed ? rt_cpu.gen : 0;
 }
 
 void rt_cpu_detach(struct rt_thread *t)

@@ -51,6 +51,8 @@
 #define RT_THREAD_FULL_CONSUMED 288
 /* CPU mode: the sequence number of the slot's sub-buffer (struct rt_thread) */
 #define RT_THREAD_SLOT_SEQ 296
+/* CPU mode: the room for events in the slot (struct rt_thread) */
+#define RT_THREAD_EVENT_ROOM 304
 
 /* The kernel's struct rseq (uapi/linux/rseq.h) as far as we use it. */
 #define RT_RSEQ_CPU_ID_START 0
@@ -62,9 +64,12 @@
 /* Record words the trampolines build (little endian, see lib/fdr/records.h):
  * a patched sled loads %r10d with the first half of its function record,
  * function id << 4 | action << 1 (arch_sled_word()); the metadata kind
- * byte of CallArgument. */
+ * bytes of CallArgument and of the custom and typed event markers
+ * (checked in sink_cpu_write.c). */
 #define RT_FUNC_ID_SHIFT 4
 #define RT_CALL_ARGUMENT_BYTE 0x0d
+#define RT_CUSTOM_EVENT_BYTE 0x0b
+#define RT_TYPED_EVENT_BYTE 0x11
 
 #ifndef __ASSEMBLER__
 #include <stddef.h>
@@ -127,6 +132,12 @@ struct rt_thread {
 	 * does not write there (it may be the kernel's reserve:
 	 * sink_cpu_write.c) */
 	uint64_t slot_seq;
+	/* CPU mode: the room the event fast path (trampolines.S, EVENT_FAST)
+	 * compares as the function fast path compares room, or 0 where an
+	 * event would need what only the C path writes: the slot's
+	 * sub-buffer does not have the thread's name yet, or the thread's
+	 * records there are not the latest stretch it began (set by arm) */
+	uint64_t event_room;
 
 	/* slow path only: what the controller and both sinks share (each
 	 * sink's own part is in sink_state, at the end) */
@@ -173,6 +184,8 @@ _Static_assert(offsetof(struct rt_thread, full_consumed) ==
 	       "full_consumed");
 _Static_assert(offsetof(struct rt_thread, slot_seq) == RT_THREAD_SLOT_SEQ,
 	       "slot_seq");
+_Static_assert(offsetof(struct rt_thread, event_room) == RT_THREAD_EVENT_ROOM,
+	       "event_room");
 _Static_assert(offsetof(struct rt_rseq_area, cpu_id_start) ==
 		       RT_RSEQ_CPU_ID_START,
 	       "rseq cpu_id_start");
@@ -188,6 +201,11 @@ extern __thread struct rt_thread rt_self
 /* Read by the trampolines. */
 extern uint64_t rt_fast_key; /* generation << 32; 0: the C path only */
 extern long rt_rseq_offset; /* thread pointer to the rseq area */
+/* The payload sizes up to which the trampolines append custom ([0]) and
+ * typed ([1]) events themselves, where the fast path may write: 0 but in
+ * a trace of a sink that has an event fast path (rt_sink.fast_events)
+ * and a log version whose marker it writes (trace.c) */
+extern uint64_t rt_event_max[2];
 
 /* t->fast when the fast path must not write: no rseq area holds it
  * (cpu_id_start is a CPU number, never 2^32 - 1). */

@@ -125,6 +125,13 @@ int rt_trace_start(const struct rt_options *o, char *err, size_t errlen)
 		return ret;
 	rt_live.generation++;
 	rt_live.capacity = capacity;
+	/* what the event fast path may take: a payload the C path would
+	 * not refuse (fdr.c), under a marker it writes (custom events: the
+	 * delta of version 5); no key of this generation is out yet */
+	rt_event_max[0] =
+		rt_live.sink->fast_events && o->version >= 5 ? capacity : 0;
+	rt_event_max[1] =
+		rt_live.sink->fast_events && o->version >= 2 ? capacity : 0;
 	rt_live.opts = *o;
 	rt_live.tsc = rt.tsc;
 	rt_live.threshold_ticks = (uint64_t)((unsigned __int128)rt.tsc.hz *

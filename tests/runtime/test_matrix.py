@@ -1777,15 +1777,15 @@ def check_syscalls():
     verify_logs("mode=cpu: the logs with arguments pass both verifiers", logs)
 
 
-def c_path_calls(exe, args, env):
-    """(how often the C path of a function event (rt_fdr_light) ran in
-    @exe @args, counted by a gdb breakpoint, the run's output), or (None,
-    why)."""
+def c_path_calls(exe, args, env, fn="rt_fdr_light"):
+    """(how often the C path @fn (of a function event: rt_fdr_light; of a
+    custom or typed one: rt_fdr_light_event) ran in @exe @args, counted
+    by a gdb breakpoint, the run's output), or (None, why)."""
     gdb = which("gdb")
     if not gdb:
         return None, "no gdb (make deps)"
     p = run([gdb, "-batch", "-nx", "-ex", "set breakpoint pending on",
-             "-ex", "break rt_fdr_light", "-ex", "ignore 1 1000000000",
+             "-ex", f"break {fn}", "-ex", "ignore 1 1000000000",
              "-ex", "run", "-ex", "info breakpoints", "--args", exe] + args,
             env=env, timeout=600)
     m = re.search(r"already hit (\d+) time", p.stdout)
@@ -1829,6 +1829,37 @@ def check_discard():
         "mode=cpu discard: the summary counts every event, written or dropped",
         f"(written, overwritten, dropped): overwrite {so}, discard {sd}\n"
         f"{pd.stderr[-300:]}")
+
+
+def check_cpu_events():
+    """CPU mode: custom events take the trampolines' fast path, like
+    function records: the C path runs about once a sub-buffer, not once
+    an event (counted with a breakpoint, not timed), and every event is
+    in the log, which passes both verifiers."""
+    b = built(Prog("syscalls", ["syscalls.c"], with_lib=True))
+    if not b:
+        return
+    exe, d = b
+    n = 5000
+    log = os.path.join(d, "cpu-events.xray")
+    # one event an iteration, about 56 bytes with the call: ~70
+    # sub-buffers of 4 KiB, all kept
+    env = {"XRAYFDR_OPTIONS": f"mode=cpu buffer_size=4096 "
+           f"buffer_max={256 * os.cpu_count()} output=\"{log}\""}
+    calls, p = c_path_calls(exe, [str(n), "1"], env, "rt_fdr_light_event")
+    if calls is None:
+        tap(None, "mode=cpu: events take the fast path", skip=p)
+        return
+    tap(calls <= n // 10,
+        "mode=cpu: events take the fast path, the C path about once a "
+        "sub-buffer",
+        f"{n} custom events: the C path ran {calls} times")
+    ticks = sum(1 for e in events_of(log) if e.get("kind") == "custom-event"
+                and e.get("data") == b"tick".hex()) if os.path.exists(log) else 0
+    tap(ticks == n, "mode=cpu: every event of the fast path is in the log",
+        f"{ticks} of {n} events\n{p.stdout[-300:]}")
+    verify_log("mode=cpu: the log of the event fast path passes both verifiers",
+               log)
 
 
 def check_history():
@@ -2140,7 +2171,7 @@ def main():
                check_thread_names, check_depth, check_dlopen, check_basic,
                check_stream, check_migrate, check_mixed, check_snapshot_cli,
                check_snapshot_cpu, check_triggers, check_syscalls, check_discard,
-               check_history):
+               check_cpu_events, check_history):
         try:
             fn()
         except Exception as e:

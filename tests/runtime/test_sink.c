@@ -31,6 +31,7 @@
 
 #include <linux/xray_fdr.h>
 
+#include "../../lib/arch/x86_64/arch.h"
 #include "../../lib/fdr/frame.h"
 #include "../../lib/fdr/records.h"
 #include "../../lib/runtime/bufq.h"
@@ -1206,6 +1207,53 @@ static bool kernel_append(uint32_t cpu, uint32_t tid, uint64_t tsc)
 	return true;
 }
 
+/*
+ * One 8-byte custom event of @t through the trampolines' event fast path
+ * itself (trampolines.S, EVENT_FAST), as the CPU rings' trace would run
+ * it: on rt_self, given @t's fast-path state, with the key, the sizes and
+ * the handler of a trace of generation gen_now, and the C path dropping
+ * whatever comes to it (busy).  The slot's base is the real TSC for the
+ * call (the test clock's is too far from it).  Did it append?  What it
+ * appended is taken back, so the drain sees the scenario's records only.
+ */
+static bool fast_event(const struct rt_sink *s, struct rt_thread *t)
+{
+	static const uint64_t payload = 0x5eedull;
+	const size_t hot = offsetof(struct rt_thread, busy);
+	struct xray_fdr_control *ctl = ring_control(cpu_pinned);
+	uint64_t commit = ctl->commit, base = t->hdr->tsc;
+	void (*handler)(void *, size_t) = rt_handler_custom;
+	uint32_t busy = rt_self.busy, setup = rt_self.setup_done;
+	void (*event)(const void *, size_t);
+	struct rt_thread was;
+	bool appended;
+
+	if (!is_cpu(s))
+		return false;
+	memcpy(&was, &rt_self, hot);
+	memcpy(&rt_self, t, hot);
+	rt_self.fast = rt_fast_word(cpu_pinned, gen_now);
+	rt_self.busy = 1;
+	rt_self.setup_done = 1;
+	arch_fast_key_store((uint64_t)gen_now << 32);
+	rt_event_max[0] = opts.buffer_size;
+	rt_handler_custom = rt_fdr_handle_custom;
+	t->hdr->tsc = arch_tsc() - 1000;
+	/* (the sleds' convention: data and size in rdi and rsi) */
+	event = (void (*)(const void *, size_t))(uintptr_t)__xray_CustomEvent;
+	event(&payload, sizeof(payload));
+	appended = ctl->commit != commit;
+	t->hdr->tsc = base;
+	ctl->commit = commit;
+	rt_handler_custom = handler;
+	rt_event_max[0] = 0;
+	arch_fast_key_store(0);
+	memcpy(&rt_self, &was, hot);
+	rt_self.busy = busy;
+	rt_self.setup_done = setup;
+	return appended;
+}
+
 /* The sequence number of the sub-buffer the commit word of @cpu is in. */
 static uint64_t open_seq(uint32_t cpu)
 {
@@ -1255,6 +1303,8 @@ static void sc_kernel_reserve(const struct rt_sink *s)
 	      "the C path wrote in the kernel's reserve");
 	CHECK(!fast_append(s, t, XRAYFDR_FUNC_ENTRY, 3, at++),
 	      "the fast path wrote in the kernel's reserve");
+	CHECK(!fast_event(s, t),
+	      "the event fast path wrote in the kernel's reserve");
 	/* the reader took sub-buffer 0: the reserve is the next one, which
 	 * the kernel opens at sub-buffer 0's place, a round later, with the
 	 * thread still the tail's owner */
@@ -1268,12 +1318,17 @@ static void sc_kernel_reserve(const struct rt_sink *s)
 	t->hdr = ring_subbuf(cpu, 0);
 	CHECK(!fast_append(s, t, XRAYFDR_FUNC_ENTRY, 4, at++),
 	      "the fast path wrote in the kernel's reserve, a round later");
+	CHECK(!fast_event(s, t),
+	      "the event fast path wrote in the kernel's reserve, a round "
+	      "later");
 	CHECK(!emit(s, t, XRAYFDR_FUNC_ENTRY, 5, at++),
 	      "the C path wrote in the kernel's reserve, a round later");
 	/* consumed: the writers' again */
 	ctl->consumed = 2;
 	CHECK(emit(s, t, XRAYFDR_FUNC_ENTRY, 6, at++),
 	      "the C path cannot write once the reader consumed");
+	CHECK(fast_event(s, t),
+	      "the event fast path cannot write once the reader consumed");
 	/* (what the reader consumed is the stream's, not the drain's) */
 	drain(s, &d, true);
 	CHECK(check_events(&d.ev, NEWEST) > 0, "no event came out");

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 
 #include "../../lib/arch/x86_64/arch.h"
 #include "../../lib/runtime/controller.h"
@@ -179,16 +180,16 @@ struct rseq_cs_desc {
 /*
  * If the rseq area still names the critical section of the call through
  * @tramp just made (the kernel clears it at a preemption outside one,
- * the C path has its own), check it: it commits inside the trampoline,
- * and its abort handler follows the signature there.  Return whether it
- * checked.
+ * the C path has its own), check it: it commits inside the trampoline's
+ * first @span bytes, and its abort handler follows the signature there.
+ * Return whether it checked.
  */
-static bool check_section(void (*tramp)(void))
+static bool check_section_in(void (*tramp)(void), uintptr_t span)
 {
 	const char *rs =
 		(const char *)__builtin_thread_pointer() + rt_rseq_offset;
 	const struct rseq_cs_desc *cs;
-	uintptr_t lo = (uintptr_t)tramp, hi = lo + 256;
+	uintptr_t lo = (uintptr_t)tramp, hi = lo + span;
 	uint32_t sig;
 
 	memcpy(&cs, rs + RT_RSEQ_CS, sizeof(cs));
@@ -202,6 +203,11 @@ static bool check_section(void (*tramp)(void))
 	memcpy(&sig, (const void *)(uintptr_t)(cs->abort_ip - 4), sizeof(sig));
 	assert_int_equal(sig, RT_RSEQ_SIG);
 	return true;
+}
+
+static bool check_section(void (*tramp)(void))
+{
+	return check_section_in(tramp, 256);
 }
 
 static void test_registers(void **state)
@@ -364,6 +370,62 @@ static void test_threshold(void **state)
 }
 
 #ifdef TRAMP_CPU
+/* A CPU-mode trace (@more: options beyond the tests'), with the thread
+ * kept on the CPU it is on (its affinity before into *@was), so that the
+ * fast path's CPU check holds throughout; that CPU. */
+static int cpu_trace_pinned(cpu_set_t *was, const char *more)
+{
+	char config[512];
+	cpu_set_t one;
+	int cpu;
+
+	snprintf(config, sizeof(config),
+		 "output=%s verbosity=0 buffer_size=4096 buffer_max=64 "
+		 "mode=cpu%s",
+		 log_path, more);
+	assert_int_equal(__xray_log_init_mode("xray-fdr", config),
+			 XRAY_LOG_INITIALIZED);
+	assert_int_equal(sched_getaffinity(0, sizeof(*was), was), 0);
+	cpu = sched_getcpu();
+	assert_true(cpu >= 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	return cpu;
+}
+
+/* The thread's slot, as the C path left it (struct rt_thread), and the
+ * commit word of its CPU's ring. */
+struct slot {
+	uint64_t *commit;
+	uint64_t saved; /* the commit word now */
+	uint64_t owner; /* the thread's id where the commit word has it */
+	uint32_t off; /* the commit word's offset */
+	uint32_t start, size; /* the slot's sub-buffer */
+	uint32_t next; /* the sub-buffer after it */
+};
+
+static struct slot slot_now(void)
+{
+	struct slot sl = { .commit = (uint64_t *)rt_self.area };
+
+	sl.saved = *sl.commit;
+	sl.owner = (uint64_t)rt_self.tid << 32;
+	sl.off = (uint32_t)sl.saved;
+	sl.start = (uint32_t)rt_self.slot - sizeof(struct xray_fdr_subbuf);
+	sl.size = rt_ring.header->subbuf_size;
+	sl.next = (sl.start + sl.size) % (uint32_t)rt_ring.size;
+	return sl;
+}
+
+/* The thread's affinity back (@was), the trace ended and flushed. */
+static void cpu_trace_end(const cpu_set_t *was)
+{
+	assert_int_equal(sched_setaffinity(0, sizeof(*was), was), 0);
+	assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+	assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+}
+
 /* One entry call through @tramp with no C handler behind it, at commit
  * word @word: did the fast path append (the C path would write nothing)? */
 static bool appended(void (*tramp)(void), uint64_t *commit, uint64_t word)
@@ -386,27 +448,15 @@ static void test_slot(void **state)
 {
 	const uint32_t hdr = sizeof(struct xray_fdr_subbuf);
 	void (*handler)(int32_t, XRayEntryType);
-	cpu_set_t was, one;
+	cpu_set_t was;
 	struct regs want = sentinel(3), r = want;
+	struct slot sl;
 	uint64_t *commit, saved, owner, base, rec, seq;
 	uint32_t start, size, off, next;
-	char config[512];
 	int cpu;
 
 	(void)state;
-	snprintf(
-		config, sizeof(config),
-		"output=%s verbosity=0 buffer_size=4096 buffer_max=64 mode=cpu",
-		log_path);
-	assert_int_equal(__xray_log_init_mode("xray-fdr", config),
-			 XRAY_LOG_INITIALIZED);
-	/* on one CPU, so that the fast path's CPU check holds throughout */
-	assert_int_equal(sched_getaffinity(0, sizeof(was), &was), 0);
-	cpu = sched_getcpu();
-	assert_true(cpu >= 0);
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	cpu = cpu_trace_pinned(&was, "");
 	/* the C path reserves in this CPU's ring and arms the fast path */
 	call_sled(tramps[XRAY_SLED_ENTRY], arch_sled_word(XRAY_SLED_ENTRY, 6),
 		  &r);
@@ -417,13 +467,9 @@ static void test_slot(void **state)
 
 	handler = rt_handler_arg0;
 	rt_handler_arg0 = NULL;
-	commit = (uint64_t *)rt_self.area;
-	saved = *commit;
-	owner = (uint64_t)rt_self.tid << 32;
-	off = (uint32_t)saved;
-	start = (uint32_t)rt_self.slot - hdr;
-	size = rt_ring.header->subbuf_size;
-	next = (start + size) % (uint32_t)rt_ring.size;
+	sl = slot_now();
+	commit = sl.commit, saved = sl.saved, owner = sl.owner;
+	off = sl.off, start = sl.start, size = sl.size, next = sl.next;
 	assert_int_equal(saved >> 32, rt_self.tid);
 	assert_true(off > start + hdr && off <= start + size - 8);
 	assert_true(rt_ring.size >= 2 * size);
@@ -474,9 +520,385 @@ static void test_slot(void **state)
 
 	*commit = saved;
 	rt_handler_arg0 = handler;
-	assert_int_equal(sched_setaffinity(0, sizeof(was), &was), 0);
-	assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
-	assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+	cpu_trace_end(&was);
+}
+
+static uint8_t ev_data[64];
+
+/*
+ * One event of @size bytes of ev_data (@typed: a typed one, of type 7)
+ * with the C path unable to write (the thread busy: it drops the event
+ * and counts it), at commit word @word: did the fast path append it?
+ * Every register and the flags come back.
+ */
+static void event_call(bool typed, uint64_t size)
+{
+	struct regs want = sentinel(size), r;
+
+	if (typed) {
+		want.rdi = 0xabc0007; /* the sled sets only the low 16 bits */
+		want.rsi = (uintptr_t)ev_data;
+		want.rdx = size;
+	} else {
+		want.rdi = (uintptr_t)ev_data;
+		want.rsi = size;
+	}
+	r = want;
+	call_sled(typed ? __xray_TypedEvent : __xray_CustomEvent, 0, &r);
+	check_regs(&want, &r, true);
+}
+
+static bool event_appended(bool typed, uint64_t size, uint64_t *commit,
+			   uint64_t word)
+{
+	uint64_t dropped = rt_live.dropped;
+	bool appended;
+
+	*commit = word;
+	rt_self.busy = 1;
+	event_call(typed, size);
+	rt_self.busy = 0;
+	appended = *commit != word;
+	/* one or the other: appended, or dropped by the C path */
+	assert_int_equal(rt_live.dropped, dropped + !appended);
+	return appended;
+}
+
+/* The event @event_appended() just wrote at ring offset @off: its marker
+ * and payload, padded with zeros, and the commit word past it. */
+static void check_event(bool typed, uint64_t size, uint32_t off, uint64_t word,
+			uint64_t before, uint64_t after)
+{
+	const uint8_t *p = rt_self.area + RT_RING_CONTROL_SIZE + off;
+	uint64_t base = rt_self.hdr->tsc, delta;
+	uint32_t v;
+
+	assert_int_equal(*(uint64_t *)rt_self.area,
+			 word + 16 + ((size + 7) & ~7ull));
+	assert_int_equal(p[0], typed ? 0x11 : 0x0b);
+	memcpy(&v, p + 1, 4);
+	assert_int_equal(v, size);
+	memcpy(&v, p + 5, 4);
+	delta = v;
+	/* (its time: between the TSC before and after the call) */
+	assert_in_range(base + delta, before, after);
+	if (typed) {
+		assert_int_equal(p[9] | p[10] << 8, 7);
+		for (int i = 11; i < 16; i++)
+			assert_int_equal(p[i], 0);
+	} else {
+		for (int i = 9; i < 16; i++)
+			assert_int_equal(p[i], 0);
+	}
+	assert_memory_equal(p + 16, ev_data, size);
+	for (uint64_t i = size; i % 8; i++)
+		assert_int_equal(p[16 + i], 0);
+}
+
+/*
+ * CPU mode's event fast path: a custom or typed event of any size the C
+ * path takes goes into the slot the C path reserved, marker and payload,
+ * in one critical section, while the function fast path's conditions
+ * hold and the event fits; anything else is the C path's, which then
+ * drops it here (the thread is busy).  Then events written this way
+ * come out of the flush as they went in.
+ */
+static void test_event_slot(void **state)
+{
+	const uint32_t hdr = sizeof(struct xray_fdr_subbuf);
+	cpu_set_t was;
+	struct regs want = sentinel(3), r = want;
+	struct slot sl;
+	uint64_t *commit, saved, owner, seq, base, before, full, was_dropped;
+	uint64_t *fast_dropped;
+	uint32_t start, size, off, next, frozen = RT_STATE_FROZEN;
+	const uint32_t *state_word;
+	struct event_list got;
+	uint8_t *backup;
+	unsigned int customs = 0, typeds = 0, sections[2] = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ev_data); i++)
+		ev_data[i] = (uint8_t)(0xa1 + i * 7);
+	cpu_trace_pinned(&was, "");
+	/* the C path reserves (the thread's name goes first) and arms */
+	call_sled(tramps[XRAY_SLED_ENTRY], arch_sled_word(XRAY_SLED_ENTRY, 6),
+		  &r);
+	check_regs(&want, &r, false);
+	assert_int_equal(rt_self.event_room, rt_self.room);
+
+	sl = slot_now();
+	commit = sl.commit, saved = sl.saved, owner = sl.owner;
+	off = sl.off, start = sl.start, size = sl.size, next = sl.next;
+	assert_true(off + 16 + 64 <= start + size);
+
+	/* every size, both kinds: appended at the tail */
+	for (uint64_t n = 1; n <= sizeof(ev_data); n++)
+		for (int typed = 0; typed < 2; typed++) {
+			memset(rt_self.area + RT_RING_CONTROL_SIZE + off, 0xff,
+			       16 + 64);
+			before = arch_tsc();
+			assert_true(event_appended(typed, n, commit, saved));
+			check_event(typed, n, off, saved, before, arch_tsc());
+			sections[typed] += check_section_in(
+				typed ? __xray_TypedEvent : __xray_CustomEvent,
+				1024);
+		}
+	/* (each critical section seen at least once: a preemption clears
+	 * the rseq area's pointer to it) */
+	assert_true(sections[0] > 0 && sections[1] > 0);
+	/* (the appends below go over the records committed there) */
+	backup = malloc(size);
+	assert_non_null(backup);
+	memcpy(backup, rt_self.area + RT_RING_CONTROL_SIZE + start, size);
+	/* at the end of the sub-buffer: fits exactly, or not at all (a
+	 * function record would) */
+	assert_true(event_appended(0, 8, commit, owner | (start + size - 24)));
+	assert_false(event_appended(0, 8, commit, owner | (start + size - 16)));
+	assert_false(event_appended(1, 1, commit, owner | (start + size - 16)));
+	assert_true(event_appended(0, 8, commit, owner | (start + hdr)));
+	/* empty; in the header; the sub-buffer before, the next one; another
+	 * thread's tail on either side of this one's id */
+	assert_false(event_appended(0, 0, commit, saved));
+	assert_false(event_appended(1, 0, commit, saved));
+	assert_false(event_appended(0, 8, commit, owner | (start + 8)));
+	assert_false(event_appended(0, 8, commit, owner | start));
+	assert_false(event_appended(0, 8, commit, owner | (next + hdr)));
+	assert_false(event_appended(0, 8, commit, saved + (1ull << 32)));
+	assert_false(event_appended(1, 8, commit, saved - (1ull << 32)));
+	/* a base ahead of the TSC, or too far behind it */
+	base = rt_self.hdr->tsc;
+	rt_self.hdr->tsc = arch_tsc() + (1ull << 40);
+	assert_false(event_appended(0, 8, commit, saved));
+	rt_self.hdr->tsc = arch_tsc() - (1ull << 33);
+	assert_false(event_appended(1, 8, commit, saved));
+	rt_self.hdr->tsc = base;
+	/* a later sub-buffer at the slot's place (the kernel's reserve) */
+	seq = rt_self.hdr->seq;
+	rt_self.hdr->seq = seq + rt_ring.header->subbuf_count;
+	assert_false(event_appended(0, 8, commit, saved));
+	rt_self.hdr->seq = seq;
+	/* the session frozen */
+	state_word = rt_self.ring_state;
+	rt_self.ring_state = &frozen;
+	assert_false(event_appended(0, 8, commit, saved));
+	rt_self.ring_state = state_word;
+	/* discard mode: while the ring is as the C path found it full, no
+	 * room is the fast path's drop, counted in the ring; once it moved
+	 * (a reader consumed), the C path's */
+	full = owner | (start + size - 16);
+	fast_dropped = (uint64_t *)(rt_self.area + RT_CTL_FAST_DROPPED);
+	was_dropped = *fast_dropped;
+	rt_self.full_commit = full;
+	rt_self.full_consumed = ((struct xray_fdr_control *)commit)->consumed;
+	for (int typed = 0; typed < 2; typed++) {
+		uint64_t c_dropped = rt_live.dropped;
+
+		*commit = full;
+		rt_self.busy = 1;
+		event_call(typed, 8);
+		rt_self.busy = 0;
+		assert_int_equal(*commit, full);
+		assert_int_equal(*fast_dropped, was_dropped + 1 + typed);
+		assert_int_equal(rt_live.dropped, c_dropped);
+	}
+	rt_self.full_consumed--;
+	assert_false(event_appended(0, 8, commit, full));
+	assert_int_equal(*fast_dropped, was_dropped + 2);
+	rt_self.full_commit = 0;
+	/* the fast path off (another handler, max_depth: the key is 0) */
+	arch_fast_key_store(0);
+	assert_false(event_appended(0, 8, commit, saved));
+	arch_fast_key_store((uint64_t)rt_live.generation << 32);
+	/* a slot whose sub-buffer does not have the thread's name: arm
+	 * leaves no room for events, and the C path writes the name */
+	rt_self.slot_seq = seq + 1;
+	rt_self.hdr->seq = seq + 1;
+	rt_live.sink->arm(&rt_self);
+	assert_int_equal(rt_self.event_room, 0);
+	assert_false(event_appended(0, 8, commit, saved));
+	rt_self.slot_seq = seq;
+	rt_self.hdr->seq = seq;
+	rt_live.sink->arm(&rt_self);
+	assert_int_equal(rt_self.event_room, rt_self.room);
+	assert_true(event_appended(1, 8, commit, saved));
+
+	memcpy(rt_self.area + RT_RING_CONTROL_SIZE + start, backup, size);
+	free(backup);
+	/* events and functions in turn, then the flush: each comes out,
+	 * in order */
+	*commit = saved;
+	for (int i = 0; i < 30; i++) {
+		uint64_t at = *commit;
+
+		want = sentinel((uint64_t)i);
+		r = want;
+		call_sled(tramps[XRAY_SLED_ENTRY],
+			  arch_sled_word(XRAY_SLED_ENTRY, 6), &r);
+		check_regs(&want, &r, false);
+		assert_int_equal(*commit, at + 8);
+		assert_true(event_appended(i % 2, 1 + (uint64_t)i, commit,
+					   *commit));
+	}
+	cpu_trace_end(&was);
+	rt_read_log(log_path, &got);
+	for (size_t i = 0, last = 0; i < got.n; i++) {
+		const struct xrayfdr_event *e = &got.ev[i];
+		unsigned int n = customs + typeds;
+
+		if (e->kind != XRAYFDR_EV_CUSTOM && e->kind != XRAYFDR_EV_TYPED)
+			continue;
+		/* (the thread's name, which the C path wrote first, and the
+		 * log's info event, last) */
+		if (!e->data_size || *(const uint8_t *)e->data != ev_data[0])
+			continue;
+		assert_true(n < 30);
+		assert_int_equal(e->kind,
+				 n % 2 ? XRAYFDR_EV_TYPED : XRAYFDR_EV_CUSTOM);
+		assert_int_equal(e->data_size, n + 1);
+		assert_memory_equal(e->data, ev_data, n + 1);
+		if (n % 2)
+			assert_int_equal(e->event_type, 7);
+		assert_true(i > last);
+		assert_true(got.ev[i - 1].kind == XRAYFDR_EV_ENTRY);
+		assert_true(e->tsc >= got.ev[i - 1].tsc);
+		last = i;
+		n % 2 ? typeds++ : customs++;
+	}
+	assert_int_equal(customs, 15);
+	assert_int_equal(typeds, 15);
+	event_list_free(&got);
+}
+
+/* Version 1's markers (a custom event's time absolute; no typed events)
+ * are the C path's. */
+static void test_event_version1(void **state)
+{
+	struct regs want = sentinel(3), r = want;
+	cpu_set_t was;
+	struct slot sl;
+
+	(void)state;
+	cpu_trace_pinned(&was, " version=1");
+	call_sled(tramps[XRAY_SLED_ENTRY], arch_sled_word(XRAY_SLED_ENTRY, 6),
+		  &r);
+	check_regs(&want, &r, false);
+	sl = slot_now();
+	assert_int_equal(rt_self.event_room, rt_self.room);
+	assert_false(event_appended(0, 8, sl.commit, sl.saved));
+	assert_false(event_appended(1, 8, sl.commit, sl.saved));
+	*sl.commit = sl.saved;
+	cpu_trace_end(&was);
+}
+
+/*
+ * Whatever takes it, the fast path or the C path, the thread's name is
+ * in every sub-buffer its events are in, before the first of them: a
+ * named thread's events over many sub-buffers of its CPU's ring, then
+ * each sub-buffer walked.  Return the sub-buffers with its events.
+ */
+static unsigned int named_subbufs(uint32_t tid)
+{
+	uint32_t size = rt_ring.header->subbuf_size;
+	uint32_t tail = (uint32_t) * (uint64_t *)rt_self.area;
+	unsigned int with_events = 0;
+
+	for (uint32_t i = 0; i < rt_ring.header->subbuf_count; i++) {
+		const uint8_t *sb =
+			rt_self.area + RT_RING_CONTROL_SIZE + (size_t)i * size;
+		const struct xray_fdr_subbuf *h = (const void *)sb;
+		uint32_t used = (tail - 1) / size == i ? tail - i * size :
+							 h->used;
+		bool named = false, events = false;
+
+		if (h->tid != tid || used <= sizeof(*h) || used > size)
+			continue;
+		for (uint32_t at = sizeof(*h), len; at < used; at += len) {
+			const uint8_t *p = sb + at;
+			uint32_t n;
+
+			len = 8;
+			if (!(p[0] & 1))
+				continue; /* a function record */
+			len = 16;
+			if (p[0] != 0x0b && p[0] != 0x11)
+				continue;
+			memcpy(&n, p + 1, 4);
+			len += (n + 7) & ~7u;
+			if (!memcmp(p + 16, "XFTN", 4))
+				named = true;
+			else if (p[16] == ev_data[0] && !named)
+				fail_msg("sub-buffer %u: an event before the "
+					 "name",
+					 i);
+			else if (p[16] == ev_data[0])
+				events = true;
+		}
+		with_events += events;
+	}
+	return with_events;
+}
+
+/*
+ * What the module does when its scheduler record fills a sub-buffer: it
+ * closes it and opens the next one, keeping the tail's owner.  And the
+ * thread's slot there, armed, as a reserve there whose commit was refused
+ * (the thread moved) leaves it: no name in it yet.
+ */
+static void kernel_opens_next(void)
+{
+	uint64_t *commit = (uint64_t *)rt_self.area;
+	uint32_t size = rt_ring.header->subbuf_size;
+	uint32_t off = (uint32_t)*commit, idx = (off - 1) / size;
+	uint32_t next = (idx + 1) % rt_ring.header->subbuf_count;
+	struct xray_fdr_subbuf *sb =
+		(void *)(rt_self.area + RT_RING_CONTROL_SIZE +
+			 (size_t)idx * size);
+	struct xray_fdr_subbuf *nb =
+		(void *)(rt_self.area + RT_RING_CONTROL_SIZE +
+			 (size_t)next * size);
+
+	sb->used = off - idx * size;
+	*nb = (struct xray_fdr_subbuf){ .seq = sb->seq + 1,
+					.tsc = arch_tsc(),
+					.cpu = sb->cpu,
+					.tid = rt_self.tid,
+					.flags = XRAY_FDR_SUBBUF_KERNEL };
+	*commit = XRAY_FDR_COMMIT(rt_self.tid, next * size + sizeof(*nb));
+	rt_self.slot = (uint64_t)rt_self.tid << 32 |
+		       (next * size + sizeof(*nb));
+	rt_self.slot_seq = nb->seq;
+	rt_self.hdr = nb;
+	assert_int_equal(rt_live.sink->arm(&rt_self), rt_live.generation);
+}
+
+static void test_event_names(void **state)
+{
+	char was_name[16] = "";
+	cpu_set_t was;
+	unsigned int subbufs;
+
+	(void)state;
+	assert_int_equal(prctl(PR_GET_NAME, was_name), 0);
+	assert_int_equal(prctl(PR_SET_NAME, "event-namer"), 0);
+	cpu_trace_pinned(&was, "");
+	/* about 60 bytes an iteration: 15 sub-buffers of the ring's 32,
+	 * one of them opened by the "kernel" */
+	for (int i = 0; i < 1000; i++) {
+		struct regs want = sentinel((uint64_t)i), r = want;
+
+		call_sled(tramps[i % 2], arch_sled_word((unsigned int)i % 2, 6),
+			  &r);
+		check_regs(&want, &r, false);
+		event_call(i % 3 == 0, 1 + (uint64_t)i % 40);
+		if (i == 500)
+			kernel_opens_next();
+	}
+	assert_true(rt_ring.header->subbuf_count >= 20);
+	subbufs = named_subbufs(rt_self.tid);
+	cpu_trace_end(&was);
+	assert_int_equal(prctl(PR_SET_NAME, was_name), 0);
+	assert_true(subbufs >= 10);
 }
 #endif
 
@@ -489,6 +911,9 @@ int main(void)
 		cmocka_unit_test(test_threshold),
 #ifdef TRAMP_CPU
 		cmocka_unit_test(test_slot),
+		cmocka_unit_test(test_event_slot),
+		cmocka_unit_test(test_event_version1),
+		cmocka_unit_test(test_event_names),
 #endif
 	};
 

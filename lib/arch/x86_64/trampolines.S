@@ -25,9 +25,11 @@
  *   delta is formed and nothing but the position is stored to commit
  *   (RECORD_WORD, lib/runtime/logbuf.h); the duration threshold is the
  *   drain's, so it does not turn the fast path off.
- * - Anything else (a new buffer, a CPU change, a TSC wrap, events)
- *   calls our C controller, which uses no vector registers, after saving
- *   the general registers.  Handlers
+ * - CPU mode's event fast path (EVENT_FAST) appends a custom or typed
+ *   event, its payload included, the same way.
+ * - Anything else (a new buffer, a CPU change, a TSC wrap, thread mode's
+ *   events) calls our C controller, which uses no vector registers, after
+ *   saving the general registers.  Handlers
  *   set through LLVM's API, and the controller's rare set-up work, get
  *   the whole vector state saved too (xsave with the components the OS
  *   enabled, minus AMX tiles), on a stack realigned to 64 bytes.
@@ -267,6 +269,23 @@ GENERIC rt_generic_args, 3, 1
 	.endif
 .endm
 
+/*
+ * The library's fast paths: the thread's TLS offset into %r11, the
+ * critical section of @name armed (an abort comes back to _arm, and
+ * starts over here), then its first load: the rseq area's first word
+ * XOR the key into %rdx, for the compare against the thread's.
+ */
+.macro LIBRARY_ARM name
+.L\name\()_arm:
+	movq	rt_self@gottpoff(%rip), %r11
+	movq	rt_rseq_offset(%rip), %rax
+	leaq	.L\name\()_cs(%rip), %rdx
+	movq	%rdx, %fs:RT_RSEQ_CS(%rax)
+.L\name\()_start:
+	movq	%fs:RT_RSEQ_CPU_ID_START(%rax), %rdx
+	xorq	rt_fast_key(%rip), %rdx
+.endm
+
 .macro FAST_BEGIN name, rcx, copy=-1
 	.if \copy < 0
 	.globl	\name
@@ -289,17 +308,11 @@ GENERIC rt_generic_args, 3, 1
 	.if \rcx
 	movq	%rcx, -24(%rsp)
 	.endif
-	/* an abort comes back here */
-.L\name\()_arm:
+	/* an abort comes back to _arm */
 	.if \copy < 0
-	movq	rt_self@gottpoff(%rip), %r11
-	movq	rt_rseq_offset(%rip), %rax
-	leaq	.L\name\()_cs(%rip), %rdx
-	movq	%rdx, %fs:RT_RSEQ_CS(%rax)
-.L\name\()_start:
-	movq	%fs:RT_RSEQ_CPU_ID_START(%rax), %rdx
-	xorq	rt_fast_key(%rip), %rdx
+	LIBRARY_ARM \name
 	.else
+.L\name\()_arm:
 	leaq	rt_fast_template+COPY_CS+32*\copy(%rip), %rax
 	movq	%rax, %fs:RT_RSEQ_CS
 	FIX	FIX_RSEQ, 4
@@ -310,6 +323,19 @@ GENERIC rt_generic_args, 3, 1
 	.endif
 	SELF_DST \copy, cmpq, %rdx, RT_THREAD_FAST
 	jne	.L\name\()_slow
+.endm
+
+/* The critical section descriptor (the kernel's struct rseq_cs) of the
+ * fast path @name, from _start to the commit (_post), aborting to _abort. */
+.macro CS_DESC name
+	.pushsection .data.rel.ro, "aw"
+	.p2align 5
+.L\name\()_cs:
+	.long	0, 0
+	.quad	.L\name\()_start
+	.quad	.L\name\()_post - .L\name\()_start
+	.quad	.L\name\()_abort
+	.popsection
 .endm
 
 /* The registers FAST_BEGIN saved, back. */
@@ -369,14 +395,7 @@ GENERIC rt_generic_args, 3, 1
 	.cfi_endproc
 	.size	\name, . - \name
 
-	.pushsection .data.rel.ro, "aw"
-	.p2align 5
-.L\name\()_cs:
-	.long	0, 0
-	.quad	.L\name\()_start
-	.quad	.L\name\()_post - .L\name\()_start
-	.quad	.L\name\()_abort
-	.popsection
+	CS_DESC \name
 	.else
 	jmp	*rt_fast_template+COPY_SLOW+8*\copy(%rip)
 	.endif
@@ -729,11 +748,169 @@ rt_fast_template_fixups_end:
 	.text
 
 /*
+ * The fast path of CPU mode for events (@typed: a typed one): append the
+ * event's marker and its payload, padded with zeros to 8 bytes, to the
+ * ring of this CPU in one rseq critical section ending in the add to the
+ * commit word, as CPU_FAST appends a function record, or jump to @slow
+ * with every register and the flags as they came.  The event sled sits
+ * mid-function, where anything may be live: the flags were pushed (%rsp
+ * points at them) and every register used is saved in the red zone
+ * below.  Besides CPU_FAST's checks (the key, the state word, the slot,
+ * the sequence number, the base's high half), the payload size must be
+ * one the C path takes (rt_event_max: our handler's, 1 to the capacity,
+ * a marker it can write), and the slot's room is t->event_room, which
+ * arm leaves 0 where the C path would stage something before the event
+ * (the thread's name, a stretch's NewBuffer).  No room: the C path,
+ * which opens the next sub-buffer, or in discard mode, while the ring is
+ * as the C path found it full, the drop CPU_FAST makes.  An abort copies
+ * the payload again: nothing is committed before the add.
+ * Registers: %r10 the size, @data the payload (untouched), %r11 the
+ * thread's TLS offset, %rcx the CPU's area, %r8 the marker's place.
+ */
+.macro EVENT_FAST name, handler, mine, typed, data, slow
+	/* (off: two instructions on the way to the C path) */
+	cmpq	$0, rt_event_max+8*\typed(%rip)
+	je	\slow
+	movq	%rax, -8(%rsp)
+	movq	%rcx, -16(%rsp)
+	movq	%rdx, -24(%rsp)
+	movq	%r8, -32(%rsp)
+	movq	%r9, -40(%rsp)
+	movq	%r10, -48(%rsp)
+	movq	%r11, -56(%rsp)
+	leaq	\mine(%rip), %rax
+	cmpq	%rax, \handler(%rip)
+	jne	.L\name\()_slow
+	.if \typed
+	movq	%rdx, %r10
+	.else
+	movq	%rsi, %r10
+	.endif
+	leaq	-1(%r10), %rax		/* (0 wraps: the C path's warning) */
+	cmpq	rt_event_max+8*\typed(%rip), %rax
+	jae	.L\name\()_slow
+	LIBRARY_ARM \name
+	cmpq	%rdx, %fs:RT_THREAD_FAST(%r11)
+	jne	.L\name\()_slow
+	movq	%fs:RT_THREAD_RING_STATE(%r11), %rax
+	testl	$RT_STATE_FROZEN, (%rax)
+	jnz	.L\name\()_slow
+	movq	%fs:RT_THREAD_AREA(%r11), %rcx	/* this CPU's area */
+	movq	(%rcx), %r8			/* the commit word */
+	movq	%r8, %rax
+	subq	%fs:RT_THREAD_SLOT(%r11), %rax
+	/* the marker and the padded payload, less the function record
+	 * the room leaves (a carry: a difference that wrapped) */
+	leaq	15(%r10), %rdx
+	andq	$-8, %rdx
+	addq	%rdx, %rax
+	jc	.L\name\()_slow
+	cmpq	%fs:RT_THREAD_EVENT_ROOM(%r11), %rax
+	ja	.L\name\()_full
+	movq	%fs:RT_THREAD_HDR(%r11), %r9
+	movq	(%r9), %rax			/* its sequence number */
+	cmpq	%fs:RT_THREAD_SLOT_SEQ(%r11), %rax
+	jne	.L\name\()_slow
+	RECORD_TIME \name, RT_SUBBUF_TSC+4(%r9), RT_SUBBUF_TSC(%r9), .L\name\()_full
+	movl	%r8d, %r8d			/* the offset */
+	leaq	RT_RING_CONTROL_SIZE(%rcx,%r8), %r8
+	/* the marker (lib/fdr/records.h): its kind, the size at byte 1,
+	 * the delta at byte 5, a typed event's type at byte 9 */
+	movq	%rax, %rdx
+	shrq	$24, %rdx
+	.if \typed
+	movzwl	%di, %r9d		/* (the sled set only 16 bits) */
+	shll	$8, %r9d
+	orq	%r9, %rdx
+	.endif
+	movq	%rdx, 8(%r8)
+	shlq	$40, %rax
+	movq	%r10, %rdx
+	shlq	$8, %rdx
+	orq	%rdx, %rax
+	.if \typed
+	orq	$RT_TYPED_EVENT_BYTE, %rax
+	.else
+	orq	$RT_CUSTOM_EVENT_BYTE, %rax
+	.endif
+	movq	%rax, (%r8)
+	/* the payload's words, last first */
+	movq	%r10, %r9
+	shrq	$3, %r9
+	jz	2f
+1:	movq	-8(\data,%r9,8), %rax
+	movq	%rax, 8(%r8,%r9,8)
+	decq	%r9
+	jnz	1b
+	/* its last bytes, read one by one (no load past its end), in a
+	 * word padded with zeros */
+2:	movl	%r10d, %r9d
+	andl	$7, %r9d
+	jz	4f
+	leaq	(\data,%r10), %rdx
+	subq	%r9, %rdx
+	xorl	%eax, %eax
+3:	shlq	$8, %rax
+	movb	-1(%rdx,%r9), %al
+	decl	%r9d
+	jnz	3b
+	movq	%r10, %rdx
+	andq	$-8, %rdx
+	movq	%rax, 16(%r8,%rdx)
+4:	leaq	23(%r10), %rax
+	andq	$-8, %rax
+	addq	%rax, (%rcx)			/* commit */
+.L\name\()_post:
+	EVENT_RESTORE
+	popfq
+	.cfi_adjust_cfa_offset -8
+	ret
+	.cfi_adjust_cfa_offset 8
+	/* ud1 carrying the rseq signature right before the abort handler */
+	.byte	0x0f, 0xb9, 0x3d
+	.long	RT_RSEQ_SIG
+.L\name\()_abort:
+	jmp	.L\name\()_arm
+	/* no room, or too far from the base: discard mode's drop, as
+	 * CPU_FAST's (the C path, finding the ring as full, would drop) */
+.L\name\()_full:
+	movq	(%rcx), %rax
+	cmpq	%fs:RT_THREAD_FULL_COMMIT(%r11), %rax
+	jne	.L\name\()_slow
+	movq	RT_CTL_CONSUMED(%rcx), %rax
+	cmpq	%fs:RT_THREAD_FULL_CONSUMED(%r11), %rax
+	jne	.L\name\()_slow
+	lock addq $1, RT_CTL_FAST_DROPPED(%rcx)
+	EVENT_RESTORE
+	popfq
+	.cfi_adjust_cfa_offset -8
+	ret
+	.cfi_adjust_cfa_offset 8
+.L\name\()_slow:
+	EVENT_RESTORE
+	jmp	\slow
+
+	CS_DESC \name
+.endm
+
+/* The registers EVENT_FAST saved, back. */
+.macro EVENT_RESTORE
+	movq	-8(%rsp), %rax
+	movq	-16(%rsp), %rcx
+	movq	-24(%rsp), %rdx
+	movq	-32(%rsp), %r8
+	movq	-40(%rsp), %r9
+	movq	-48(%rsp), %r10
+	movq	-56(%rsp), %r11
+.endm
+
+/*
  * Event sleds: "call __xray_CustomEvent" with (data, size) in rdi/rsi, and
  * "call __xray_TypedEvent" with (type, data, size) in rdi/rsi/rdx, where
  * the sled set only the low 16 bits of the type.  Exported: programs
  * linked with libxrayfdr resolve the sleds' calls to these.  @light and
  * @heavy are our own handler's two paths, @handler the installed one.
+ * CPU mode's fast path (EVENT_FAST) comes first.
  */
 .macro EVENT name, handler, mine, light, heavy, typed
 	.globl	\name
@@ -749,7 +926,12 @@ rt_fast_template_fixups_end:
 	.cfi_adjust_cfa_offset -8
 	ret
 1:	.cfi_adjust_cfa_offset 8
-	popfq
+	.if \typed
+	EVENT_FAST \name, \handler, \mine, 1, %rsi, 6f
+	.else
+	EVENT_FAST \name, \handler, \mine, 0, %rdi, 6f
+	.endif
+6:	popfq
 	.cfi_adjust_cfa_offset -8
 	SAVE_GPRS 1
 	movq	\handler(%rip), %r11

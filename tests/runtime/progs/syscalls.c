@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Events that take the C path in CPU mode (custom events, one every
- * second argument's iterations, 0: none) and entries with a logged
- * argument, as many as the first argument says: the traced run's system
- * calls must not grow with their number.
+ * Custom events (one every second argument's iterations, 0: none) and
+ * entries with a logged argument, as many as the first argument says:
+ * the traced run's system calls must not grow with their number, nor
+ * (CPU mode) its C path's calls.
  */
 #include <stdlib.h>
 
