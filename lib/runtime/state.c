@@ -20,6 +20,7 @@
 
 #include "../arch/x86_64/arch.h"
 #include "../log.h"
+#include "../util/decimal.h"
 #include "state.h"
 #include "thread.h"
 
@@ -268,15 +269,5 @@ void rt_say(const char *const *parts, size_t n)
 
 char *rt_utoa(uint64_t v, char *buf)
 {
-	char tmp[21];
-	int n = 0, i = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		buf[i++] = tmp[--n];
-	buf[i] = '\0';
-	return buf;
+	return u64_decimal(v, buf);
 }

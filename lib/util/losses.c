@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "decimal.h"
 #include "losses.h"
 
 static char *put_str(char *p, const char *s)
@@ -10,17 +11,12 @@ static char *put_str(char *p, const char *s)
 
 static char *put_part(char *p, uint64_t n, const char *what)
 {
-	char digits[20];
-	int i = 0;
+	char digits[DECIMAL_MAX];
 
 	if (!n)
 		return p;
 	p = put_str(p, ", ");
-	do
-		digits[i++] = (char)('0' + n % 10);
-	while ((n /= 10));
-	while (i)
-		*p++ = digits[--i];
+	p = put_str(p, u64_decimal(n, digits));
 	return put_str(p, what);
 }
 
