@@ -351,6 +351,22 @@ GENERIC rt_generic_args, 3, 1
 	.endif
 .endm
 
+/*
+ * Discard mode's drop on a fast path, with %rcx the area of the
+ * thread's CPU: counted in its control page if the ring is as the C path
+ * last found it full (the same commit word and consumed count), else on
+ * to @name's C path.
+ */
+.macro DISCARD_DROP name, copy=-1
+	movq	(%rcx), %rax
+	SELF_SRC \copy, cmpq, RT_THREAD_FULL_COMMIT, %rax
+	jne	.L\name\()_slow
+	movq	RT_CTL_CONSUMED(%rcx), %rax
+	SELF_SRC \copy, cmpq, RT_THREAD_FULL_CONSUMED, %rax
+	jne	.L\name\()_slow
+	lock addq $1, RT_CTL_FAST_DROPPED(%rcx)
+.endm
+
 .macro FAST_END name, slow, rcx, copy=-1, after, full
 .L\name\()_post:
 	.ifnb \after
@@ -378,13 +394,7 @@ GENERIC rt_generic_args, 3, 1
 	movq	rt_self@gottpoff(%rip), %r11	/* (it held the header) */
 	.endif
 \full:
-	movq	(%rcx), %rax
-	SELF_SRC \copy, cmpq, RT_THREAD_FULL_COMMIT, %rax
-	jne	.L\name\()_slow
-	movq	RT_CTL_CONSUMED(%rcx), %rax
-	SELF_SRC \copy, cmpq, RT_THREAD_FULL_CONSUMED, %rax
-	jne	.L\name\()_slow
-	lock addq $1, RT_CTL_FAST_DROPPED(%rcx)
+	DISCARD_DROP \name, \copy
 	FAST_RESTORE \rcx, \copy
 	ret
 	.endif
@@ -874,13 +884,7 @@ rt_fast_template_fixups_end:
 	/* no room, or too far from the base: discard mode's drop, as
 	 * CPU_FAST's (the C path, finding the ring as full, would drop) */
 .L\name\()_full:
-	movq	(%rcx), %rax
-	cmpq	%fs:RT_THREAD_FULL_COMMIT(%r11), %rax
-	jne	.L\name\()_slow
-	movq	RT_CTL_CONSUMED(%rcx), %rax
-	cmpq	%fs:RT_THREAD_FULL_CONSUMED(%r11), %rax
-	jne	.L\name\()_slow
-	lock addq $1, RT_CTL_FAST_DROPPED(%rcx)
+	DISCARD_DROP \name
 	EVENT_RESTORE
 	popfq
 	.cfi_adjust_cfa_offset -8
