@@ -521,6 +521,7 @@ bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
 	uint32_t tid = first->tid;
 	struct rt_logbuf o;
 	uint64_t names = 0; /* the thread's own thread-name events */
+	uint64_t streamed; /* its last time in the stream's passes */
 	bool any = false, ev;
 	size_t preamble;
 
@@ -530,8 +531,9 @@ bool rt_cpu_fill_chunk(struct rt_drain *d, const struct pass *ps,
 	o.monotonic = true;
 	if (own(d)->tid == (uint64_t)tid + 1)
 		o.last = own(d)->last;
-	if (ps->last && rt_last_times_get(ps->last, tid) > o.last)
-		o.last = rt_last_times_get(ps->last, tid);
+	streamed = ps->last ? rt_last_times_get(ps->last, tid) : 0;
+	if (streamed > o.last)
+		o.last = streamed;
 	preamble = fdr_put_preamble(
 		o.p, false, ps->v->version, (int32_t)tid,
 		first->wall_ns / 1000000000u,

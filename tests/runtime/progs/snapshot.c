@@ -231,7 +231,8 @@ UNTRACED static long rss_kib(void)
  * The snapshot's copy gives its pages back once the log is written: 16
  * MiB of buffers (in CPU mode, rings shared out among the CPUs), all
  * written, then a snapshot that copies them; the process's resident
- * memory grows by less than a quarter of that.  Run alone (argv[2] "memory"), in either mode.
+ * memory grows by less than a quarter of that.  Run alone (argv[2]
+ * "memory"), in either mode.
  */
 UNTRACED static void memory(const char *dir)
 {
