@@ -208,14 +208,15 @@ for mode in $MODES; do
 
 	# on-CPU and off-CPU time as xrayfdr account reports it, from the
 	# switch records in the stream: compared with each other (the 50 ms
-	# spin's CPU time is the yardstick of the 50 ms sleep), not with
-	# seconds, which a TCG guest's TSC frequency on a loaded host skews
+	# spin's CPU time is the loose yardstick of the 50 ms sleep, as the
+	# spin's ticks include the guest's interrupts), not with seconds,
+	# which a TCG guest's TSC frequency on a loaded host skews
 	if [ -s "$files/onoff.xray" ]; then
 		if out=$("$BUILD/bin/xrayfdr" account -m "$BUILD/selftests/runtime_guest" \
 			"$files/onoff.xray" 2>&1) && echo "$out" | awk '
 				/ sleeper$/ { son = $11; soff = $12; s = 1 }
 				/ spinner$/ { pon = $11; poff = $12; p = 1 }
-				END { exit !(s && p && pon > 0 && soff >= 0.9 * pon &&
+				END { exit !(s && p && pon > 0 && soff >= 0.5 * pon &&
 					     son < soff / 4 && poff < pon / 4) }'; then
 			result ok "$tag: xrayfdr account: a 50 ms sleep is off-CPU, a 50 ms spin on-CPU"
 		else
