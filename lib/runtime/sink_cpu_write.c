@@ -19,7 +19,12 @@
 
 /* A CPU-ring append between reserve and commit. */
 struct rt_ring_pending {
-	uint64_t expect; /* the commit word reserve saw */
+	/* the commit word reserve saw, and the sequence number of the
+	 * sub-buffer it was in: the pair, unlike the word alone, does not
+	 * come back a lap later (rseq_commit()) */
+	uint64_t expect;
+	const __u64 *expect_seq_word;
+	uint64_t expect_seq;
 	uint8_t *dst; /* where the records go */
 	uint64_t *close_word; /* the closed sub-buffer's used and flags */
 	uint64_t close_val;
@@ -246,6 +251,8 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	if (used < SUBBUF_HDR)
 		return RT_RESERVE_NONE;
 	sb = subbuf(cpu, idx);
+	/* (before the base: a header is written seq first) */
+	pd->expect_seq = __atomic_load_n(&sb->seq, __ATOMIC_RELAXED);
 	base = __atomic_load_n(&sb->tsc, __ATOMIC_RELAXED);
 	/* read before this sub-buffer opened, or on a CPU behind this one */
 	if (*tsc < base)
@@ -264,7 +271,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	 * may be the oldest left), checked where the C path runs: where
 	 * it takes over the tail, opens a sub-buffer, or writes first in
 	 * one the kernel opened. */
-	pd->seq = __atomic_load_n(&sb->seq, __ATOMIC_RELAXED);
+	pd->seq = pd->expect_seq;
 	if (rt_cpu.reserve) {
 		/* the kernel opened it, in its reserve */
 		consumed = __atomic_load_n(&ctl->consumed, __ATOMIC_ACQUIRE);
@@ -292,7 +299,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 		/* a new sub-buffer: a new place to name the thread */
 		t->name_due = SUBBUF_HDR + need + RT_NAME_ROOM <=
 			      rt_ring.subbuf_size;
-		seq = __atomic_load_n(&sb->seq, __ATOMIC_RELAXED) + 1;
+		seq = pd->expect_seq + 1;
 		consumed = __atomic_load_n(&ctl->consumed, __ATOMIC_ACQUIRE);
 		if (rt_ring.discard && past_user_limit(seq, consumed)) {
 			*full = true;
@@ -334,6 +341,7 @@ static enum rt_reserve reserve_in_ring(struct rt_thread *t, size_t need,
 	}
 	pd->dst = ring_of(cpu) + off;
 	pd->expect = commit;
+	pd->expect_seq_word = &sb->seq;
 	pd->cpu = cpu;
 	if (pd->staged_before) {
 		fdr_put_metadata(ct->stage, false, rt_cpu.live.version,
@@ -395,11 +403,20 @@ struct seg {
 };
 
 /*
- * The critical section: if this thread is on @cpu and the commit word is
- * still @expect, copy the segments and store @val in the commit word.
- * Return 0 when committed, 1 when aborted or refused.
+ * The critical section: if this thread is on @pd's CPU, the commit word
+ * is still the one reserve saw and the sub-buffer it is in still has the
+ * sequence number it had, copy the segments and store @val in the commit
+ * word.  Return 0 when committed, 1 when aborted or refused.
+ *
+ * The word alone can come back: a thread that fills a sub-buffer to its
+ * end leaves the same word each lap, and a writer preempted between
+ * reserve and commit meanwhile would open, with a stale sequence number,
+ * a sub-buffer the ring has gone past (the stream's writer then finds
+ * the ring behind where it read, and the writers lap what it had not).
+ * The pair does not come back: a sequence number only grows, and within
+ * one sub-buffer's life the commit word does.
  */
-static int rseq_commit(uint32_t cpu, __u64 *commit, uint64_t expect,
+static int rseq_commit(const struct rt_ring_pending *pd, __u64 *commit,
 		       uint64_t val, const struct seg *seg, size_t nseg)
 {
 	char *rs = (char *)__builtin_thread_pointer() + rt_rseq_offset;
@@ -418,6 +435,8 @@ static int rseq_commit(uint32_t cpu, __u64 *commit, uint64_t expect,
 		"cmpl %[cpu], %[cpu_id]\n\t"
 		"jnz 4f\n\t"
 		"cmpq %[expect], (%[commit])\n\t"
+		"jnz 4f\n\t"
+		"cmpq %[expect_seq], %[seq_word]\n\t"
 		"jnz 4f\n\t"
 		"5:\n\t"
 		"testq %[nseg], %[nseg]\n\t"
@@ -451,9 +470,11 @@ static int rseq_commit(uint32_t cpu, __u64 *commit, uint64_t expect,
 		"9:\n\t"
 		: [ret] "=&r"(ret), [seg] "+&r"(seg), [nseg] "+&r"(nseg),
 		  [rseq_cs] "=m"(*(uint64_t *)(rs + RT_RSEQ_CS))
-		: [cpu] "r"(cpu),
+		: [cpu] "r"(pd->cpu),
 		  [cpu_id] "m"(*(uint32_t *)(rs + RT_RSEQ_CPU_ID)),
-		  [commit] "r"(commit), [expect] "r"(expect), [val] "r"(val)
+		  [commit] "r"(commit), [expect] "r"(pd->expect),
+		  [seq_word] "m"(*pd->expect_seq_word),
+		  [expect_seq] "r"(pd->expect_seq), [val] "r"(val)
 		: "rax", "rcx", "rsi", "rdi", "memory", "cc");
 	return ret;
 }
@@ -494,8 +515,7 @@ bool rt_cpu_commit(struct rt_thread *t, uint8_t *end, const void *payload,
 	off = (uint32_t)(pd->dst - ring_of(pd->cpu)) + (uint32_t)staged +
 	      (uint32_t)ALIGN8(size);
 	val = XRAY_FDR_COMMIT(t->tid, off);
-	if (rseq_commit(pd->cpu, &control(pd->cpu)->commit, pd->expect, val,
-			seg, n))
+	if (rseq_commit(pd, &control(pd->cpu)->commit, val, seg, n))
 		return false;
 	ct->stretch_ring = pd->cpu + 1;
 	/* the name was looked at for this sub-buffer: written, or left out

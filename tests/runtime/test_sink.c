@@ -1402,6 +1402,67 @@ static void sc_kernel_overwrite(const struct rt_sink *s)
 	drained_free(&d);
 }
 
+/*
+ * A writer preempted between reserve and commit while the ring goes
+ * round once, and its commit word comes back to the one reserve saw (a
+ * thread that fills a sub-buffer to its end leaves the same word each
+ * lap): the commit is refused, else it would open, with a sequence
+ * number a lap old, the sub-buffer after, and the ring's would go back.
+ */
+static void sc_stale_commit(const struct rt_sink *s)
+{
+	const uint32_t count = 4, cpu = cpu_pinned;
+	struct rt_thread *t, *late;
+	struct drained d;
+	uint64_t at = T0 + 1, tsc, seq, word;
+	size_t kept;
+	uint8_t *p;
+
+	if (!is_cpu(s))
+		return;
+	trace_start(s, 4096, count);
+	t = thread_new(s, 0);
+	late = thread_new(s, 1);
+	emit(s, t, XRAYFDR_FUNC_ENTRY, 1, at++);
+	while (fast_append(s, t, XRAYFDR_FUNC_ENTRY, 1, at++))
+		;
+	word = ring_control(cpu)->commit;
+	seq = open_seq(cpu);
+	CHECK(XRAY_FDR_COMMIT_OFFSET(word) % 4096 == 0,
+	      "the fast path left its sub-buffer at %u, not at its end",
+	      XRAY_FDR_COMMIT_OFFSET(word) % 4096);
+	tsc = at++;
+	CHECK(s->reserve(late, MD + FN, &tsc, cpu) != RT_RESERVE_NONE,
+	      "the late thread has no room");
+	p = late->pos;
+	xrayfdr_encode_function(p, false, XRAYFDR_FUNC_ENTRY, 2, 0);
+	p += FN;
+	for (uint32_t lap = 0; lap < count; lap++) {
+		emit(s, t, XRAYFDR_FUNC_ENTRY, 1, at++);
+		while (fast_append(s, t, XRAYFDR_FUNC_ENTRY, 1, at++))
+			;
+	}
+	CHECK(ring_control(cpu)->commit == word && open_seq(cpu) == seq + count,
+	      "the ring is not where it was a lap earlier (commit %llx, sub-buffer %llu)",
+	      (unsigned long long)ring_control(cpu)->commit,
+	      (unsigned long long)open_seq(cpu));
+	CHECK(!s->commit(late, p, NULL, 0),
+	      "a commit prepared a lap earlier went in: the ring is back at sub-buffer %llu after %llu",
+	      (unsigned long long)open_seq(cpu),
+	      (unsigned long long)(seq + count));
+	CHECK(emit(s, late, XRAYFDR_FUNC_ENTRY, 2, at++) &&
+		      open_seq(cpu) == seq + count + 1,
+	      "the late thread's retry is in sub-buffer %llu",
+	      (unsigned long long)open_seq(cpu));
+	drain(s, &d, true);
+	kept = check_events(&d.ev, NEWEST);
+	CHECK(kept + d.ctr.overwritten + dropped == made,
+	      "kept %zu + overwritten %llu + dropped %llu != made %llu", kept,
+	      (unsigned long long)d.ctr.overwritten,
+	      (unsigned long long)dropped, (unsigned long long)made);
+	drained_free(&d);
+}
+
 /* ------------------------------------------------------------------ */
 
 struct scenario {
@@ -1421,6 +1482,7 @@ static const struct scenario scenarios[] = {
 	{ "time_back", sc_time_back },
 	{ "kernel_reserve", sc_kernel_reserve },
 	{ "kernel_overwrite", sc_kernel_overwrite },
+	{ "stale_commit", sc_stale_commit },
 };
 
 #define NSCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
