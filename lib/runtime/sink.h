@@ -99,6 +99,12 @@ struct rt_sink_counters {
 			      * that keeps to that CPU holds */
 };
 
+enum rt_fast_events {
+	RT_FAST_EVENTS_NONE,
+	RT_FAST_EVENTS_RING,
+	RT_FAST_EVENTS_BUFFER,
+};
+
 struct rt_sink {
 	const char *name;
 	const struct arch_tramps *tramps; /* its fast path (arch.h) */
@@ -205,9 +211,11 @@ struct rt_sink {
 	/* drain_begin holds a lock the writers need (thread buffers): a
 	 * running trace is better counted on a snapshot. */
 	bool drain_locks;
-	/* Its trampolines append custom and typed events too (CPU rings:
-	 * trampolines.S, EVENT_FAST), where arm gave t->event_room. */
-	bool fast_events;
+	/* Its trampolines append custom and typed events too
+	 * (trampolines.S, EVENT_FAST): to the CPU rings where arm gave
+	 * t->event_room (RT_FAST_EVENTS_RING), or to the thread's buffer
+	 * (RT_FAST_EVENTS_BUFFER). */
+	uint8_t fast_events;
 	/*
 	 * Streaming (stream.c; NULL where the sink cannot): hand the oldest
 	 * full buffer to @write(@ctx, log buffer) and free it.  Return 1 if

@@ -67,5 +67,5 @@ const struct rt_sink rt_cpu_sink = {
 	.snapshot_begin = cpu_snapshot_begin,
 	.snapshot_end = rt_cpu_snapshot_release,
 	.stream_one = rt_cpu_stream_one,
-	.fast_events = true,
+	.fast_events = RT_FAST_EVENTS_RING,
 };

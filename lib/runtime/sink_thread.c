@@ -476,6 +476,7 @@ const struct rt_sink rt_thread_sink = {
 	.snapshot_begin = thread_snapshot_begin,
 	.snapshot_end = thread_snapshot_end,
 	.drain_locks = true,
+	.fast_events = RT_FAST_EVENTS_BUFFER,
 	.stream_one = thread_stream_one,
 	.release = thread_release,
 };

@@ -30,6 +30,7 @@ struct rt_trace rt_live;
 /* Read by the trampolines (thread.h, arch.h). */
 uint64_t rt_fast_key;
 uint64_t rt_event_max[2];
+uint8_t rt_event_buffers;
 void (*volatile rt_handler_arg0)(int32_t, XRayEntryType);
 void (*volatile rt_handler_arg1)(int32_t, XRayEntryType, uint64_t);
 void (*volatile rt_handler_custom)(void *, size_t);

@@ -206,6 +206,8 @@ extern long rt_rseq_offset; /* thread pointer to the rseq area */
  * a trace of a sink that has an event fast path (rt_sink.fast_events)
  * and a log version whose marker it writes (trace.c) */
 extern uint64_t rt_event_max[2];
+/* Non-zero: they append them to thread buffers, not to rings. */
+extern uint8_t rt_event_buffers;
 
 /* t->fast when the fast path must not write: no rseq area holds it
  * (cpu_id_start is a CPU number, never 2^32 - 1). */

@@ -132,6 +132,7 @@ int rt_trace_start(const struct rt_options *o, char *err, size_t errlen)
 		rt_live.sink->fast_events && o->version >= 5 ? capacity : 0;
 	rt_event_max[1] =
 		rt_live.sink->fast_events && o->version >= 2 ? capacity : 0;
+	rt_event_buffers = rt_live.sink->fast_events == RT_FAST_EVENTS_BUFFER;
 	rt_live.opts = *o;
 	rt_live.tsc = rt.tsc;
 	rt_live.threshold_ticks = (uint64_t)((unsigned __int128)rt.tsc.hz *

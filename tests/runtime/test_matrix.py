@@ -1831,35 +1831,37 @@ def check_discard():
         f"{pd.stderr[-300:]}")
 
 
-def check_cpu_events():
-    """CPU mode: custom events take the trampolines' fast path, like
-    function records: the C path runs about once a sub-buffer, not once
-    an event (counted with a breakpoint, not timed), and every event is
-    in the log, which passes both verifiers."""
+def check_fast_events():
+    """Custom events take the trampolines' fast path, like function
+    records, in both modes: the C path runs about once a buffer (thread
+    mode) or sub-buffer (CPU mode), not once an event (counted with a
+    breakpoint, not timed), and every event is in the log, which passes
+    both verifiers."""
     b = built(Prog("syscalls", ["syscalls.c"], with_lib=True))
     if not b:
         return
     exe, d = b
     n = 5000
-    log = os.path.join(d, "cpu-events.xray")
-    # one event an iteration, about 56 bytes with the call: ~70
-    # sub-buffers of 4 KiB, all kept
-    env = {"XRAYFDR_OPTIONS": f"mode=cpu buffer_size=4096 "
-           f"buffer_max={256 * os.cpu_count()} output=\"{log}\""}
-    calls, p = c_path_calls(exe, [str(n), "1"], env, "rt_fdr_light_event")
-    if calls is None:
-        tap(None, "mode=cpu: events take the fast path", skip=p)
-        return
-    tap(calls <= n // 10,
-        "mode=cpu: events take the fast path, the C path about once a "
-        "sub-buffer",
-        f"{n} custom events: the C path ran {calls} times")
-    ticks = sum(1 for e in events_of(log) if e.get("kind") == "custom-event"
-                and e.get("data") == b"tick".hex()) if os.path.exists(log) else 0
-    tap(ticks == n, "mode=cpu: every event of the fast path is in the log",
-        f"{ticks} of {n} events\n{p.stdout[-300:]}")
-    verify_log("mode=cpu: the log of the event fast path passes both verifiers",
-               log)
+    for mode in ("thread", "cpu"):
+        log = os.path.join(d, f"{mode}-events.xray")
+        # one event an iteration, about 56 bytes with the call: ~70
+        # buffers of 4 KiB, all kept
+        env = {"XRAYFDR_OPTIONS": f"mode={mode} buffer_size=4096 "
+               f"buffer_max={256 * os.cpu_count()} output=\"{log}\""}
+        calls, p = c_path_calls(exe, [str(n), "1"], env, "rt_fdr_light_event")
+        if calls is None:
+            tap(None, f"mode={mode}: events take the fast path", skip=p)
+            continue
+        tap(calls <= n // 10,
+            f"mode={mode}: events take the fast path, the C path about once "
+            "a buffer",
+            f"{n} custom events: the C path ran {calls} times")
+        ticks = sum(1 for e in events_of(log) if e.get("kind") == "custom-event"
+                    and e.get("data") == b"tick".hex()) if os.path.exists(log) else 0
+        tap(ticks == n, f"mode={mode}: every event of the fast path is in the log",
+            f"{ticks} of {n} events\n{p.stdout[-300:]}")
+        verify_log(f"mode={mode}: the log of the event fast path passes both "
+                   "verifiers", log)
 
 
 def check_history():
@@ -2171,7 +2173,7 @@ def main():
                check_thread_names, check_depth, check_dlopen, check_basic,
                check_stream, check_migrate, check_mixed, check_snapshot_cli,
                check_snapshot_cpu, check_triggers, check_syscalls, check_discard,
-               check_cpu_events, check_history):
+               check_fast_events, check_history):
         try:
             fn()
         except Exception as e:

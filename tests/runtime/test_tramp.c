@@ -369,6 +369,200 @@ static void test_threshold(void **state)
 	event_list_free(&got);
 }
 
+static uint8_t ev_data[64];
+
+/*
+ * One event of @size bytes of ev_data (@typed: a typed one, of type 7)
+ * with the C path unable to write (the thread busy: it drops the event
+ * and counts it), at commit word @word: did the fast path append it?
+ * Every register and the flags come back.
+ */
+static void event_call(bool typed, uint64_t size)
+{
+	struct regs want = sentinel(size), r;
+
+	if (typed) {
+		want.rdi = 0xabc0007; /* the sled sets only the low 16 bits */
+		want.rsi = (uintptr_t)ev_data;
+		want.rdx = size;
+	} else {
+		want.rdi = (uintptr_t)ev_data;
+		want.rsi = size;
+	}
+	r = want;
+	call_sled(typed ? __xray_TypedEvent : __xray_CustomEvent, 0, &r);
+	check_regs(&want, &r, true);
+}
+
+/* An event's marker and payload at @p, as the event fast path writes
+ * them: its kind, size and time (between @before and @after, from
+ * @base), a typed event's type 7, the payload padded with zeros. */
+static void check_marker(const uint8_t *p, bool typed, uint64_t size,
+			 uint64_t base, uint64_t before, uint64_t after)
+{
+	uint64_t delta;
+	uint32_t v;
+
+	assert_int_equal(p[0], typed ? 0x11 : 0x0b);
+	memcpy(&v, p + 1, 4);
+	assert_int_equal(v, size);
+	memcpy(&v, p + 5, 4);
+	delta = v;
+	/* (its time: between the TSC before and after the call) */
+	assert_in_range(base + delta, before, after);
+	if (typed) {
+		assert_int_equal(p[9] | p[10] << 8, 7);
+		for (int i = 11; i < 16; i++)
+			assert_int_equal(p[i], 0);
+	} else {
+		for (int i = 9; i < 16; i++)
+			assert_int_equal(p[i], 0);
+	}
+	assert_memory_equal(p + 16, ev_data, size);
+	for (uint64_t i = size; i % 8; i++)
+		assert_int_equal(p[16 + i], 0);
+}
+
+#ifndef TRAMP_CPU
+/* One event through the fast path with the C path unable to write (the
+ * thread busy: it drops and counts): did the fast path append it, at
+ * the thread's position? */
+static bool event_in_buffer(bool typed, uint64_t size)
+{
+	uint64_t dropped = rt_live.dropped;
+	uint8_t *pos = rt_self.pos;
+	bool appended;
+
+	rt_self.busy = 1;
+	event_call(typed, size);
+	rt_self.busy = 0;
+	appended = rt_self.pos != pos;
+	assert_int_equal(rt_live.dropped, dropped + !appended);
+	if (appended)
+		assert_ptr_equal(rt_self.pos, pos + 16 + ((size + 7) & ~7ull));
+	return appended;
+}
+
+/*
+ * Thread mode's event fast path: a custom or typed event of any size the
+ * C path takes goes into the thread's buffer, marker and payload, in one
+ * critical section, while the function fast path's conditions hold (the
+ * key, the base's high half) and the event fits before the buffer's end;
+ * anything else is the C path's.  Then events written this way come out
+ * of the flush as they went in.
+ */
+static void test_event_buffer(void **state)
+{
+	struct regs want = sentinel(3), r = want;
+	uint8_t *pos, *buf_end;
+	uint64_t base, before;
+	unsigned int customs = 0, typeds = 0, sections[2] = { 0 };
+	struct event_list got;
+	char config[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ev_data); i++)
+		ev_data[i] = (uint8_t)(0xa1 + i * 7);
+	snprintf(config, sizeof(config),
+		 "output=%s verbosity=0 buffer_size=4096 buffer_max=64 "
+		 "mode=thread",
+		 log_path);
+	assert_int_equal(__xray_log_init_mode("xray-fdr", config),
+			 XRAY_LOG_INITIALIZED);
+	/* the C path takes a buffer and arms */
+	call_sled(tramps[XRAY_SLED_ENTRY], arch_sled_word(XRAY_SLED_ENTRY, 6),
+		  &r);
+	check_regs(&want, &r, false);
+	assert_non_null(rt_self.end);
+	pos = rt_self.pos;
+	buf_end = rt_self.end + (XRAYFDR_FUNCTION_RECORD_SIZE - 1);
+	assert_true(pos + 16 + 64 <= buf_end);
+
+	/* every size, both kinds, at the position (each taken back after) */
+	for (uint64_t n = 1; n <= sizeof(ev_data); n++)
+		for (int typed = 0; typed < 2; typed++) {
+			memset(pos, 0xff, 16 + 64);
+			before = arch_tsc();
+			assert_true(event_in_buffer(typed, n));
+			check_marker(pos, typed, n, rt_self.base, before,
+				     arch_tsc());
+			sections[typed] += check_section_in(
+				typed ? __xray_TypedEvent : __xray_CustomEvent,
+				1024);
+			rt_self.pos = pos;
+		}
+	assert_true(sections[0] > 0 && sections[1] > 0);
+	/* at the buffer's end: fits exactly, or not at all */
+	rt_self.pos = buf_end - 24;
+	assert_true(event_in_buffer(0, 8));
+	rt_self.pos = buf_end - 16;
+	assert_false(event_in_buffer(0, 8));
+	assert_false(event_in_buffer(1, 1));
+	rt_self.pos = buf_end - 80;
+	assert_true(event_in_buffer(1, 64));
+	rt_self.pos = buf_end - 72;
+	assert_false(event_in_buffer(1, 57));
+	rt_self.pos = pos;
+	/* empty; a base whose high half is not the TSC's */
+	assert_false(event_in_buffer(0, 0));
+	assert_false(event_in_buffer(1, 0));
+	base = rt_self.base;
+	rt_self.base = base + (1ull << 32);
+	assert_false(event_in_buffer(0, 8));
+	rt_self.base = base - (1ull << 32);
+	assert_false(event_in_buffer(1, 8));
+	rt_self.base = base;
+	/* the fast path off (another handler, max_depth: the key is 0) */
+	arch_fast_key_store(0);
+	assert_false(event_in_buffer(0, 8));
+	arch_fast_key_store((uint64_t)rt_live.generation << 32);
+	assert_true(event_in_buffer(1, 8));
+	rt_self.pos = pos;
+
+	/* events and functions in turn, then the flush: each comes out,
+	 * in order */
+	for (int i = 0; i < 30; i++) {
+		uint8_t *at = rt_self.pos;
+
+		want = sentinel((uint64_t)i);
+		r = want;
+		call_sled(tramps[XRAY_SLED_ENTRY],
+			  arch_sled_word(XRAY_SLED_ENTRY, 6), &r);
+		check_regs(&want, &r, false);
+		assert_ptr_equal(rt_self.pos, at + 8);
+		assert_true(event_in_buffer(i % 2, 1 + (uint64_t)i));
+	}
+	assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+	assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+	rt_read_log(log_path, &got);
+	for (size_t i = 0, last = 0; i < got.n; i++) {
+		const struct xrayfdr_event *e = &got.ev[i];
+		unsigned int n = customs + typeds;
+
+		if (e->kind != XRAYFDR_EV_CUSTOM && e->kind != XRAYFDR_EV_TYPED)
+			continue;
+		/* (the log's info event, last) */
+		if (!e->data_size || *(const uint8_t *)e->data != ev_data[0])
+			continue;
+		assert_true(n < 30);
+		assert_int_equal(e->kind,
+				 n % 2 ? XRAYFDR_EV_TYPED : XRAYFDR_EV_CUSTOM);
+		assert_int_equal(e->data_size, n + 1);
+		assert_memory_equal(e->data, ev_data, n + 1);
+		if (n % 2)
+			assert_int_equal(e->event_type, 7);
+		assert_true(i > last);
+		assert_true(got.ev[i - 1].kind == XRAYFDR_EV_ENTRY);
+		assert_true(e->tsc >= got.ev[i - 1].tsc);
+		last = i;
+		n % 2 ? typeds++ : customs++;
+	}
+	assert_int_equal(customs, 15);
+	assert_int_equal(typeds, 15);
+	event_list_free(&got);
+}
+#endif
+
 #ifdef TRAMP_CPU
 /* A CPU-mode trace (@more: options beyond the tests'), with the thread
  * kept on the CPU it is on (its affinity before into *@was), so that the
@@ -523,31 +717,6 @@ static void test_slot(void **state)
 	cpu_trace_end(&was);
 }
 
-static uint8_t ev_data[64];
-
-/*
- * One event of @size bytes of ev_data (@typed: a typed one, of type 7)
- * with the C path unable to write (the thread busy: it drops the event
- * and counts it), at commit word @word: did the fast path append it?
- * Every register and the flags come back.
- */
-static void event_call(bool typed, uint64_t size)
-{
-	struct regs want = sentinel(size), r;
-
-	if (typed) {
-		want.rdi = 0xabc0007; /* the sled sets only the low 16 bits */
-		want.rsi = (uintptr_t)ev_data;
-		want.rdx = size;
-	} else {
-		want.rdi = (uintptr_t)ev_data;
-		want.rsi = size;
-	}
-	r = want;
-	call_sled(typed ? __xray_TypedEvent : __xray_CustomEvent, 0, &r);
-	check_regs(&want, &r, true);
-}
-
 static bool event_appended(bool typed, uint64_t size, uint64_t *commit,
 			   uint64_t word)
 {
@@ -569,30 +738,10 @@ static bool event_appended(bool typed, uint64_t size, uint64_t *commit,
 static void check_event(bool typed, uint64_t size, uint32_t off, uint64_t word,
 			uint64_t before, uint64_t after)
 {
-	const uint8_t *p = rt_self.area + RT_RING_CONTROL_SIZE + off;
-	uint64_t base = rt_self.hdr->tsc, delta;
-	uint32_t v;
-
 	assert_int_equal(*(uint64_t *)rt_self.area,
 			 word + 16 + ((size + 7) & ~7ull));
-	assert_int_equal(p[0], typed ? 0x11 : 0x0b);
-	memcpy(&v, p + 1, 4);
-	assert_int_equal(v, size);
-	memcpy(&v, p + 5, 4);
-	delta = v;
-	/* (its time: between the TSC before and after the call) */
-	assert_in_range(base + delta, before, after);
-	if (typed) {
-		assert_int_equal(p[9] | p[10] << 8, 7);
-		for (int i = 11; i < 16; i++)
-			assert_int_equal(p[i], 0);
-	} else {
-		for (int i = 9; i < 16; i++)
-			assert_int_equal(p[i], 0);
-	}
-	assert_memory_equal(p + 16, ev_data, size);
-	for (uint64_t i = size; i % 8; i++)
-		assert_int_equal(p[16 + i], 0);
+	check_marker(rt_self.area + RT_RING_CONTROL_SIZE + off, typed, size,
+		     rt_self.hdr->tsc, before, after);
 }
 
 /*
@@ -909,6 +1058,9 @@ int main(void)
 		cmocka_unit_test(test_event_registers),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_threshold),
+#ifndef TRAMP_CPU
+		cmocka_unit_test(test_event_buffer),
+#endif
 #ifdef TRAMP_CPU
 		cmocka_unit_test(test_slot),
 		cmocka_unit_test(test_event_slot),

@@ -25,10 +25,10 @@
  *   delta is formed and nothing but the position is stored to commit
  *   (RECORD_WORD, lib/runtime/logbuf.h); the duration threshold is the
  *   drain's, so it does not turn the fast path off.
- * - CPU mode's event fast path (EVENT_FAST) appends a custom or typed
- *   event, its payload included, the same way.
- * - Anything else (a new buffer, a CPU change, a TSC wrap, thread mode's
- *   events) calls our C controller, which uses no vector registers, after
+ * - The event fast path (EVENT_FAST) appends a custom or typed event,
+ *   its payload included, the same way, in either mode.
+ * - Anything else (a new buffer, a CPU change, a TSC wrap) calls our C
+ *   controller, which uses no vector registers, after
  *   saving the general registers.  Handlers
  *   set through LLVM's API, and the controller's rare set-up work, get
  *   the whole vector state saved too (xsave with the components the OS
@@ -758,72 +758,12 @@ rt_fast_template_fixups_end:
 	.text
 
 /*
- * The fast path of CPU mode for events (@typed: a typed one): append the
- * event's marker and its payload, padded with zeros to 8 bytes, to the
- * ring of this CPU in one rseq critical section ending in the add to the
- * commit word, as CPU_FAST appends a function record, or jump to @slow
- * with every register and the flags as they came.  The event sled sits
- * mid-function, where anything may be live: the flags were pushed (%rsp
- * points at them) and every register used is saved in the red zone
- * below.  Besides CPU_FAST's checks (the key, the state word, the slot,
- * the sequence number, the base's high half), the payload size must be
- * one the C path takes (rt_event_max: our handler's, 1 to the capacity,
- * a marker it can write), and the slot's room is t->event_room, which
- * arm leaves 0 where the C path would stage something before the event
- * (the thread's name, a stretch's NewBuffer).  No room: the C path,
- * which opens the next sub-buffer, or in discard mode, while the ring is
- * as the C path found it full, the drop CPU_FAST makes.  An abort copies
- * the payload again: nothing is committed before the add.
- * Registers: %r10 the size, @data the payload (untouched), %r11 the
- * thread's TLS offset, %rcx the CPU's area, %r8 the marker's place.
+ * An event's marker and payload at (%r8), the time since the base in
+ * %eax (zero-extended), the size in %r10, the payload at @data (a typed
+ * event's type in %di); then its bytes, rounded up to 8, in %rax.
+ * Clobbers %rdx and %r9.
  */
-.macro EVENT_FAST name, handler, mine, typed, data, slow
-	/* (off: two instructions on the way to the C path) */
-	cmpq	$0, rt_event_max+8*\typed(%rip)
-	je	\slow
-	movq	%rax, -8(%rsp)
-	movq	%rcx, -16(%rsp)
-	movq	%rdx, -24(%rsp)
-	movq	%r8, -32(%rsp)
-	movq	%r9, -40(%rsp)
-	movq	%r10, -48(%rsp)
-	movq	%r11, -56(%rsp)
-	leaq	\mine(%rip), %rax
-	cmpq	%rax, \handler(%rip)
-	jne	.L\name\()_slow
-	.if \typed
-	movq	%rdx, %r10
-	.else
-	movq	%rsi, %r10
-	.endif
-	leaq	-1(%r10), %rax		/* (0 wraps: the C path's warning) */
-	cmpq	rt_event_max+8*\typed(%rip), %rax
-	jae	.L\name\()_slow
-	LIBRARY_ARM \name
-	cmpq	%rdx, %fs:RT_THREAD_FAST(%r11)
-	jne	.L\name\()_slow
-	movq	%fs:RT_THREAD_RING_STATE(%r11), %rax
-	testl	$RT_STATE_FROZEN, (%rax)
-	jnz	.L\name\()_slow
-	movq	%fs:RT_THREAD_AREA(%r11), %rcx	/* this CPU's area */
-	movq	(%rcx), %r8			/* the commit word */
-	movq	%r8, %rax
-	subq	%fs:RT_THREAD_SLOT(%r11), %rax
-	/* the marker and the padded payload, less the function record
-	 * the room leaves (a carry: a difference that wrapped) */
-	leaq	15(%r10), %rdx
-	andq	$-8, %rdx
-	addq	%rdx, %rax
-	jc	.L\name\()_slow
-	cmpq	%fs:RT_THREAD_EVENT_ROOM(%r11), %rax
-	ja	.L\name\()_full
-	movq	%fs:RT_THREAD_HDR(%r11), %r9
-	movq	(%r9), %rax			/* its sequence number */
-	cmpq	%fs:RT_THREAD_SLOT_SEQ(%r11), %rax
-	jne	.L\name\()_slow
-	RECORD_TIME \name, RT_SUBBUF_TSC+4(%r9), RT_SUBBUF_TSC(%r9), .L\name\()_full
-	movl	%r8d, %r8d			/* the offset */
-	leaq	RT_RING_CONTROL_SIZE(%rcx,%r8), %r8
+.macro EVENT_WRITE typed, data
 	/* the marker (lib/fdr/records.h): its kind, the size at byte 1,
 	 * the delta at byte 5, a typed event's type at byte 9 */
 	movq	%rax, %rdx
@@ -869,8 +809,85 @@ rt_fast_template_fixups_end:
 	movq	%rax, 16(%r8,%rdx)
 4:	leaq	23(%r10), %rax
 	andq	$-8, %rax
+.endm
+
+/*
+ * The fast path for events (@typed: a typed one).  CPU mode: append the
+ * event's marker and its payload, padded with zeros to 8 bytes, to the
+ * ring of this CPU in one rseq critical section ending in the add to the
+ * commit word, as CPU_FAST appends a function record, or jump to @slow
+ * with every register and the flags as they came.  The event sled sits
+ * mid-function, where anything may be live: the flags were pushed (%rsp
+ * points at them) and every register used is saved in the red zone
+ * below.  Besides CPU_FAST's checks (the key, the state word, the slot,
+ * the sequence number, the base's high half), the payload size must be
+ * one the C path takes (rt_event_max: our handler's, 1 to the capacity,
+ * a marker it can write), and the slot's room is t->event_room, which
+ * arm leaves 0 where the C path would stage something before the event
+ * (the thread's name, a stretch's NewBuffer).  No room: the C path,
+ * which opens the next sub-buffer, or in discard mode, while the ring is
+ * as the C path found it full, the drop CPU_FAST makes.  An abort copies
+ * the payload again: nothing is committed before the add.
+ * Thread mode (rt_event_buffers): the same, into the thread's buffer, as
+ * FDR_FAST appends a function record; no room is the C path's, which
+ * takes a new buffer and puts the thread's name first, as it does for a
+ * function record.
+ * Registers: %r10 the size, @data the payload (untouched), %r11 the
+ * thread's TLS offset, %rcx the CPU's area, %r8 the marker's place.
+ */
+.macro EVENT_FAST name, handler, mine, typed, data, slow
+	/* (off: two instructions on the way to the C path) */
+	cmpq	$0, rt_event_max+8*\typed(%rip)
+	je	\slow
+	movq	%rax, -8(%rsp)
+	movq	%rcx, -16(%rsp)
+	movq	%rdx, -24(%rsp)
+	movq	%r8, -32(%rsp)
+	movq	%r9, -40(%rsp)
+	movq	%r10, -48(%rsp)
+	movq	%r11, -56(%rsp)
+	leaq	\mine(%rip), %rax
+	cmpq	%rax, \handler(%rip)
+	jne	.L\name\()_slow
+	.if \typed
+	movq	%rdx, %r10
+	.else
+	movq	%rsi, %r10
+	.endif
+	leaq	-1(%r10), %rax		/* (0 wraps: the C path's warning) */
+	cmpq	rt_event_max+8*\typed(%rip), %rax
+	jae	.L\name\()_slow
+	cmpb	$0, rt_event_buffers(%rip)
+	jne	.L\name\()_b_arm
+	LIBRARY_ARM \name
+	cmpq	%rdx, %fs:RT_THREAD_FAST(%r11)
+	jne	.L\name\()_slow
+	movq	%fs:RT_THREAD_RING_STATE(%r11), %rax
+	testl	$RT_STATE_FROZEN, (%rax)
+	jnz	.L\name\()_slow
+	movq	%fs:RT_THREAD_AREA(%r11), %rcx	/* this CPU's area */
+	movq	(%rcx), %r8			/* the commit word */
+	movq	%r8, %rax
+	subq	%fs:RT_THREAD_SLOT(%r11), %rax
+	/* the marker and the padded payload, less the function record
+	 * the room leaves (a carry: a difference that wrapped) */
+	leaq	15(%r10), %rdx
+	andq	$-8, %rdx
+	addq	%rdx, %rax
+	jc	.L\name\()_slow
+	cmpq	%fs:RT_THREAD_EVENT_ROOM(%r11), %rax
+	ja	.L\name\()_full
+	movq	%fs:RT_THREAD_HDR(%r11), %r9
+	movq	(%r9), %rax			/* its sequence number */
+	cmpq	%fs:RT_THREAD_SLOT_SEQ(%r11), %rax
+	jne	.L\name\()_slow
+	RECORD_TIME \name, RT_SUBBUF_TSC+4(%r9), RT_SUBBUF_TSC(%r9), .L\name\()_full
+	movl	%r8d, %r8d			/* the offset */
+	leaq	RT_RING_CONTROL_SIZE(%rcx,%r8), %r8
+	EVENT_WRITE \typed, \data
 	addq	%rax, (%rcx)			/* commit */
 .L\name\()_post:
+.L\name\()_done:
 	EVENT_RESTORE
 	popfq
 	.cfi_adjust_cfa_offset -8
@@ -895,6 +912,32 @@ rt_fast_template_fixups_end:
 	jmp	\slow
 
 	CS_DESC \name
+
+	/* Thread mode: FDR_FAST's checks (the key, the base's high half),
+	 * and the marker's and the payload's words before the end; the
+	 * commit is the add to the position. */
+	LIBRARY_ARM \name\()_b
+	cmpq	%rdx, %fs:RT_THREAD_FAST(%r11)
+	jne	.L\name\()_slow
+	movq	%fs:RT_THREAD_POS(%r11), %r8
+	leaq	15(%r10), %rdx			/* (the last word's offset) */
+	andq	$-8, %rdx
+	addq	%r8, %rdx
+	cmpq	%fs:RT_THREAD_END(%r11), %rdx
+	jae	.L\name\()_slow
+	rdtsc
+	cmpl	%edx, %fs:RT_THREAD_BASE+4(%r11)
+	jne	.L\name\()_slow
+	EVENT_WRITE \typed, \data
+	addq	%rax, %fs:RT_THREAD_POS(%r11)	/* commit */
+.L\name\()_b_post:
+	jmp	.L\name\()_done
+	.byte	0x0f, 0xb9, 0x3d
+	.long	RT_RSEQ_SIG
+.L\name\()_b_abort:
+	jmp	.L\name\()_b_arm
+
+	CS_DESC \name\()_b
 .endm
 
 /* The registers EVENT_FAST saved, back. */
