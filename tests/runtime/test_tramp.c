@@ -423,6 +423,42 @@ static void check_marker(const uint8_t *p, bool typed, uint64_t size,
 		assert_int_equal(p[16 + i], 0);
 }
 
+/* The log of 30 events of sizes 1 to 30, custom and typed in turn, each
+ * after a function entry: each comes out as it went in, in order. */
+static void check_turns(void)
+{
+	unsigned int customs = 0, typeds = 0;
+	struct event_list got;
+
+	rt_read_log(log_path, &got);
+	for (size_t i = 0, last = 0; i < got.n; i++) {
+		const struct xrayfdr_event *e = &got.ev[i];
+		unsigned int n = customs + typeds;
+
+		if (e->kind != XRAYFDR_EV_CUSTOM && e->kind != XRAYFDR_EV_TYPED)
+			continue;
+		/* (a thread's name, which the C path may write first, and
+		 * the log's info event, last) */
+		if (!e->data_size || *(const uint8_t *)e->data != ev_data[0])
+			continue;
+		assert_true(n < 30);
+		assert_int_equal(e->kind,
+				 n % 2 ? XRAYFDR_EV_TYPED : XRAYFDR_EV_CUSTOM);
+		assert_int_equal(e->data_size, n + 1);
+		assert_memory_equal(e->data, ev_data, n + 1);
+		if (n % 2)
+			assert_int_equal(e->event_type, 7);
+		assert_true(i > last);
+		assert_true(got.ev[i - 1].kind == XRAYFDR_EV_ENTRY);
+		assert_true(e->tsc >= got.ev[i - 1].tsc);
+		last = i;
+		n % 2 ? typeds++ : customs++;
+	}
+	assert_int_equal(customs, 15);
+	assert_int_equal(typeds, 15);
+	event_list_free(&got);
+}
+
 #ifndef TRAMP_CPU
 /* One event through the fast path with the C path unable to write (the
  * thread busy: it drops and counts): did the fast path append it, at
@@ -456,8 +492,7 @@ static void test_event_buffer(void **state)
 	struct regs want = sentinel(3), r = want;
 	uint8_t *pos, *buf_end;
 	uint64_t base, before;
-	unsigned int customs = 0, typeds = 0, sections[2] = { 0 };
-	struct event_list got;
+	unsigned int sections[2] = { 0 };
 	char config[512];
 
 	(void)state;
@@ -534,32 +569,7 @@ static void test_event_buffer(void **state)
 	}
 	assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
 	assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
-	rt_read_log(log_path, &got);
-	for (size_t i = 0, last = 0; i < got.n; i++) {
-		const struct xrayfdr_event *e = &got.ev[i];
-		unsigned int n = customs + typeds;
-
-		if (e->kind != XRAYFDR_EV_CUSTOM && e->kind != XRAYFDR_EV_TYPED)
-			continue;
-		/* (the log's info event, last) */
-		if (!e->data_size || *(const uint8_t *)e->data != ev_data[0])
-			continue;
-		assert_true(n < 30);
-		assert_int_equal(e->kind,
-				 n % 2 ? XRAYFDR_EV_TYPED : XRAYFDR_EV_CUSTOM);
-		assert_int_equal(e->data_size, n + 1);
-		assert_memory_equal(e->data, ev_data, n + 1);
-		if (n % 2)
-			assert_int_equal(e->event_type, 7);
-		assert_true(i > last);
-		assert_true(got.ev[i - 1].kind == XRAYFDR_EV_ENTRY);
-		assert_true(e->tsc >= got.ev[i - 1].tsc);
-		last = i;
-		n % 2 ? typeds++ : customs++;
-	}
-	assert_int_equal(customs, 15);
-	assert_int_equal(typeds, 15);
-	event_list_free(&got);
+	check_turns();
 }
 #endif
 
@@ -762,9 +772,8 @@ static void test_event_slot(void **state)
 	uint64_t *fast_dropped;
 	uint32_t start, size, off, next, frozen = RT_STATE_FROZEN;
 	const uint32_t *state_word;
-	struct event_list got;
 	uint8_t *backup;
-	unsigned int customs = 0, typeds = 0, sections[2] = { 0 };
+	unsigned int sections[2] = { 0 };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(ev_data); i++)
@@ -890,33 +899,7 @@ static void test_event_slot(void **state)
 					   *commit));
 	}
 	cpu_trace_end(&was);
-	rt_read_log(log_path, &got);
-	for (size_t i = 0, last = 0; i < got.n; i++) {
-		const struct xrayfdr_event *e = &got.ev[i];
-		unsigned int n = customs + typeds;
-
-		if (e->kind != XRAYFDR_EV_CUSTOM && e->kind != XRAYFDR_EV_TYPED)
-			continue;
-		/* (the thread's name, which the C path wrote first, and the
-		 * log's info event, last) */
-		if (!e->data_size || *(const uint8_t *)e->data != ev_data[0])
-			continue;
-		assert_true(n < 30);
-		assert_int_equal(e->kind,
-				 n % 2 ? XRAYFDR_EV_TYPED : XRAYFDR_EV_CUSTOM);
-		assert_int_equal(e->data_size, n + 1);
-		assert_memory_equal(e->data, ev_data, n + 1);
-		if (n % 2)
-			assert_int_equal(e->event_type, 7);
-		assert_true(i > last);
-		assert_true(got.ev[i - 1].kind == XRAYFDR_EV_ENTRY);
-		assert_true(e->tsc >= got.ev[i - 1].tsc);
-		last = i;
-		n % 2 ? typeds++ : customs++;
-	}
-	assert_int_equal(customs, 15);
-	assert_int_equal(typeds, 15);
-	event_list_free(&got);
+	check_turns();
 }
 
 /* Version 1's markers (a custom event's time absolute; no typed events)
